@@ -1,0 +1,215 @@
+// Gateway configuration (SPEC §2 and §4 "Contract details"), with the seed's defaults, validated field by field.
+import type { ConfirmMode, Locale } from "./types.ts";
+
+export type SearchMode = "substring" | "minisearch";
+
+export interface Limits {
+  /** Largest request body, in bytes, on every route but bulk registration. */
+  maxBodyBytes: number;
+  /** Largest request body of `PUT /v1/tools` (bulk registration). */
+  maxBulkBodyBytes: number;
+  /** Most tools in one catalog (a prepare request's `tools`, a bulk registration, the registry). */
+  maxTools: number;
+  /** Longest `search_tools` query, in characters. */
+  maxQueryLength: number;
+  /** Most messages in one prepare request. */
+  maxMessages: number;
+  /** Longest external content handed to the model, in characters; the rest is cut with a visible note. */
+  maxUntrustedChars: number;
+  /** Largest executor answer read, in bytes. */
+  maxResponseBytes: number;
+  /** Default executor timeout, in milliseconds. */
+  executorTimeoutMs: number;
+  /** How long a pending confirmation or a grant stands, in seconds. */
+  confirmationTtlSeconds: number;
+  /** Execute and search calls per principal per minute (0 = unlimited). */
+  rateLimitPerMinute: number;
+}
+
+export interface GatewayConfig {
+  enabled: boolean;
+  showToolNames: boolean;
+  maxDirectTools: number;
+  /** 0 = unlimited. */
+  maxSearchResults: number;
+  alwaysDirectTools: string[];
+  /** 0 = unlimited. */
+  maxDiscoveredKeep: number;
+  searchMode: SearchMode;
+  locale: Locale;
+  sessionTtlDays: number;
+  /** `tool:<name>` → minimum level. */
+  authorityOverrides: Record<string, number>;
+  /** `tool:<name>` → confirmation mode. */
+  confirmOverrides: Record<string, ConfirmMode>;
+  /** Glob patterns over `tool:<name>` (`*` any run, `?` one character) that nobody may run, the owner included. */
+  deniedCapabilities: string[];
+  limits: Limits;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxBodyBytes: 1024 * 1024,
+  maxBulkBodyBytes: 32 * 1024 * 1024,
+  maxTools: 50_000,
+  maxQueryLength: 2_000,
+  maxMessages: 2_000,
+  maxUntrustedChars: 100_000,
+  maxResponseBytes: 2 * 1024 * 1024,
+  executorTimeoutMs: 10_000,
+  confirmationTtlSeconds: 600,
+  rateLimitPerMinute: 600,
+});
+
+export function defaultConfig(): GatewayConfig {
+  return {
+    enabled: true,
+    showToolNames: true,
+    maxDirectTools: 5,
+    maxSearchResults: 5,
+    alwaysDirectTools: [],
+    maxDiscoveredKeep: 20,
+    searchMode: "substring",
+    locale: "en",
+    sessionTtlDays: 30,
+    authorityOverrides: {},
+    confirmOverrides: {},
+    deniedCapabilities: [],
+    limits: { ...DEFAULT_LIMITS },
+  };
+}
+
+/** A configuration value is wrong; `field` names it (e.g. `TOOL_SEARCH_CONFIG.maxDirectTools`). */
+export class ConfigError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = "ConfigError";
+    this.field = field;
+  }
+}
+
+type Json = { [key: string]: unknown };
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function integer(value: unknown, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(field, `must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function boolean(value: unknown, field: string): boolean {
+  if (typeof value !== "boolean") throw new ConfigError(field, `must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(field, `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function stringList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.length > 0)) {
+    throw new ConfigError(field, "must be an array of non-empty strings");
+  }
+  return [...value] as string[];
+}
+
+const CAPABILITY_KEY = /^tool:[a-zA-Z0-9_.-]{1,64}$/;
+
+function capabilityMap<T>(value: unknown, field: string, read: (v: unknown, f: string) => T): Record<string, T> {
+  if (!isObject(value)) throw new ConfigError(field, "must be an object keyed by `tool:<name>`");
+  const out: Record<string, T> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!CAPABILITY_KEY.test(key)) throw new ConfigError(`${field}["${key}"]`, "key must look like `tool:<name>`");
+    out[key] = read(v, `${field}["${key}"]`);
+  }
+  return out;
+}
+
+const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
+  maxBodyBytes: [1024, 100 * 1024 * 1024],
+  maxBulkBodyBytes: [1024, 100 * 1024 * 1024],
+  maxTools: [1, 1_000_000],
+  maxQueryLength: [1, 100_000],
+  maxMessages: [1, 1_000_000],
+  maxUntrustedChars: [100, 10_000_000],
+  maxResponseBytes: [1024, 100 * 1024 * 1024],
+  executorTimeoutMs: [1, 300_000],
+  confirmationTtlSeconds: [1, 30 * 86_400],
+  rateLimitPerMinute: [0, 1_000_000],
+};
+
+/**
+ * Reads a configuration object (already JSON-parsed) over the defaults. Unknown fields are errors, so that a typo
+ * never silently falls back to a default. `prefix` names the variable in error messages.
+ */
+export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): GatewayConfig {
+  const config = defaultConfig();
+  if (input === undefined) return config;
+  if (!isObject(input)) throw new ConfigError(prefix, "must be a JSON object");
+  for (const [key, value] of Object.entries(input)) {
+    const field = `${prefix}.${key}`;
+    switch (key) {
+      case "enabled":
+      case "showToolNames":
+        config[key] = boolean(value, field);
+        break;
+      case "maxDirectTools":
+      case "maxSearchResults":
+      case "maxDiscoveredKeep":
+        config[key] = integer(value, field, 0, 100_000);
+        break;
+      case "sessionTtlDays":
+        config.sessionTtlDays = integer(value, field, 1, 3650);
+        break;
+      case "alwaysDirectTools":
+        config.alwaysDirectTools = stringList(value, field);
+        break;
+      case "deniedCapabilities":
+        config.deniedCapabilities = stringList(value, field);
+        break;
+      case "searchMode":
+        config.searchMode = oneOf(value, field, ["substring", "minisearch"] as const);
+        break;
+      case "locale":
+        config.locale = oneOf(value, field, ["en", "zh"] as const);
+        break;
+      case "authorityOverrides":
+        config.authorityOverrides = capabilityMap(value, field, (v, f) => integer(v, f, -1, 1_000_000));
+        break;
+      case "confirmOverrides":
+        config.confirmOverrides = capabilityMap(value, field, (v, f) => oneOf(v, f, ["off", "session", "always"] as const));
+        break;
+      case "limits": {
+        if (!isObject(value)) throw new ConfigError(field, "must be an object");
+        for (const [limit, v] of Object.entries(value)) {
+          const range = LIMIT_RANGES[limit as keyof Limits] as [number, number] | undefined;
+          if (!range) throw new ConfigError(`${field}.${limit}`, `unknown limit; known: ${Object.keys(LIMIT_RANGES).join(", ")}`);
+          config.limits[limit as keyof Limits] = integer(v, `${field}.${limit}`, range[0], range[1]);
+        }
+        break;
+      }
+      default:
+        throw new ConfigError(field, "unknown field");
+    }
+  }
+  return config;
+}
+
+/** Parses the JSON text of a variable, then its fields. */
+export function parseConfigText(text: string | undefined, variable = "TOOL_SEARCH_CONFIG"): GatewayConfig {
+  if (text === undefined || text.trim() === "") return defaultConfig();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(variable, `is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  return parseConfig(parsed, variable);
+}

@@ -1,0 +1,117 @@
+// Shared types of the core. Plain TypeScript: no Worker, Node or DOM imports anywhere in src/core.
+
+/** A JSON Schema; a tool's `parameters` must be an object schema (`type: "object"`). */
+export type JsonSchema = { [key: string]: unknown };
+
+export type Visibility = "public" | "restricted";
+export type Risk = "safe" | "sensitive" | "dangerous";
+/** What the author may declare. */
+export type DeclaredConfirm = "session" | "always";
+/** What an owner override or the effective rule may say. */
+export type ConfirmMode = "off" | "session" | "always";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** How the Worker runs a tool. A tool without one is run by the client. */
+export type ExecutorSpec =
+  | { type: "builtin"; name: string }
+  | {
+      type: "http";
+      url: string;
+      method?: HttpMethod;
+      /** Header name → name of the Worker secret that holds its value (never the value itself). */
+      headers?: Record<string, string>;
+      timeoutMs?: number;
+      /** Whether the answer is external content to wrap; true by default for http. */
+      untrusted?: boolean;
+    }
+  | { type: "service"; binding: string; path?: string; untrusted?: boolean };
+
+/** A tool as registered (SPEC §1). */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  groups?: string[];
+  visibility?: Visibility;
+  risk?: Risk;
+  confirm?: DeclaredConfirm;
+  executor?: ExecutorSpec;
+}
+
+/** Name and description only (the `getSummaries` view). */
+export interface ToolSummary {
+  name: string;
+  description: string;
+  groups?: string[];
+}
+
+/** A verified caller. `level` < 0 means banned; `owner` means unlimited (except denied capabilities). */
+export interface Principal {
+  id: string;
+  level: number;
+  owner: boolean;
+  /** Tool groups this principal may enable. */
+  groups: string[];
+}
+
+/** What the caller of `execute()` tells the registry. */
+export interface ToolCallContext {
+  /**
+   * The groups enabled for this call. When present the group gate holds at execution; when absent
+   * (trusted in-process callers) it does not.
+   */
+  enabledGroups?: readonly string[];
+  principal?: Principal;
+  sessionId?: string;
+}
+
+/** A tool call's outcome. `execute()` never throws: every failure is `{ isError: true, content: '{"error": …}' }`. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+  /** Present when the guard holds the call for the user's approval. */
+  confirmation?: ConfirmationRequest;
+}
+
+export interface ConfirmationRequest {
+  id: string;
+  capability: string;
+  mode: "session" | "always";
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** Runs a tool in-process. Returns the text handed back to the model. */
+export type ToolHandler = (args: Record<string, unknown>, context: ToolCallContext) => string | Promise<string>;
+
+/** A registry entry. */
+export interface RegisteredTool {
+  definition: ToolDefinition;
+  contextId: string;
+  handler?: ToolHandler;
+}
+
+/** The guard's verdict on one call (SPEC §1 "execution guard"). */
+export type GuardDecision =
+  | { kind: "allow" }
+  | { kind: "deny"; reason: string }
+  | { kind: "confirm"; request: ConfirmationRequest };
+
+export interface GuardInput {
+  tool: RegisteredTool;
+  arguments: Record<string, unknown>;
+  context: ToolCallContext;
+}
+
+export type ExecutionGuard = (input: GuardInput) => GuardDecision | Promise<GuardDecision>;
+
+/** Runs tools that have an `executor` but no in-process handler (the Worker supplies it). */
+export type ExecutorRunner = (tool: RegisteredTool, args: Record<string, unknown>, context: ToolCallContext) => Promise<string>;
+
+export type Locale = "en" | "zh";
+
+/** Something that can warn; the Worker passes console, tests pass a spy. */
+export interface Logger {
+  warn(message: string): void;
+}
