@@ -3,6 +3,7 @@ import { DurableObject } from "cloudflare:workers";
 export class SessionObject extends DurableObject<Env> {}
 export class RegistryObject extends DurableObject<Env> {}
 export class PrincipalObject extends DurableObject<Env> {}
+export class RateLimiterObject extends DurableObject<Env> {}
 
 export default {
   async fetch(request) {
