@@ -1,6 +1,9 @@
 // Authority levels, confirmation modes and denied capabilities (SPEC §1): pure decisions, no storage.
 import type { GatewayConfig } from "./config.ts";
-import type { ConfirmMode, Principal, ToolDefinition } from "./types.ts";
+import { texts } from "./locale.ts";
+import type {
+  ConfirmationRequest, ConfirmMode, ExecutionGuard, GuardDecision, Locale, Principal, ToolCallContext, ToolDefinition,
+} from "./types.ts";
 
 export type AuthorityConfig = Pick<GatewayConfig, "authorityOverrides" | "confirmOverrides" | "deniedCapabilities">;
 
@@ -9,14 +12,46 @@ export function capabilityKey(name: string): string {
   return `tool:${name}`;
 }
 
+const VISIBILITY_LEVEL = { public: 0, restricted: 2 } as const;
+const RISK_LEVEL = { safe: 0, sensitive: 1, dangerous: 2 } as const;
+
 /** public → 0, restricted → 2; risk sensitive → 1, dangerous → 2; the highest applies; an override replaces it. */
-export function minimumLevel(_tool: ToolDefinition, _config: AuthorityConfig): number { throw new Error("not implemented"); }
+export function minimumLevel(tool: ToolDefinition, config: AuthorityConfig): number {
+  const key = capabilityKey(tool.name);
+  // Own keys only: a tool named "constructor" must not read Object.prototype.
+  const override = Object.hasOwn(config.authorityOverrides, key) ? config.authorityOverrides[key] : undefined;
+  if (typeof override === "number") return override;
+  return Math.max(VISIBILITY_LEVEL[tool.visibility ?? "public"], RISK_LEVEL[tool.risk ?? "safe"]);
+}
 
 /** Declared confirm, else 'session' for dangerous tools, else 'off'; an override replaces it. */
-export function confirmMode(_tool: ToolDefinition, _config: AuthorityConfig): ConfirmMode { throw new Error("not implemented"); }
+export function confirmMode(tool: ToolDefinition, config: AuthorityConfig): ConfirmMode {
+  const key = capabilityKey(tool.name);
+  const override = Object.hasOwn(config.confirmOverrides, key) ? config.confirmOverrides[key] : undefined;
+  if (override !== undefined) return override;
+  return tool.confirm ?? (tool.risk === "dangerous" ? "session" : "off");
+}
+
+const compiledPatterns = new Map<string, RegExp>();
+const MAX_CACHED_PATTERNS = 1_000;
 
 /** Glob over capability keys: `*` any run of characters, `?` one character; the whole key must match. */
-export function matchesCapability(_pattern: string, _capability: string): boolean { throw new Error("not implemented"); }
+export function matchesCapability(pattern: string, capability: string): boolean {
+  let regex = compiledPatterns.get(pattern);
+  if (!regex) {
+    let source = "";
+    for (const char of pattern) {
+      if (char === "*") source += "[\\s\\S]*";
+      else if (char === "?") source += "[\\s\\S]";
+      else source += char.replace(/[\\^$.|+()[\]{}/]/g, "\\$&");
+    }
+    // `u`: `?` is one character (code point), not one UTF-16 unit.
+    regex = new RegExp(`^${source}$`, "u");
+    if (compiledPatterns.size >= MAX_CACHED_PATTERNS) compiledPatterns.clear();
+    compiledPatterns.set(pattern, regex);
+  }
+  return regex.test(capability);
+}
 
 export type AuthorityVerdict =
   | { kind: "allow" }
@@ -27,12 +62,85 @@ export type AuthorityVerdict =
  * The guard's decision for one call. `principal` undefined = anonymous (level 0, not owner). `granted` = an unexpired
  * grant covers this capability in this session. Order: denied capability (even the owner) → banned → level (owner
  * passes) → confirmation (unless granted) → allow.
+ *
+ * A negative level bans even an owner (the order puts "banned" before the owner's pass: fail closed on a contradictory
+ * credential). Confirmation applies to the owner too: it is about the model acting, not about who may act.
  */
-export function decideAuthority(_input: {
+export function decideAuthority(input: {
   tool: ToolDefinition;
   principal: Principal | undefined;
   config: AuthorityConfig;
   granted: boolean;
 }): AuthorityVerdict {
-  throw new Error("not implemented");
+  const { tool, principal, config, granted } = input;
+  const capability = capabilityKey(tool.name);
+  if (config.deniedCapabilities.some((pattern) => matchesCapability(pattern, capability))) {
+    return { kind: "deny", code: "denied" };
+  }
+  const level = principal?.level ?? 0;
+  if (level < 0) return { kind: "deny", code: "banned" };
+  const required = minimumLevel(tool, config);
+  if (!principal?.owner && level < required) return { kind: "deny", code: "level", required };
+  const mode = confirmMode(tool, config);
+  if (mode !== "off" && !granted) return { kind: "confirm", mode, capability };
+  return { kind: "allow" };
+}
+
+/** The model-facing reason of a denial. */
+export function denialText(
+  verdict: Extract<AuthorityVerdict, { kind: "deny" }>,
+  toolName: string,
+  principal: Principal | undefined,
+  locale: Locale = "en",
+): string {
+  const t = texts(locale);
+  if (verdict.code === "denied") return t.capabilityDenied(capabilityKey(toolName));
+  if (verdict.code === "banned") return t.banned;
+  return t.levelTooLow(toolName, verdict.required ?? 0, principal?.level ?? 0);
+}
+
+/**
+ * Turns a verdict into the registry's GuardDecision. A `confirm` verdict needs the pending request the caller created
+ * (ids and expiry belong to the session's storage); without one it throws, which the registry answers as an error:
+ * a confirmation is never skipped by accident.
+ */
+export function toGuardDecision(
+  verdict: AuthorityVerdict,
+  input: { toolName: string; principal: Principal | undefined; locale?: Locale; request?: ConfirmationRequest },
+): GuardDecision {
+  if (verdict.kind === "allow") return { kind: "allow" };
+  if (verdict.kind === "deny") return { kind: "deny", reason: denialText(verdict, input.toolName, input.principal, input.locale) };
+  if (!input.request) throw new Error(`a confirmation request is needed for ${verdict.capability}`);
+  return { kind: "confirm", request: input.request };
+}
+
+export interface AuthorityGuardOptions {
+  /** Read on every call, so a configuration swap takes effect at once. */
+  config: () => AuthorityConfig;
+  locale?: Locale;
+  /** Whether an unexpired grant covers `capability` for this call (an `always` grant is used up by it). */
+  isGranted: (capability: string, context: ToolCallContext) => boolean | Promise<boolean>;
+  /** Creates the pending confirmation the user will approve or deny. */
+  requestConfirmation: (
+    capability: string,
+    mode: "session" | "always",
+    context: ToolCallContext,
+  ) => ConfirmationRequest | Promise<ConfirmationRequest>;
+}
+
+/** An ExecutionGuard that applies decideAuthority; grants are only looked up when a confirmation is due. */
+export function createAuthorityGuard(options: AuthorityGuardOptions): ExecutionGuard {
+  return async ({ tool, context }) => {
+    const definition = tool.definition;
+    const config = options.config();
+    const base = { tool: definition, principal: context.principal, config };
+    let verdict = decideAuthority({ ...base, granted: false });
+    if (verdict.kind === "confirm" && (await options.isGranted(verdict.capability, context))) {
+      verdict = decideAuthority({ ...base, granted: true });
+    }
+    const request = verdict.kind === "confirm"
+      ? await options.requestConfirmation(verdict.capability, verdict.mode, context)
+      : undefined;
+    return toGuardDecision(verdict, { toolName: definition.name, principal: context.principal, locale: options.locale, request });
+  };
 }

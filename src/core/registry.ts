@@ -1,7 +1,10 @@
 // The tool registry (SPEC §1, seed plugin-tools): one map name → entry, disposers, group gate, one execution guard.
+import { texts } from "./locale.ts";
+import type { Texts } from "./locale.ts";
+import { ToolDefinitionError, validateArguments, validateToolDefinition } from "./schema.ts";
 import type {
-  ExecutionGuard, ExecutorRunner, Locale, Logger, RegisteredTool, ToolCallContext, ToolDefinition, ToolHandler,
-  ToolResult, ToolSummary,
+  ExecutionGuard, ExecutorRunner, GuardDecision, Locale, Logger, RegisteredTool, ToolCallContext, ToolDefinition,
+  ToolHandler, ToolResult, ToolSummary,
 } from "./types.ts";
 
 export interface RegistryOptions {
@@ -17,28 +20,346 @@ export interface GroupFilter {
 }
 
 /** The group gate: may a tool with these groups be seen (and run) when `enabled` groups are on? */
-export function isVisible(_toolGroups: readonly string[] | undefined, _enabled: readonly string[] | undefined): boolean {
-  throw new Error("not implemented");
+export function isVisible(toolGroups: readonly string[] | undefined, enabled: readonly string[] | undefined): boolean {
+  if (!toolGroups || toolGroups.length === 0) return true;
+  if (!enabled || enabled.length === 0) return false;
+  return enabled.includes("*") || toolGroups.some((group) => enabled.includes(group));
+}
+
+/** At most this many "did you mean" names. */
+export const MAX_SUGGESTIONS = 3;
+/** The longest name echoed back in an unknown-tool answer (registered names have at most 64 characters). */
+const MAX_ECHOED_NAME = 100;
+/** The longest handler error message handed to the model. */
+const MAX_FAILURE_MESSAGE = 500;
+
+/** Levenshtein distance, or `limit + 1` as soon as it must exceed `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowBest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      current.push(value);
+      rowBest = Math.min(rowBest, value);
+    }
+    if (rowBest > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length] ?? limit + 1;
+}
+
+/**
+ * "Did you mean" names for `name`, drawn only from `pool` (the caller passes the names it may show): close by edit
+ * distance (case-insensitive, at most a third of the name's length) or containing / contained in it (3+ characters).
+ * Best first, then alphabetical; at most `max`.
+ */
+export function suggestNames(name: string, pool: Iterable<string>, max = MAX_SUGGESTIONS): string[] {
+  const query = name.toLowerCase().slice(0, 64);
+  if (query === "" || max <= 0) return [];
+  const limit = Math.max(1, Math.min(3, Math.floor(query.length / 3)));
+  const scored: { name: string; score: number }[] = [];
+  for (const candidate of pool) {
+    const lower = candidate.toLowerCase();
+    const distance = editDistance(query, lower, limit);
+    let score: number | undefined;
+    if (distance <= limit) score = distance;
+    else if (query.length >= 3 && lower.length >= 3 && (lower.includes(query) || query.includes(lower))) {
+      // After every close spelling; shorter differences first.
+      score = limit + 1 + Math.abs(lower.length - query.length) / 1_000;
+    }
+    if (score !== undefined) scored.push({ name: candidate, score });
+  }
+  scored.sort((x, y) => x.score - y.score || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+  return scored.slice(0, max).map((s) => s.name);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function errorResult(text: string): ToolResult {
+  return { content: JSON.stringify({ error: text }), isError: true };
+}
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > MAX_FAILURE_MESSAGE ? `${message.slice(0, MAX_FAILURE_MESSAGE)}…` : message;
+}
+
+function isGuardDecision(value: unknown): value is GuardDecision {
+  if (typeof value !== "object" || value === null) return false;
+  const decision = value as { kind?: unknown; reason?: unknown; request?: unknown };
+  if (decision.kind === "allow") return true;
+  if (decision.kind === "deny") return typeof decision.reason === "string";
+  return decision.kind === "confirm" && typeof decision.request === "object" && decision.request !== null;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+interface Entry {
+  tool: RegisteredTool;
+  /** Tells this registration from a later one of the same name, so that a stale disposer does nothing. */
+  token: number;
 }
 
 export class ToolRegistry {
-  constructor(_options: RegistryOptions = {}) {}
+  readonly #entries = new Map<string, Entry>();
+  /** contextId → names it currently holds. */
+  readonly #byContext = new Map<string, Set<string>>();
+  readonly #logger: Logger;
+  readonly #runner: ExecutorRunner | undefined;
+  readonly #locale: Locale;
+  readonly #texts: Texts;
+  #guard: ExecutionGuard | undefined;
+  #version = 0;
+  #nextToken = 1;
+
+  constructor(options: RegistryOptions = {}) {
+    this.#logger = options.logger ?? console;
+    this.#runner = options.runner;
+    this.#locale = options.locale ?? "en";
+    this.#texts = texts(this.#locale);
+  }
+
   /** Grows by one on every change; search indexes are cached per version. */
-  get version(): number { throw new Error("not implemented"); }
-  get size(): number { throw new Error("not implemented"); }
-  /** Validates and registers; returns a disposer that removes this registration only. Throws ToolDefinitionError. */
-  register(_tool: unknown, _contextId: string, _handler?: ToolHandler): () => void { throw new Error("not implemented"); }
+  get version(): number {
+    return this.#version;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Validates and registers; returns a disposer that removes this registration only. Throws ToolDefinitionError.
+   * The stored definition is a frozen clean copy. Re-registering a name replaces the entry in place (same position in
+   * `list()`), logs a warning, and moves the name to the new context.
+   */
+  register(tool: unknown, contextId: string, handler?: ToolHandler): () => void {
+    if (handler !== undefined && typeof handler !== "function") throw new ToolDefinitionError("handler", "must be a function");
+    const definition = validateToolDefinition(tool);
+    const replaced = this.#put(definition, contextId, handler);
+    if (replaced) this.#warnReplaced([replaced], contextId);
+    this.#version++;
+    return this.#disposerFor([definition.name]);
+  }
+
   /** All or nothing: validates every tool first. Returns one disposer for all of them. */
-  registerMany(_tools: readonly unknown[], _contextId: string): () => void { throw new Error("not implemented"); }
-  unregister(_name: string): boolean { throw new Error("not implemented"); }
+  registerMany(tools: readonly unknown[], contextId: string): () => void {
+    const definitions: ToolDefinition[] = [];
+    const seen = new Set<string>();
+    tools.forEach((tool, index) => {
+      let definition: ToolDefinition;
+      try {
+        definition = validateToolDefinition(tool);
+      } catch (error) {
+        if (error instanceof ToolDefinitionError) {
+          const field = error.field === "tool" ? `tools[${index}]`
+            : `tools[${index}]${error.field.startsWith("[") ? "" : "."}${error.field}`;
+          throw new ToolDefinitionError(field, error.message.slice(error.field.length + 2));
+        }
+        throw error;
+      }
+      if (seen.has(definition.name)) throw new ToolDefinitionError(`tools[${index}].name`, `"${definition.name}" appears twice in this batch`);
+      seen.add(definition.name);
+      definitions.push(definition);
+    });
+    const replaced: RegisteredTool[] = [];
+    for (const definition of definitions) {
+      const previous = this.#put(definition, contextId, undefined);
+      if (previous) replaced.push(previous);
+    }
+    if (replaced.length > 0) this.#warnReplaced(replaced, contextId);
+    if (definitions.length > 0) this.#version++;
+    return this.#disposerFor(definitions.map((d) => d.name));
+  }
+
+  unregister(name: string): boolean {
+    const entry = this.#entries.get(name);
+    if (!entry) return false;
+    this.#remove(name, entry);
+    this.#version++;
+    return true;
+  }
+
   /** Removes every tool the context registered; returns how many. */
-  dispose(_contextId: string): number { throw new Error("not implemented"); }
-  get(_name: string): RegisteredTool | undefined { throw new Error("not implemented"); }
+  dispose(contextId: string): number {
+    const names = this.#byContext.get(contextId);
+    if (!names) return 0;
+    let removed = 0;
+    // Deleting from a Set while iterating it is well defined: every remaining name is still visited.
+    for (const name of names) {
+      const entry = this.#entries.get(name);
+      if (entry && entry.tool.contextId === contextId) {
+        this.#remove(name, entry);
+        removed++;
+      }
+    }
+    this.#byContext.delete(contextId);
+    if (removed > 0) this.#version++;
+    return removed;
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#entries.get(name)?.tool;
+  }
+
   /** Every entry, in registry order. */
-  list(): RegisteredTool[] { throw new Error("not implemented"); }
-  getDefinitions(_filter: GroupFilter = {}): ToolDefinition[] { throw new Error("not implemented"); }
-  getSummaries(_filter: GroupFilter = {}): ToolSummary[] { throw new Error("not implemented"); }
-  setExecutionGuard(_guard: ExecutionGuard | undefined): void { throw new Error("not implemented"); }
-  /** Never throws: unknown, gated, invalid, denied and failing calls all come back as `{ isError: true }`. */
-  execute(_name: string, _args: unknown, _context: ToolCallContext = {}): Promise<ToolResult> { throw new Error("not implemented"); }
+  list(): RegisteredTool[] {
+    return [...this.#entries.values()].map((entry) => entry.tool);
+  }
+
+  getDefinitions(filter: GroupFilter = {}): ToolDefinition[] {
+    const definitions: ToolDefinition[] = [];
+    for (const { tool } of this.#entries.values()) {
+      if (isVisible(tool.definition.groups, filter.groups)) definitions.push(tool.definition);
+    }
+    return definitions;
+  }
+
+  getSummaries(filter: GroupFilter = {}): ToolSummary[] {
+    return this.getDefinitions(filter).map(({ name, description, groups }) =>
+      groups ? { name, description, groups: [...groups] } : { name, description });
+  }
+
+  setExecutionGuard(guard: ExecutionGuard | undefined): void {
+    this.#guard = guard;
+  }
+
+  /**
+   * Never throws: unknown, gated, invalid, denied and failing calls all come back as `{ isError: true }`.
+   *
+   * Order: lookup and group gate (a gated tool answers byte for byte like an absent one) → arguments (`undefined`
+   * counts as `{}`) → the execution guard → the handler, else the runner for tools with an executor. A tool with
+   * neither handler nor executor is run by the client: the answer says so, with `isError: false` (nothing failed;
+   * SPEC §4 "execute answers that the client runs it").
+   */
+  async execute(name: string, args: unknown, context: ToolCallContext = {}): Promise<ToolResult> {
+    try {
+      return await this.#execute(name, args, context);
+    } catch (error) {
+      // Unreachable by design; the last line of the "never throws" promise.
+      return errorResult(this.#texts.toolFailed(typeof name === "string" ? name.slice(0, MAX_ECHOED_NAME) : "", messageOf(error)));
+    }
+  }
+
+  async #execute(name: string, args: unknown, context: ToolCallContext): Promise<ToolResult> {
+    const t = this.#texts;
+    // A caller that says which groups are on gets the gate; a malformed list enables nothing (fail closed).
+    const gated = context.enabledGroups !== undefined;
+    const enabled = Array.isArray(context.enabledGroups) ? context.enabledGroups : [];
+    const entry = typeof name === "string" ? this.#entries.get(name) : undefined;
+    if (!entry || (gated && !isVisible(entry.tool.definition.groups, enabled))) {
+      return this.#unknown(typeof name === "string" ? name : "", gated ? enabled : undefined);
+    }
+    const tool = entry.tool;
+    const toolName = tool.definition.name;
+    const validArgs: unknown = args === undefined ? {} : args;
+    if (!isRecord(validArgs)) return errorResult(t.invalidArguments(toolName, [t.argument.notObject]));
+    const problems = validateArguments(tool.definition.parameters, validArgs, this.#locale);
+    if (problems.length > 0) return errorResult(t.invalidArguments(toolName, problems));
+
+    const guard = this.#guard;
+    if (guard) {
+      let decision: unknown;
+      try {
+        decision = await guard({ tool, arguments: validArgs, context });
+      } catch (error) {
+        return errorResult(t.toolFailed(toolName, messageOf(error)));
+      }
+      // Anything but a well-formed decision stops the call: the guard fails closed.
+      if (!isGuardDecision(decision)) return errorResult(t.toolFailed(toolName, "the execution guard gave no valid decision"));
+      if (decision.kind === "deny") return errorResult(decision.reason);
+      if (decision.kind === "confirm") {
+        const { request } = decision;
+        return { isError: false, content: t.needsConfirmation(toolName, request.capability, request.mode), confirmation: request };
+      }
+    }
+
+    try {
+      if (tool.handler) return this.#answer(toolName, await tool.handler(validArgs, context));
+      if (tool.definition.executor) {
+        if (!this.#runner) return errorResult(t.toolFailed(toolName, "no executor runner is configured"));
+        return this.#answer(toolName, await this.#runner(tool, validArgs, context));
+      }
+    } catch (error) {
+      return errorResult(t.toolFailed(toolName, messageOf(error)));
+    }
+    return { isError: false, content: t.clientRuns(toolName) };
+  }
+
+  #answer(toolName: string, output: unknown): ToolResult {
+    if (typeof output !== "string") return errorResult(this.#texts.toolFailed(toolName, "the tool returned no text"));
+    return { isError: false, content: output };
+  }
+
+  /** Absent and gated tools both land here, with the same pool of names: the answers cannot differ. */
+  #unknown(name: string, enabled: readonly string[] | undefined): ToolResult {
+    const pool: string[] = [];
+    for (const { tool } of this.#entries.values()) {
+      if (enabled === undefined || isVisible(tool.definition.groups, enabled)) pool.push(tool.definition.name);
+    }
+    const shown = name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name;
+    return errorResult(this.#texts.unknownTool(shown, suggestNames(name, pool)));
+  }
+
+  /** Stores one definition; returns the registration it replaced, if any. */
+  #put(definition: ToolDefinition, contextId: string, handler: ToolHandler | undefined): RegisteredTool | undefined {
+    const previous = this.#entries.get(definition.name);
+    const tool: RegisteredTool = handler
+      ? { definition: deepFreeze(definition), contextId, handler }
+      : { definition: deepFreeze(definition), contextId };
+    this.#entries.set(definition.name, { tool: Object.freeze(tool), token: this.#nextToken++ });
+    if (previous && previous.tool.contextId !== contextId) this.#byContext.get(previous.tool.contextId)?.delete(definition.name);
+    let names = this.#byContext.get(contextId);
+    if (!names) {
+      names = new Set();
+      this.#byContext.set(contextId, names);
+    }
+    names.add(definition.name);
+    return previous?.tool;
+  }
+
+  #remove(name: string, entry: Entry): void {
+    this.#entries.delete(name);
+    const names = this.#byContext.get(entry.tool.contextId);
+    names?.delete(name);
+    if (names?.size === 0) this.#byContext.delete(entry.tool.contextId);
+  }
+
+  /** A disposer bound to the registrations current now: later ones of the same names are not its to remove. */
+  #disposerFor(names: readonly string[]): () => void {
+    const owned = names.flatMap((name) => {
+      const entry = this.#entries.get(name);
+      return entry ? [{ name, token: entry.token }] : [];
+    });
+    return () => {
+      let removed = 0;
+      for (const { name, token } of owned) {
+        const entry = this.#entries.get(name);
+        if (entry && entry.token === token) {
+          this.#remove(name, entry);
+          removed++;
+        }
+      }
+      owned.length = 0;
+      if (removed > 0) this.#version++;
+    };
+  }
+
+  #warnReplaced(replaced: readonly RegisteredTool[], contextId: string): void {
+    const shown = replaced.slice(0, 5).map((r) => `"${r.definition.name}" (from context "${r.contextId}")`).join(", ");
+    const more = replaced.length > 5 ? ` and ${replaced.length - 5} more` : "";
+    this.#logger.warn(`toolgate: context "${contextId}" re-registered ${shown}${more}; the new registration replaces the old one`);
+  }
 }
