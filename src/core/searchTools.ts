@@ -1,9 +1,14 @@
 // The `search_tools` meta-tool (SPEC §2): its definition and its result.
 import type { GatewayConfig } from "./config.ts";
+import { texts } from "./locale.ts";
+import { isVisible } from "./registry.ts";
 import type { SearchIndex } from "./search/types.ts";
-import type { JsonSchema, ToolDefinition } from "./types.ts";
+import type { JsonSchema, Locale, ToolDefinition } from "./types.ts";
 
 export const SEARCH_TOOLS_NAME = "search_tools";
+
+/** Most names in a result's `related` list. */
+export const MAX_RELATED = 20;
 
 export interface SearchToolsParams {
   query: string;
@@ -22,20 +27,161 @@ export interface SearchToolsResult {
   hint: string;
 }
 
+/** Where a name splits into a shared stem and the rest: after its first `__`, else after its first `.`, `_` or `-`. */
+function stemLength(name: string): number {
+  const namespace = name.indexOf("__");
+  if (namespace > 0 && namespace + 2 < name.length) return namespace + 2;
+  for (let i = 1; i < name.length - 1; i++) {
+    const char = name[i];
+    if (char === "." || char === "_" || char === "-") return i + 1;
+  }
+  return 0;
+}
+
+/** Brace-compresses names that share a stem (`web_{search,fetch}`), nesting `depth` levels; first-seen order. */
+function compressNames(names: readonly string[], depth: number): string[] {
+  if (depth === 0) return [...names];
+  // Key: the stem, or for a name without one the name itself behind a prefix no stem has (stems never start with NUL).
+  const runs = new Map<string, { stem: string; rests: string[] }>();
+  for (const name of names) {
+    const length = stemLength(name);
+    const stem = name.slice(0, length);
+    const key = length > 0 ? stem : `\u0000${name}`;
+    const run = runs.get(key);
+    if (run) run.rests.push(name.slice(length));
+    else runs.set(key, { stem, rests: [name.slice(length)] });
+  }
+  const parts: string[] = [];
+  for (const { stem, rests } of runs.values()) {
+    if (stem === "" || rests.length === 1) parts.push(...rests.map((rest) => stem + rest));
+    else parts.push(`${stem}{${compressNames(rests, depth - 1).join(",")}}`);
+  }
+  return parts;
+}
+
+/**
+ * The compact name list of the `search_tools` description: ungrouped tools first, then each group's tools under
+ * their first group (`web: fetch_url,web_search`), names sharing a stem brace-compressed. Names only, never
+ * descriptions: the list is a search hint, and sending every description is what the search layer avoids.
+ */
+export function compactToolNames(tools: readonly ToolDefinition[]): string {
+  const ungrouped: string[] = [];
+  const byGroup = new Map<string, string[]>();
+  for (const tool of tools) {
+    const group = tool.groups?.[0];
+    if (group === undefined) {
+      ungrouped.push(tool.name);
+      continue;
+    }
+    const names = byGroup.get(group);
+    if (names) names.push(tool.name);
+    else byGroup.set(group, [tool.name]);
+  }
+  const sections: string[] = [];
+  if (ungrouped.length > 0) sections.push(compressNames(ungrouped, 2).join(","));
+  for (const [group, names] of byGroup) sections.push(`${group}: ${compressNames(names, 2).join(",")}`);
+  return sections.join("; ");
+}
+
 /**
  * The `search_tools` definition. With `config.showToolNames`, its description lists `otherTools` (names only,
  * compact: grouped by group where tools have groups) as search hints.
  */
-export function searchToolsDefinition(_config: GatewayConfig, _otherTools: readonly ToolDefinition[]): ToolDefinition {
-  throw new Error("not implemented");
+export function searchToolsDefinition(config: GatewayConfig, otherTools: readonly ToolDefinition[]): ToolDefinition {
+  const t = texts(config.locale);
+  let names: string | null = null;
+  if (config.showToolNames && otherTools.length > 0) {
+    const list = compactToolNames(otherTools);
+    names = list.includes("{") ? `${t.toolNamesNotation} ${list}` : list;
+  }
+  return {
+    name: SEARCH_TOOLS_NAME,
+    description: t.searchToolsDescription(names),
+    parameters: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: t.searchToolsQuery },
+        limit: { type: "integer", minimum: 0, description: t.searchToolsLimit },
+        offset: { type: "integer", minimum: 0, description: t.searchToolsOffset },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+  };
 }
 
-/** Reads `search_tools` arguments; returns the problems (for a tool error) or the params. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * Reads `search_tools` arguments; returns the problems (for a tool error) or the params.
+ * A missing (or null) `query` reads as "" (list everything, the seed's empty-query rule): models often call
+ * `search_tools({})` to see what exists. Null `limit` / `offset` read as absent. Problems are in `locale`.
+ */
 export function parseSearchToolsParams(
-  _args: unknown,
-  _maxQueryLength: number,
+  args: unknown,
+  maxQueryLength: number,
+  locale: Locale = "en",
 ): { ok: true; params: SearchToolsParams } | { ok: false; problems: string[] } {
-  throw new Error("not implemented");
+  const t = texts(locale);
+  const record: unknown = args ?? {};
+  if (!isRecord(record)) return { ok: false, problems: [t.searchArgumentsNotObject] };
+  const problems: string[] = [];
+  const params: SearchToolsParams = { query: "" };
+
+  const query = record.query ?? "";
+  if (typeof query !== "string") problems.push(t.searchQueryNotString);
+  else if (query.length > maxQueryLength) problems.push(t.searchQueryTooLong(maxQueryLength));
+  else params.query = query;
+
+  for (const field of ["limit", "offset"] as const) {
+    const value = record[field] ?? undefined;
+    if (value === undefined) continue;
+    if (isNonNegativeInteger(value)) params[field] = value;
+    else problems.push(t.searchNotNonNegativeInteger(field));
+  }
+  for (const key of Object.keys(record)) {
+    if (key !== "query" && key !== "limit" && key !== "offset") problems.push(t.searchUnknownArgument(key));
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, params };
+}
+
+// Name → tool per catalog, built once per catalog array (catalogs are reused across calls, and rebuilt on change).
+const catalogMaps = new WeakMap<readonly ToolDefinition[], Map<string, ToolDefinition>>();
+
+function toolsByName(catalog: readonly ToolDefinition[]): Map<string, ToolDefinition> {
+  let map = catalogMaps.get(catalog);
+  if (!map) {
+    map = new Map();
+    for (const tool of catalog) if (!map.has(tool.name)) map.set(tool.name, tool);
+    catalogMaps.set(catalog, map);
+  }
+  return map;
+}
+
+/** Other visible tools sharing a group with the returned ones, catalog order, at most MAX_RELATED. */
+function relatedNames(
+  catalog: readonly ToolDefinition[],
+  returned: readonly ToolDefinition[],
+  visible: (tool: ToolDefinition) => boolean,
+): string[] {
+  const groups = new Set<string>();
+  for (const tool of returned) for (const group of tool.groups ?? []) groups.add(group);
+  if (groups.size === 0) return [];
+  const returnedNames = new Set(returned.map((tool) => tool.name));
+  const related: string[] = [];
+  for (const tool of catalog) {
+    if (related.length >= MAX_RELATED) break;
+    if (returnedNames.has(tool.name) || !tool.groups?.some((group) => groups.has(group)) || !visible(tool)) continue;
+    returnedNames.add(tool.name);
+    related.push(tool.name);
+  }
+  return related;
 }
 
 /**
@@ -43,13 +189,46 @@ export function parseSearchToolsParams(
  * (undefined = no gate). `limit` defaults to `config.maxSearchResults` (0 = unlimited).
  */
 export function runSearchTools(
-  _params: SearchToolsParams,
-  _options: {
+  params: SearchToolsParams,
+  options: {
     catalog: readonly ToolDefinition[];
     index: SearchIndex;
     enabledGroups: readonly string[] | undefined;
     config: GatewayConfig;
   },
 ): SearchToolsResult {
-  throw new Error("not implemented");
+  const { catalog, index, enabledGroups, config } = options;
+  const t = texts(config.locale);
+  const byName = toolsByName(catalog);
+  const visible = (tool: ToolDefinition): boolean => enabledGroups === undefined || isVisible(tool.groups, enabledGroups);
+
+  const matches: ToolDefinition[] = [];
+  for (const name of index.search(params.query)) {
+    const tool = byName.get(name);
+    // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
+    if (tool && tool.name !== SEARCH_TOOLS_NAME && visible(tool)) matches.push(tool);
+  }
+
+  const total = matches.length;
+  const offset = params.offset ?? 0;
+  const limit = params.limit ?? config.maxSearchResults;
+  const page = matches.slice(offset, limit === 0 ? undefined : offset + limit);
+  const returned = page.length;
+  const nextOffset = offset + returned < total && returned > 0 ? offset + returned : undefined;
+
+  let hint: string;
+  if (total === 0) hint = t.hintNone(params.query);
+  else if (returned === 0) hint = t.hintOffsetPastEnd(offset, total);
+  else hint = t.hintFound(returned, total, nextOffset);
+
+  const truncated = returned < total;
+  const related = relatedNames(catalog, page, visible);
+  // Spread in this order so that the JSON reads as documented: found, tools, pagination, related, hint.
+  return {
+    found: `${returned}/${total}`,
+    tools: page.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
+    ...(truncated ? { pagination: { total, offset, returned, ...(nextOffset === undefined ? {} : { nextOffset }) } } : {}),
+    ...(related.length > 0 ? { related } : {}),
+    hint,
+  };
 }

@@ -1,8 +1,48 @@
 // Token counts with a real tokenizer (gpt-tokenizer, o200k_base), never estimated from length.
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 
-/** Tokens of `text` in the o200k_base encoding (the GPT-4o / GPT-5 family). Special-token text counts as plain text. */
+// Tokenizing a large catalog takes tens of milliseconds, and clients send the same tool list on every turn: long
+// texts are remembered by length and a 53-bit hash (a collision would only misstate a statistic).
+const MEMO_MIN_LENGTH = 2048;
+const MEMO_CAPACITY = 64;
+const memo = new Map<string, number>();
+
+/** cyrb53: a fast, well-spread 53-bit string hash (public domain). */
+function hash53(text: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+function tokenize(text: string): number {
+  // Special-token text (e.g. "<|endoftext|>") inside a tool description counts as the plain text it is.
+  return countO200k(text, { disallowedSpecial: new Set() });
+}
+
+/** Tokens of `text` in the o200k_base encoding (the GPT-4o / GPT-5 family). */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return countO200k(text, { disallowedSpecial: new Set() });
+  if (text.length < MEMO_MIN_LENGTH) return tokenize(text);
+  const key = `${text.length}:${hash53(text)}`;
+  const known = memo.get(key);
+  if (known !== undefined) {
+    // Re-inserted so that the map's order stays least recently used first.
+    memo.delete(key);
+    memo.set(key, known);
+    return known;
+  }
+  const count = tokenize(text);
+  memo.set(key, count);
+  if (memo.size > MEMO_CAPACITY) {
+    const oldest = memo.keys().next();
+    if (!oldest.done) memo.delete(oldest.value);
+  }
+  return count;
 }
