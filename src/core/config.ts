@@ -107,17 +107,20 @@ function boolean(value: unknown, field: string): boolean {
 }
 
 function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
-  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+  const match = allowed.find((a) => a === value);
+  if (match === undefined) {
     throw new ConfigError(field, `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}, got ${JSON.stringify(value)}`);
   }
-  return value as T;
+  return match;
 }
 
 function stringList(value: unknown, field: string): string[] {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.length > 0)) {
+  const list: unknown[] = Array.isArray(value) ? value : [];
+  const strings = list.filter((v): v is string => typeof v === "string" && v.length > 0);
+  if (!Array.isArray(value) || strings.length !== list.length) {
     throw new ConfigError(field, "must be an array of non-empty strings");
   }
-  return [...value] as string[];
+  return strings;
 }
 
 const CAPABILITY_KEY = /^tool:[a-zA-Z0-9_.-]{1,64}$/;
@@ -144,6 +147,10 @@ const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
   confirmationTtlSeconds: [1, 30 * 86_400],
   rateLimitPerMinute: [0, 1_000_000],
 };
+
+function isLimitName(name: string): name is keyof Limits {
+  return Object.hasOwn(LIMIT_RANGES, name);
+}
 
 /**
  * Reads a configuration object (already JSON-parsed) over the defaults. Unknown fields are errors, so that a typo
@@ -189,9 +196,11 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
       case "limits": {
         if (!isObject(value)) throw new ConfigError(field, "must be an object");
         for (const [limit, v] of Object.entries(value)) {
-          const range = LIMIT_RANGES[limit as keyof Limits] as [number, number] | undefined;
-          if (!range) throw new ConfigError(`${field}.${limit}`, `unknown limit; known: ${Object.keys(LIMIT_RANGES).join(", ")}`);
-          config.limits[limit as keyof Limits] = integer(v, `${field}.${limit}`, range[0], range[1]);
+          if (!isLimitName(limit)) {
+            throw new ConfigError(`${field}.${limit}`, `unknown limit; known: ${Object.keys(LIMIT_RANGES).join(", ")}`);
+          }
+          const [min, max] = LIMIT_RANGES[limit];
+          config.limits[limit] = integer(v, `${field}.${limit}`, min, max);
         }
         break;
       }

@@ -1,0 +1,94 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEFAULT_LIMITS, defaultConfig, parseConfig, parseConfigText } from "../../src/core/config.ts";
+
+describe("config", () => {
+  it("has the seed's defaults", () => {
+    const config = defaultConfig();
+    expect(config).toMatchObject({
+      enabled: true,
+      showToolNames: true,
+      maxDirectTools: 5,
+      maxSearchResults: 5,
+      alwaysDirectTools: [],
+      maxDiscoveredKeep: 20,
+      searchMode: "substring",
+      locale: "en",
+    });
+    expect(config.limits).toEqual(DEFAULT_LIMITS);
+  });
+
+  it("reads every field over the defaults", () => {
+    const config = parseConfigText(
+      JSON.stringify({
+        enabled: false,
+        showToolNames: false,
+        maxDirectTools: 0,
+        maxSearchResults: 0,
+        maxDiscoveredKeep: 0,
+        alwaysDirectTools: ["web_search"],
+        searchMode: "minisearch",
+        locale: "zh",
+        sessionTtlDays: 7,
+        authorityOverrides: { "tool:fetch_url": 0 },
+        confirmOverrides: { "tool:send_email": "off" },
+        deniedCapabilities: ["tool:delete_*"],
+        limits: { maxQueryLength: 50, rateLimitPerMinute: 0 },
+      }),
+    );
+    expect(config.enabled).toBe(false);
+    expect(config.alwaysDirectTools).toEqual(["web_search"]);
+    expect(config.searchMode).toBe("minisearch");
+    expect(config.locale).toBe("zh");
+    expect(config.authorityOverrides).toEqual({ "tool:fetch_url": 0 });
+    expect(config.confirmOverrides).toEqual({ "tool:send_email": "off" });
+    expect(config.deniedCapabilities).toEqual(["tool:delete_*"]);
+    expect(config.limits.maxQueryLength).toBe(50);
+    expect(config.limits.rateLimitPerMinute).toBe(0);
+    expect(config.limits.maxBodyBytes).toBe(DEFAULT_LIMITS.maxBodyBytes);
+  });
+
+  it("treats a missing or blank variable as the defaults", () => {
+    expect(parseConfigText(undefined)).toEqual(defaultConfig());
+    expect(parseConfigText("  ")).toEqual(defaultConfig());
+  });
+
+  it.each([
+    ["{", "TOOL_SEARCH_CONFIG"],
+    ["[]", "TOOL_SEARCH_CONFIG"],
+    ['{"maxDirectTools": -1}', "TOOL_SEARCH_CONFIG.maxDirectTools"],
+    ['{"maxDirectTools": 1.5}', "TOOL_SEARCH_CONFIG.maxDirectTools"],
+    ['{"enabled": "yes"}', "TOOL_SEARCH_CONFIG.enabled"],
+    ['{"searchMode": "fuzzy"}', "TOOL_SEARCH_CONFIG.searchMode"],
+    ['{"locale": "fr"}', "TOOL_SEARCH_CONFIG.locale"],
+    ['{"alwaysDirectTools": [1]}', "TOOL_SEARCH_CONFIG.alwaysDirectTools"],
+    ['{"maxDirectTool": 3}', "TOOL_SEARCH_CONFIG.maxDirectTool"],
+    ['{"authorityOverrides": {"fetch_url": 1}}', 'TOOL_SEARCH_CONFIG.authorityOverrides["fetch_url"]'],
+    ['{"confirmOverrides": {"tool:x": "never"}}', 'TOOL_SEARCH_CONFIG.confirmOverrides["tool:x"]'],
+    ['{"limits": {"maxBodyBytes": 1}}', "TOOL_SEARCH_CONFIG.limits.maxBodyBytes"],
+    ['{"limits": {"bogus": 1}}', "TOOL_SEARCH_CONFIG.limits.bogus"],
+    ['{"sessionTtlDays": 0}', "TOOL_SEARCH_CONFIG.sessionTtlDays"],
+  ])("rejects %s naming %s", (text, field) => {
+    let caught: unknown;
+    try {
+      parseConfigText(text);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect(caught instanceof ConfigError ? caught.field : "").toBe(field);
+    expect(caught instanceof ConfigError ? caught.message : "").toContain(field);
+  });
+
+  it("never throws anything but a ConfigError on arbitrary input", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        try {
+          parseConfig(value);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+        }
+      }),
+    );
+  });
+});
