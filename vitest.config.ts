@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { buildSync } from "esbuild";
 import { defineConfig } from "vitest/config";
 
 // The evaluation data stays in ../shared/eval (never copied into the repo); tests get it as JSON bindings.
@@ -7,6 +9,22 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
 function evalData(file: string): Json {
   return JSON.parse(readFileSync(new URL(`../shared/eval/${file}`, import.meta.url), "utf8"));
+}
+
+// The remote end of executor and JWKS tests (test/fixtures/remote-worker.ts): a real second Worker, bundled here
+// because auxiliary workers run as given (no Vite transform) and it imports jose.
+function remoteWorkerScript(): string {
+  const built = buildSync({
+    entryPoints: [fileURLToPath(new URL("./test/fixtures/remote-worker.ts", import.meta.url))],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2024",
+    write: false,
+  });
+  const output = built.outputFiles[0];
+  if (!output) throw new Error("esbuild produced no remote worker");
+  return output.text;
 }
 
 export default defineConfig({
@@ -20,7 +38,20 @@ export default defineConfig({
           EVAL_MCP_TOOLS: evalData("mcp-tools.json"),
           EVAL_METATOOL: evalData("metatool.json"),
           EVAL_INJECTIONS: evalData("injections.json"),
+          // A secret the http executor may use (only TOOL_SECRET_* names are usable); echoed back by the remote /echo.
+          TOOL_SECRET_REMOTE_TOKEN: "remote-token-for-vitest-only",
         },
+        // Every outbound fetch() of the Worker under test lands on the remote worker, whatever the URL's host.
+        outboundService: "remote",
+        serviceBindings: { TOOL_REMOTE: "remote" },
+        workers: [
+          {
+            name: "remote",
+            modules: true,
+            script: remoteWorkerScript(),
+            compatibilityDate: "2026-11-01",
+          },
+        ],
       },
     }),
   ],

@@ -1,4 +1,14 @@
 // Pending confirmations and grants of one session (issue 4): pure state, stored by the session's Durable Object.
+//
+// Rules (every time is epoch ms; an entry is valid while `now < expiresAt`):
+// - `request` opens a pending confirmation. While one for the same capability and mode is still pending it is reused
+//   (same id, expiry pushed out), so a model that retries does not pile up approval cards.
+// - `resolve` answers a pending confirmation exactly once and removes it: approve → a grant, deny → nothing. A second
+//   resolve of the same id (approved, denied or pruned) answers `not_found`; there is no separate "already resolved"
+//   code, so ids cannot be probed either. A pending one past its expiry answers `expired` (and is removed).
+// - `consume`: a `session` grant stands until it expires; an `always` grant covers exactly one call. Session grants are
+//   tried first so that a one-run grant is not spent while a session grant covers the call.
+// The ledger is per session object, which is per (principal, session): another principal never reaches it.
 import type { ConfirmationRequest } from "./types.ts";
 
 export interface PendingConfirmation {
@@ -25,20 +35,112 @@ export type ResolveOutcome =
   | { ok: true; approved: boolean; capability: string; mode: "session" | "always" }
   | { ok: false; code: "not_found" | "expired" };
 
+/** Most pending confirmations kept per session; the oldest go first. Bounds the stored state. */
+export const MAX_PENDING = 100;
+/** Most grants kept per session (one-run grants can stack); the oldest go first. */
+export const MAX_GRANTS = 200;
+
+type Mode = "session" | "always";
+
+function isMode(value: unknown): value is Mode {
+  return value === "session" || value === "always";
+}
+
+function isEntry(value: unknown): value is Grant {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "capability" in value &&
+    typeof value.capability === "string" &&
+    "mode" in value &&
+    isMode(value.mode) &&
+    "expiresAt" in value &&
+    typeof value.expiresAt === "number"
+  );
+}
+
+function isPending(value: unknown): value is PendingConfirmation {
+  return isEntry(value) && "id" in value && typeof value.id === "string";
+}
+
 export class ConfirmationLedger {
-  constructor(_state?: GrantState) {}
-  toState(): GrantState { throw new Error("not implemented"); }
+  #pending: PendingConfirmation[];
+  #grants: Grant[];
+
+  /** `state` comes from storage: entries of the wrong shape are dropped rather than trusted. */
+  constructor(state?: GrantState) {
+    const pending: unknown[] = Array.isArray(state?.pending) ? state.pending : [];
+    const grants: unknown[] = Array.isArray(state?.grants) ? state.grants : [];
+    this.#pending = pending.filter(isPending).map((p) => ({ id: p.id, capability: p.capability, mode: p.mode, expiresAt: p.expiresAt }));
+    this.#grants = grants.filter(isEntry).map((g) => ({ capability: g.capability, mode: g.mode, expiresAt: g.expiresAt }));
+  }
+
+  /** A JSON-serialisable copy; `new ConfirmationLedger(ledger.toState())` behaves the same. */
+  toState(): GrantState {
+    return {
+      pending: this.#pending.map((p) => ({ ...p })),
+      grants: this.#grants.map((g) => ({ ...g })),
+    };
+  }
+
   /**
    * Whether a grant covers `capability` now. A `session` grant stands until it expires; an `always` grant is used
    * up by this call (one run per approval).
    */
-  consume(_capability: string, _now: number): boolean { throw new Error("not implemented"); }
-  /** A pending confirmation for `capability` (a fresh id; `newId` makes it unguessable). */
-  request(_capability: string, _mode: "session" | "always", _ttlMs: number, _now: number, _newId: () => string): ConfirmationRequest {
-    throw new Error("not implemented");
+  consume(capability: string, now: number): boolean {
+    this.prune(now);
+    if (this.#grants.some((g) => g.capability === capability && g.mode === "session")) return true;
+    const once = this.#grants.findIndex((g) => g.capability === capability && g.mode === "always");
+    if (once < 0) return false;
+    this.#grants.splice(once, 1);
+    return true;
   }
+
+  /** A pending confirmation for `capability` (a fresh id; `newId` makes it unguessable). */
+  request(capability: string, mode: "session" | "always", ttlMs: number, now: number, newId: () => string): ConfirmationRequest {
+    this.prune(now);
+    const expiresAt = now + ttlMs;
+    const existing = this.#pending.find((p) => p.capability === capability && p.mode === mode);
+    if (existing) {
+      existing.expiresAt = expiresAt;
+      return { ...existing };
+    }
+    let id = newId();
+    // A collision is practically impossible with random UUIDs; never let one id name two confirmations anyway.
+    while (this.#pending.some((p) => p.id === id)) id = newId();
+    const pending: PendingConfirmation = { id, capability, mode, expiresAt };
+    this.#pending.push(pending);
+    if (this.#pending.length > MAX_PENDING) this.#pending.splice(0, this.#pending.length - MAX_PENDING);
+    return { ...pending };
+  }
+
   /** Approve or deny a pending confirmation, once: a resolved, denied or expired one cannot be replayed. */
-  resolve(_id: string, _approve: boolean, _ttlMs: number, _now: number): ResolveOutcome { throw new Error("not implemented"); }
+  resolve(id: string, approve: boolean, ttlMs: number, now: number): ResolveOutcome {
+    const index = this.#pending.findIndex((p) => p.id === id);
+    const pending = this.#pending[index];
+    if (!pending) return { ok: false, code: "not_found" };
+    this.#pending.splice(index, 1);
+    if (now >= pending.expiresAt) return { ok: false, code: "expired" };
+    if (approve) {
+      const grant: Grant = { capability: pending.capability, mode: pending.mode, expiresAt: now + ttlMs };
+      if (grant.mode === "session") {
+        // One session grant per capability: a new approval replaces (extends) the old one.
+        this.#grants = this.#grants.filter((g) => !(g.capability === grant.capability && g.mode === "session"));
+      }
+      this.#grants.push(grant);
+      if (this.#grants.length > MAX_GRANTS) this.#grants.splice(0, this.#grants.length - MAX_GRANTS);
+    }
+    return { ok: true, approved: approve, capability: pending.capability, mode: pending.mode };
+  }
+
   /** Drops expired entries. */
-  prune(_now: number): void { throw new Error("not implemented"); }
+  prune(now: number): void {
+    this.#pending = this.#pending.filter((p) => now < p.expiresAt);
+    this.#grants = this.#grants.filter((g) => now < g.expiresAt);
+  }
+
+  /** Pending confirmations still open at `now` (for display). */
+  pendingAt(now: number): PendingConfirmation[] {
+    return this.#pending.filter((p) => now < p.expiresAt).map((p) => ({ ...p }));
+  }
 }

@@ -1,12 +1,16 @@
-// Per-principal rate limit on execute and search (a Durable Object counter per principal).
+// Per-principal rate limit on execute and search (a Durable Object counter per principal: RateLimiterObject, chosen
+// over the Workers rate-limit binding because that binding only offers 10 s / 60 s periods per location and cannot
+// answer how long to wait; the counter is exact across locations and gives Retry-After).
+import type { RateLimiterObject } from "../durable/rateLimiter.ts";
 
 export type RateLimitOutcome = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
-/** Counts one call of `principalId`; `limitPerMinute` 0 = unlimited. */
+/** Counts one call of `principalId`; `limitPerMinute` 0 = unlimited (the object is not even called). */
 export async function checkRateLimit(
-  _namespace: DurableObjectNamespace<import("../index.ts").RateLimiterObject>,
-  _principalId: string,
-  _limitPerMinute: number,
+  namespace: DurableObjectNamespace<RateLimiterObject>,
+  principalId: string,
+  limitPerMinute: number,
 ): Promise<RateLimitOutcome> {
-  throw new Error("not implemented");
+  if (limitPerMinute <= 0) return { allowed: true };
+  return namespace.getByName(principalId).hit(limitPerMinute);
 }

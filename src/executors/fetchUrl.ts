@@ -1,0 +1,117 @@
+// The `fetch_url` builtin: GET a model-chosen URL and hand back its text inside the untrusted-content boundary.
+//
+// The URL comes from the model, which may be under a prompt injection, so it is checked before every hop: http or
+// https only, no credentials in it, no local or private address literal. Redirects are followed by hand (at most
+// MAX_REDIRECTS) so that each target passes the same checks. One timeout covers every hop and the body.
+import type { GatewayConfig } from "../core/config.ts";
+import { wrapFetchedContent } from "../core/untrusted.ts";
+import { fetchFailure, readTextBody, type ReadOptions } from "./response.ts";
+
+/** Longest URL accepted; 8 KiB is what common servers and proxies accept. */
+export const MAX_URL_LENGTH = 8192;
+export const MAX_REDIRECTS = 5;
+
+const PRIVATE_IPV4: readonly [number, number][] = [
+  // [network, prefix length]: this network, private, shared (CGNAT), loopback, link-local, multicast and reserved.
+  [0x00000000, 8],
+  [0x0a000000, 8],
+  [0x64400000, 10],
+  [0x7f000000, 8],
+  [0xa9fe0000, 16],
+  [0xac100000, 12],
+  [0xc0a80000, 16],
+  [0xe0000000, 3],
+];
+
+function isPrivateIPv4(host: string): boolean {
+  const parts = host.split(".");
+  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p))) return false;
+  const address = parts.reduce((acc, p) => acc * 256 + Number(p), 0);
+  return PRIVATE_IPV4.some(([network, prefix]) => Math.floor(address / 2 ** (32 - prefix)) === Math.floor(network / 2 ** (32 - prefix)));
+}
+
+function isPrivateIPv6(host: string): boolean {
+  if (!host.startsWith("[")) return false;
+  const address = host.slice(1, -1).toLowerCase();
+  return (
+    address === "::" ||
+    address === "::1" ||
+    address.startsWith("::ffff:") || // IPv4-mapped: could name any IPv4 address, private ones included
+    /^f[cd][0-9a-f]{0,2}:/.test(address) || // unique local fc00::/7
+    /^fe[89ab][0-9a-f]?:/.test(address) // link-local fe80::/10
+  );
+}
+
+/** Host names that never name a public site. (The URL parser has already normalised IPv4 spellings like 0x7f.1.) */
+function isLocalHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, "");
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host.endsWith(".local") ||
+    host.endsWith(".internal") ||
+    isPrivateIPv4(host) ||
+    isPrivateIPv6(host)
+  );
+}
+
+/** The URL if the model may fetch it; throws a message for the model otherwise. */
+export function checkFetchUrl(raw: unknown): URL {
+  if (typeof raw !== "string" || raw.trim() === "") throw new Error('"url" must be a non-empty string');
+  if (raw.length > MAX_URL_LENGTH) throw new Error(`the URL is longer than ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`"${raw.slice(0, 200)}" is not a valid absolute URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}`);
+  }
+  if (url.username !== "" || url.password !== "") throw new Error("URLs with credentials (user:password@) are refused");
+  if (isLocalHost(url.hostname)) throw new Error(`refusing to fetch a local or private address (${url.hostname})`);
+  url.hash = "";
+  return url;
+}
+
+export async function fetchUrl(args: Record<string, unknown>, config: GatewayConfig): Promise<string> {
+  let url = checkFetchUrl(args.url);
+  const timeoutMs = config.limits.executorTimeoutMs;
+  const signal = AbortSignal.timeout(timeoutMs);
+  for (let hop = 0; ; hop++) {
+    const options: ReadOptions = { origin: url.host, maxBytes: config.limits.maxResponseBytes, signal, timeoutMs };
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "GET",
+        redirect: "manual",
+        signal,
+        headers: {
+          accept: "text/html, text/plain;q=0.9, application/json;q=0.9, text/*;q=0.8, */*;q=0.1",
+          "user-agent": "toolgate-fetch_url/1",
+        },
+      });
+    } catch (error) {
+      throw fetchFailure(error, options);
+    }
+    if (response.status >= 300 && response.status < 400 && response.status !== 304) {
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get("location");
+      if (location === null) throw new Error(`HTTP ${response.status} from ${url.host} without a Location`);
+      if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects, starting from ${url.host}`);
+      let target: string;
+      try {
+        target = new URL(location, url).href;
+      } catch {
+        throw new Error(`HTTP ${response.status} from ${url.host} with an invalid Location`);
+      }
+      url = checkFetchUrl(target);
+      continue;
+    }
+    const text = await readTextBody(response, options);
+    return wrapFetchedContent(text, `fetch_url ${url.href}`, {
+      locale: config.locale,
+      maxChars: config.limits.maxUntrustedChars,
+    });
+  }
+}
