@@ -1,0 +1,40 @@
+// What the model would receive this turn: search_tools and its description, the direct and the discovered tools.
+import type { PrepareAnswer } from "../contract.ts";
+import { codeBlock, fill, formatNumber, h } from "../dom.ts";
+import { viewOf } from "../toolLists.ts";
+import type { ToolView } from "../toolLists.ts";
+import { tokenBars } from "./tokenBars.ts";
+import { toolList } from "./toolItem.ts";
+
+const SEARCH_TOOLS = "search_tools";
+
+export function renderPrepare(container: HTMLElement, answer: PrepareAnswer): void {
+  const views = answer.tools.map(viewOf).filter((view): view is ToolView => view !== undefined);
+  const searchTools = views.find((view) => view.name === SEARCH_TOOLS);
+  const discovered = new Set(answer.discovered);
+  const others = views.filter((view) => view.name !== SEARCH_TOOLS);
+  const direct = others.filter((view) => !discovered.has(view.name));
+  const found = others.filter((view) => discovered.has(view.name));
+  const { stats } = answer;
+
+  const verdict = answer.applied
+    ? `The search layer applied: the model receives ${formatNumber(stats.sent)} of ${formatNumber(stats.total)} tool definitions.`
+    : `Passed through unchanged: ${formatNumber(stats.total)} tools are few enough to send them all.`;
+
+  fill(container, 
+    h("p", { className: "verdict", attrs: { "data-applied": String(answer.applied) } }, verdict),
+    tokenBars(stats),
+    searchTools
+      ? h(
+          "div",
+          { className: "search-tools-description" },
+          h("h3", null, "The search_tools description"),
+          codeBlock(searchTools.description, "code prose"),
+        )
+      : null,
+    h("h3", null, answer.applied ? "Direct tools (always-direct)" : "Tools sent"),
+    toolList(direct, "Direct tools"),
+    answer.applied ? h("h3", null, "Discovered tools sent this turn") : null,
+    answer.applied ? toolList(found, "Discovered tools sent") : null,
+  );
+}
