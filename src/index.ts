@@ -1,14 +1,23 @@
-import { DurableObject } from "cloudflare:workers";
+// The Worker: the HTTP API of SPEC §4, and the Durable Object classes its bindings name.
+import { toErrorResponse } from "./http/errors.ts";
+import { createRouter, isApiPath, staticAsset } from "./http/router.ts";
 
-export class SessionObject extends DurableObject<Env> {}
-export class RegistryObject extends DurableObject<Env> {}
-export class PrincipalObject extends DurableObject<Env> {}
-export class RateLimiterObject extends DurableObject<Env> {}
+export { PrincipalObject } from "./durable/principal.ts";
+export { RateLimiterObject } from "./durable/rateLimiter.ts";
+export { RegistryObject } from "./durable/registry.ts";
+export { SessionObject } from "./durable/session.ts";
+
+const router = createRouter();
 
 export default {
-  async fetch(request) {
-    const url = new URL(request.url);
-    if (url.pathname === "/v1/health") return Response.json({ ok: true, version: "0.1.0" });
-    return Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 });
+  async fetch(request, env, ctx) {
+    try {
+      if (!isApiPath(new URL(request.url).pathname)) return await staticAsset(request, env);
+      const response: unknown = await router.fetch(request, env, ctx);
+      if (response instanceof Response) return response;
+      throw new Error("a route answered no Response");
+    } catch (error) {
+      return toErrorResponse(error, request);
+    }
   },
 } satisfies ExportedHandler<Env>;

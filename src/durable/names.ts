@@ -1,0 +1,34 @@
+// How Durable Objects are named. A session object's name carries the verified principal, so two principals using
+// the same session id never reach the same object.
+
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface SessionIdentity {
+  principalId: string;
+  sessionId: string;
+}
+
+/** `<principal, URI-encoded>/<session id>`: the encoding keeps `/` out of the principal part, session ids have none. */
+export function sessionObjectName(principalId: string, sessionId: string): string {
+  return `${encodeURIComponent(principalId)}/${sessionId}`;
+}
+
+/** The inverse of sessionObjectName; undefined for a name it did not produce. */
+export function parseSessionObjectName(name: string): SessionIdentity | undefined {
+  const slash = name.lastIndexOf("/");
+  if (slash <= 0) return undefined;
+  const sessionId = name.slice(slash + 1);
+  if (!SESSION_ID_PATTERN.test(sessionId)) return undefined;
+  try {
+    return { principalId: decodeURIComponent(name.slice(0, slash)), sessionId };
+  } catch {
+    return undefined;
+  }
+}
+
+export function principalObjectName(principalId: string): string {
+  return encodeURIComponent(principalId);
+}
+
+/** The one registry object of the deployment. */
+export const REGISTRY_OBJECT_NAME = "registry";

@@ -1,0 +1,116 @@
+// One SQLite-backed Durable Object per principal: the index of that principal's sessions, so that memory/clear with
+// scope "all" reaches every one of them. A clear fans out to the session objects in parallel batches; past
+// SYNC_LIMIT sessions the rest continues in alarm invocations (each with a fresh subrequest budget), so any
+// number of sessions is cleared without one request exceeding the platform's subrequest limit.
+import { DurableObject } from "cloudflare:workers";
+import { principalObjectName, sessionObjectName } from "./names.ts";
+
+/** Sessions cleared inside the clear request itself; the rest follows through the alarm. */
+export const SYNC_LIMIT = 500;
+/** Parallel RPCs to session objects at a time. */
+const CONCURRENCY = 50;
+
+interface ClearJob {
+  principalId: string;
+  /** The last session id cleared (sessions are visited in id order). */
+  after: string;
+  /** Only sessions indexed before the clear was asked are part of it. */
+  startedAt: number;
+}
+
+export interface ClearOutcome {
+  /** Sessions cleared so far. */
+  cleared: number;
+  /** Sessions still to clear (by the alarm, within seconds). */
+  pending: number;
+}
+
+export class PrincipalObject extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.createTables();
+  }
+
+  private createTables(): void {
+    this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, added INTEGER NOT NULL)");
+  }
+
+  addSession(sessionId: string): void {
+    this.ctx.storage.sql.exec(
+      "INSERT OR IGNORE INTO sessions (session_id, added) VALUES (?, ?)",
+      sessionId,
+      Date.now(),
+    );
+  }
+
+  /** An expired session leaves the index; an empty index deletes the object's storage. */
+  async removeSession(sessionId: string): Promise<void> {
+    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE session_id = ?", sessionId);
+    if (this.sessionCount() === 0 && this.ctx.storage.kv.get<ClearJob>("clearJob") === undefined) {
+      await this.ctx.storage.deleteAll();
+      this.createTables();
+    }
+  }
+
+  sessionCount(): number {
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sessions").one().n;
+  }
+
+  listSessions(): string[] {
+    return this.ctx.storage.sql
+      .exec<{ session_id: string }>("SELECT session_id FROM sessions ORDER BY session_id")
+      .toArray()
+      .map((row) => row.session_id);
+  }
+
+  /** Clears the discovered set of every session of the principal; `syncLimit` sessions now, the rest by alarm. */
+  async clearAll(principalId: string, syncLimit = SYNC_LIMIT): Promise<ClearOutcome> {
+    const job: ClearJob = { principalId, after: "", startedAt: Date.now() };
+    this.ctx.storage.kv.put("clearJob", job);
+    return this.runJob(job, syncLimit);
+  }
+
+  override async alarm(): Promise<void> {
+    const job = this.ctx.storage.kv.get<ClearJob>("clearJob");
+    if (job) await this.runJob(job, SYNC_LIMIT);
+  }
+
+  private async runJob(job: ClearJob, limit: number): Promise<ClearOutcome> {
+    const batch = this.ctx.storage.sql
+      .exec<{ session_id: string }>(
+        "SELECT session_id FROM sessions WHERE session_id > ? AND added <= ? ORDER BY session_id LIMIT ?",
+        job.after,
+        job.startedAt,
+        limit,
+      )
+      .toArray()
+      .map((row) => row.session_id);
+    for (let start = 0; start < batch.length; start += CONCURRENCY) {
+      const chunk = batch.slice(start, start + CONCURRENCY);
+      await Promise.all(
+        chunk.map((sessionId) =>
+          this.env.SESSION.getByName(sessionObjectName(job.principalId, sessionId)).clearDiscovered(),
+        ),
+      );
+    }
+    const last = batch.at(-1);
+    const pending = last === undefined ? 0 : this.remainingAfter(last, job.startedAt);
+    if (pending > 0 && last !== undefined) {
+      this.ctx.storage.kv.put("clearJob", { ...job, after: last });
+      await this.ctx.storage.setAlarm(Date.now());
+    } else {
+      this.ctx.storage.kv.delete("clearJob");
+    }
+    return { cleared: batch.length, pending };
+  }
+
+  private remainingAfter(after: string, startedAt: number): number {
+    return this.ctx.storage.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM sessions WHERE session_id > ? AND added <= ?", after, startedAt)
+      .one().n;
+  }
+}
+
+export function principalStub(env: Env, principalId: string): DurableObjectStub<PrincipalObject> {
+  return env.PRINCIPAL.getByName(principalObjectName(principalId));
+}

@@ -1,0 +1,192 @@
+// The one registry Durable Object: the tools the owner registers at run time, persisted with a version so that
+// every isolate can tell when its in-memory registry is stale. The built-in demo catalog is code, not storage:
+// only its removals are stored (tombstones, or the whole demo context disposed).
+import { DurableObject } from "cloudflare:workers";
+import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
+import type { ToolDefinition } from "../core/types.ts";
+
+export interface StoredTool {
+  definition: ToolDefinition;
+  context: string;
+}
+
+/** Identifies one state of the registry; `epoch` changes if the storage is ever recreated. */
+export interface RegistryVersion {
+  epoch: string;
+  version: number;
+}
+
+/** A stored tool as its stored JSON text (parsed by the reader: cheaper over RPC than a structured object). */
+export interface StoredToolText {
+  name: string;
+  definition: string;
+  context: string;
+}
+
+export interface RegistryPage extends RegistryVersion {
+  /** Demo tools that were removed one by one. */
+  removedBuiltins: string[];
+  /** Whether the whole demo context was disposed. */
+  demoDisposed: boolean;
+  tools: StoredToolText[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  next?: number;
+}
+
+export type PutOutcome =
+  | ({ ok: true; created: number; replaced: number } & RegistryVersion)
+  | { ok: false; code: "too_many_tools"; message: string };
+
+/** Bytes of tool definitions per snapshot page, well under the RPC message limit. */
+const PAGE_BYTES = 4 * 1024 * 1024;
+
+let demoNamesCache: ReadonlySet<string> | undefined;
+function demoNames(): ReadonlySet<string> {
+  demoNamesCache ??= new Set(demoCatalog().map((tool) => tool.name));
+  return demoNamesCache;
+}
+
+export class RegistryObject extends DurableObject<Env> {
+  private current: RegistryVersion;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const sql = ctx.storage.sql;
+    sql.exec(`CREATE TABLE IF NOT EXISTS tools (
+      name TEXT PRIMARY KEY, context TEXT NOT NULL, definition TEXT NOT NULL, seq INTEGER NOT NULL)`);
+    sql.exec("CREATE INDEX IF NOT EXISTS tools_by_seq ON tools (seq)");
+    sql.exec("CREATE INDEX IF NOT EXISTS tools_by_context ON tools (context)");
+    sql.exec("CREATE TABLE IF NOT EXISTS removed_builtins (name TEXT PRIMARY KEY)");
+    let epoch = ctx.storage.kv.get<string>("epoch");
+    if (epoch === undefined) {
+      epoch = crypto.randomUUID();
+      ctx.storage.kv.put("epoch", epoch);
+    }
+    this.current = { epoch, version: ctx.storage.kv.get<number>("version") ?? 0 };
+  }
+
+  /** The current version, from memory: the per-request staleness check of every isolate. */
+  getVersion(): RegistryVersion {
+    return this.current;
+  }
+
+  /** One page of the persisted tools, in registration order, with the removals of demo tools. */
+  snapshot(after = 0): RegistryPage {
+    const tools: StoredToolText[] = [];
+    let bytes = 0;
+    let next: number | undefined;
+    const rows = this.ctx.storage.sql.exec<{ name: string; context: string; definition: string; seq: number }>(
+      "SELECT name, context, definition, seq FROM tools WHERE seq > ? ORDER BY seq",
+      after,
+    );
+    for (const row of rows) {
+      if (bytes > 0 && bytes + row.definition.length > PAGE_BYTES) break;
+      tools.push({ name: row.name, context: row.context, definition: row.definition });
+      bytes += row.definition.length;
+      next = row.seq;
+    }
+    const last = this.ctx.storage.sql.exec<{ m: number | null }>("SELECT MAX(seq) AS m FROM tools").one().m;
+    return {
+      ...this.current,
+      removedBuiltins: this.removedBuiltins(),
+      demoDisposed: this.demoDisposed(),
+      tools,
+      ...(next !== undefined && next !== last ? { next } : {}),
+    };
+  }
+
+  /**
+   * Registers (or replaces) tools, all or nothing. The definitions are already validated by the Worker.
+   * `maxTools` caps the whole registry (demo tools included).
+   */
+  put(entries: StoredTool[], maxTools: number): PutOutcome {
+    const sql = this.ctx.storage.sql;
+    const active = this.activeNames();
+    const added = new Set(entries.map((entry) => entry.definition.name).filter((name) => !active.has(name)));
+    // Replacing never fails on the cap (even if a lowered cap is already exceeded); adding does.
+    if (added.size > 0 && active.size + added.size > maxTools) {
+      return {
+        ok: false,
+        code: "too_many_tools",
+        message: `the registry would hold ${active.size + added.size} tools; the limit is ${maxTools}`,
+      };
+    }
+    this.ctx.storage.transactionSync(() => {
+      let seq = this.ctx.storage.kv.get<number>("seq") ?? 0;
+      for (const { definition, context } of entries) {
+        seq += 1;
+        sql.exec(
+          `INSERT INTO tools (name, context, definition, seq) VALUES (?, ?, ?, ?)
+           ON CONFLICT (name) DO UPDATE SET context = excluded.context, definition = excluded.definition`,
+          definition.name,
+          context,
+          JSON.stringify(definition),
+          seq,
+        );
+      }
+      this.ctx.storage.kv.put("seq", seq);
+      this.bump();
+    });
+    return { ok: true, created: added.size, replaced: entries.length - added.size, ...this.current };
+  }
+
+  /** Removes one tool, persisted or built in. */
+  remove(name: string): { removed: boolean } & RegistryVersion {
+    const active = this.activeNames();
+    if (!active.has(name)) return { removed: false, ...this.current };
+    this.ctx.storage.transactionSync(() => {
+      this.ctx.storage.sql.exec("DELETE FROM tools WHERE name = ?", name);
+      if (demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
+      this.bump();
+    });
+    return { removed: true, ...this.current };
+  }
+
+  /** Removes every tool a context registered (the demo context included); returns how many went. */
+  disposeContext(context: string): { removed: number } & RegistryVersion {
+    const removed = this.ctx.storage.transactionSync(() => {
+      const deleted = this.ctx.storage.sql.exec("DELETE FROM tools WHERE context = ?", context).rowsWritten;
+      let demoRemoved = 0;
+      if (context === DEMO_CONTEXT && !this.demoDisposed()) {
+        const shadowedOrRemoved = new Set([...this.persistedNames(), ...this.removedBuiltins()]);
+        demoRemoved = [...demoNames()].filter((name) => !shadowedOrRemoved.has(name)).length;
+        this.ctx.storage.kv.put("demoDisposed", true);
+      }
+      // A deleted row may uncover a demo tool of the same name: the content changes even if no name goes.
+      if (deleted > 0 || demoRemoved > 0) this.bump();
+      return deleted + demoRemoved;
+    });
+    return { removed, ...this.current };
+  }
+
+  private bump(): void {
+    const version = this.current.version + 1;
+    this.ctx.storage.kv.put("version", version);
+    this.current = { epoch: this.current.epoch, version };
+  }
+
+  private removedBuiltins(): string[] {
+    return this.ctx.storage.sql
+      .exec<{ name: string }>("SELECT name FROM removed_builtins ORDER BY name")
+      .toArray()
+      .map((row) => row.name);
+  }
+
+  private demoDisposed(): boolean {
+    return this.ctx.storage.kv.get<boolean>("demoDisposed") === true;
+  }
+
+  private persistedNames(): Set<string> {
+    return new Set(this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM tools").toArray().map((row) => row.name));
+  }
+
+  /** Every name an isolate's registry holds right now. */
+  private activeNames(): Set<string> {
+    const names = this.persistedNames();
+    if (!this.demoDisposed()) {
+      const removed = new Set(this.removedBuiltins());
+      for (const name of demoNames()) if (!removed.has(name)) names.add(name);
+    }
+    return names;
+  }
+}

@@ -1,0 +1,293 @@
+// One SQLite-backed Durable Object per (principal, session id): the session's discovered set, its client-supplied
+// catalog, its confirmations and grants, and an idle timer. Storage and RPC only; the logic is the core's.
+// Every read-modify-write of stored state runs without an await in between, so concurrent calls never lose an update.
+import { DurableObject } from "cloudflare:workers";
+import type { GatewayConfig, SearchMode } from "../core/config.ts";
+import { DiscoveredSet } from "../core/discovered.ts";
+import { ConfirmationLedger } from "../core/grants.ts";
+import { texts } from "../core/locale.ts";
+import type { GrantState, ResolveOutcome } from "../core/grants.ts";
+import { ToolRegistry } from "../core/registry.ts";
+import { validateToolDefinition } from "../core/schema.ts";
+import { SearchIndexCache } from "../core/search/index.ts";
+import { runSearchTools } from "../core/searchTools.ts";
+import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
+import type { ConfirmationRequest, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
+import { loadSettings } from "../worker/settings.ts";
+import { parseSessionObjectName, principalObjectName } from "./names.ts";
+import type { SessionIdentity } from "./names.ts";
+
+const DAY_MS = 86_400_000;
+
+/** Keys of the synchronous KV store. */
+const KEY = {
+  identity: "identity",
+  discovered: "discovered",
+  lastActive: "lastActive",
+  grants: "grants",
+  catalogHash: "catalogHash",
+  indexed: "indexedByPrincipal",
+} as const;
+
+export interface ClientCatalog {
+  /** Identifies the catalog's content (a hash), so that an unchanged catalog is neither rewritten nor re-indexed. */
+  hash: string;
+  tools: ToolDefinition[];
+}
+
+export interface SessionPrepareInput {
+  identity: SessionIdentity;
+  /** Tool names found in this turn's history, oldest first. */
+  historyNames: string[];
+  /** The client's tools for this turn, or null when the turn uses the registry. */
+  catalog: ClientCatalog | null;
+}
+
+export interface SessionSearchInput {
+  identity: SessionIdentity;
+  params: SearchToolsParams;
+  mode: SearchMode;
+  enabledGroups: string[];
+}
+
+interface LoadedCatalog {
+  hash: string;
+  tools: ToolDefinition[];
+  names: Set<string>;
+  registry?: ToolRegistry;
+}
+
+export class SessionObject extends DurableObject<Env> {
+  private catalog: LoadedCatalog | null | undefined;
+  private readonly indexes = new SearchIndexCache(2);
+  /** Whether this instance already knows that an expiry alarm is scheduled. */
+  private alarmScheduled = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.createTables();
+  }
+
+  // ---- the discovered set -------------------------------------------------------------------------------------
+
+  /** A prepare turn: history names join the set; the client's catalog (if any) becomes the session's catalog. */
+  async prepare(input: SessionPrepareInput): Promise<{ discovered: string[] }> {
+    const discovered = this.touchNow(input.historyNames);
+    this.storeCatalog(input.catalog);
+    await this.afterWrite(input.identity);
+    return { discovered };
+  }
+
+  /** Names join the set now (the last given ends up most recent); returns the set, most recent first. */
+  async touchDiscovered(identity: SessionIdentity, names: string[]): Promise<string[]> {
+    const discovered = this.touchNow(names);
+    await this.afterWrite(identity);
+    return discovered;
+  }
+
+  /**
+   * Searches the session's client catalog and records the returned tools as discovered, in one step.
+   * Null when the session has no client catalog (the caller then searches the registry).
+   */
+  async search(input: SessionSearchInput): Promise<SearchToolsResult | null> {
+    const catalog = this.loadCatalog();
+    if (!catalog) return null;
+    const index = this.indexes.get(catalog.hash, input.mode, () => catalog.tools);
+    const result = runSearchTools(input.params, {
+      catalog: catalog.tools,
+      index,
+      enabledGroups: input.enabledGroups,
+      config: this.config(),
+    });
+    this.touchNow(result.tools.map((tool) => tool.name));
+    await this.afterWrite(input.identity);
+    return result;
+  }
+
+  getDiscovered(): string[] {
+    return this.ctx.storage.kv.get<string[]>(KEY.discovered) ?? [];
+  }
+
+  /** Empties the discovered set (memory:clear); the catalog and grants stay. Not an activity: the idle timer runs on. */
+  clearDiscovered(): boolean {
+    return this.ctx.storage.kv.delete(KEY.discovered);
+  }
+
+  // ---- the client catalog -------------------------------------------------------------------------------------
+
+  /** Whether the session's client catalog has this tool. */
+  hasClientTool(name: string): boolean {
+    return this.loadCatalog()?.names.has(name) ?? false;
+  }
+
+  /** Runs a client tool through a registry of the client catalog (no executors: the answer says the client runs it). */
+  async executeClientTool(name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
+    const catalog = this.loadCatalog();
+    const config = this.config();
+    if (!catalog) return { content: JSON.stringify({ error: texts(config.locale).unknownTool(name, []) }), isError: true };
+    if (!catalog.registry) {
+      const registry = new ToolRegistry({ logger: console, locale: config.locale });
+      registry.registerMany(catalog.tools, "client");
+      catalog.registry = registry;
+    }
+    return catalog.registry.execute(name, args, context);
+  }
+
+  // ---- confirmations and grants (the guard's SessionGrants) ---------------------------------------------------
+
+  async consumeGrant(capability: string): Promise<boolean> {
+    const now = Date.now();
+    const ledger = this.ledger(now);
+    const granted = ledger.consume(capability, now);
+    this.ctx.storage.kv.put(KEY.grants, ledger.toState());
+    await this.afterWrite();
+    return granted;
+  }
+
+  async requestConfirmation(capability: string, mode: "session" | "always"): Promise<ConfirmationRequest> {
+    const now = Date.now();
+    const ledger = this.ledger(now);
+    const request = ledger.request(capability, mode, this.confirmationTtlMs(), now, () => crypto.randomUUID());
+    this.ctx.storage.kv.put(KEY.grants, ledger.toState());
+    await this.afterWrite();
+    return request;
+  }
+
+  async resolveConfirmation(id: string, approve: boolean): Promise<ResolveOutcome> {
+    const now = Date.now();
+    // A session that never asked for a confirmation has nothing to resolve: answer without creating it.
+    if (this.ctx.storage.kv.get<GrantState>(KEY.grants) === undefined) return { ok: false, code: "not_found" };
+    const ledger = this.ledger(now);
+    const outcome = ledger.resolve(id, approve, this.confirmationTtlMs(), now);
+    this.ctx.storage.kv.put(KEY.grants, ledger.toState());
+    await this.afterWrite();
+    return outcome;
+  }
+
+  // ---- expiry ---------------------------------------------------------------------------------------------------
+
+  /** Deletes everything once the session has been idle for sessionTtlDays; otherwise waits for the new deadline. */
+  override async alarm(): Promise<void> {
+    const lastActive = this.ctx.storage.kv.get<number>(KEY.lastActive);
+    const deadline = (lastActive ?? 0) + this.ttlMs();
+    if (lastActive !== undefined && Date.now() < deadline) {
+      await this.ctx.storage.setAlarm(deadline);
+      this.alarmScheduled = true;
+      return;
+    }
+    const identity = this.identity();
+    const indexed = this.ctx.storage.kv.get<boolean>(KEY.indexed) === true;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    // deleteAll drops the tables too; this instance may serve the session again if it comes back.
+    this.createTables();
+    this.catalog = undefined;
+    this.alarmScheduled = false;
+    if (identity && indexed) {
+      await this.env.PRINCIPAL.getByName(principalObjectName(identity.principalId)).removeSession(identity.sessionId);
+    }
+  }
+
+  // ---- internals ------------------------------------------------------------------------------------------------
+
+  private createTables(): void {
+    this.ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS catalog_tools (position INTEGER PRIMARY KEY, definition TEXT NOT NULL)",
+    );
+  }
+
+  private config(): GatewayConfig {
+    const loaded = loadSettings(this.env);
+    if (!loaded.ok) throw new Error(`configuration error: ${loaded.error.message}`);
+    return loaded.settings.config;
+  }
+
+  private ttlMs(): number {
+    return this.config().sessionTtlDays * DAY_MS;
+  }
+
+  private confirmationTtlMs(): number {
+    return this.config().limits.confirmationTtlSeconds * 1000;
+  }
+
+  private touchNow(names: readonly string[]): string[] {
+    const stored = this.getDiscovered();
+    const set = new DiscoveredSet(this.config().maxDiscoveredKeep, stored);
+    set.touch(names);
+    const discovered = set.toArray();
+    this.ctx.storage.kv.put(KEY.discovered, discovered);
+    return discovered;
+  }
+
+  private ledger(now: number): ConfirmationLedger {
+    const ledger = new ConfirmationLedger(this.ctx.storage.kv.get<GrantState>(KEY.grants));
+    ledger.prune(now);
+    return ledger;
+  }
+
+  /** Who this session belongs to: given by the worker, else remembered, else read from the object's name. */
+  private identity(given?: SessionIdentity): SessionIdentity | undefined {
+    const stored = this.ctx.storage.kv.get<SessionIdentity>(KEY.identity);
+    if (stored) return stored;
+    const identity = given ?? (this.ctx.id.name !== undefined ? parseSessionObjectName(this.ctx.id.name) : undefined);
+    if (identity) this.ctx.storage.kv.put(KEY.identity, identity);
+    return identity;
+  }
+
+  /** After any write: note the activity, keep an expiry alarm, and join the principal's index of sessions once. */
+  private async afterWrite(given?: SessionIdentity): Promise<void> {
+    const now = Date.now();
+    this.ctx.storage.kv.put(KEY.lastActive, now);
+    const identity = this.identity(given);
+    if (!this.alarmScheduled) {
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + this.ttlMs());
+      this.alarmScheduled = true;
+    }
+    if (identity && this.ctx.storage.kv.get<boolean>(KEY.indexed) !== true) {
+      await this.env.PRINCIPAL.getByName(principalObjectName(identity.principalId)).addSession(identity.sessionId);
+      this.ctx.storage.kv.put(KEY.indexed, true);
+    }
+  }
+
+  private storeCatalog(catalog: ClientCatalog | null): void {
+    const storedHash = this.ctx.storage.kv.get<string>(KEY.catalogHash);
+    if (catalog === null) {
+      if (storedHash === undefined) return;
+      this.ctx.storage.sql.exec("DELETE FROM catalog_tools");
+      this.ctx.storage.kv.delete(KEY.catalogHash);
+      this.catalog = null;
+      return;
+    }
+    if (storedHash === catalog.hash) return;
+    this.ctx.storage.transactionSync(() => {
+      this.ctx.storage.sql.exec("DELETE FROM catalog_tools");
+      catalog.tools.forEach((tool, position) => {
+        this.ctx.storage.sql.exec("INSERT INTO catalog_tools (position, definition) VALUES (?, ?)", position, JSON.stringify(tool));
+      });
+      this.ctx.storage.kv.put(KEY.catalogHash, catalog.hash);
+    });
+    this.catalog = loadedCatalog(catalog.hash, catalog.tools);
+  }
+
+  private loadCatalog(): LoadedCatalog | null {
+    if (this.catalog !== undefined) return this.catalog;
+    const hash = this.ctx.storage.kv.get<string>(KEY.catalogHash);
+    if (hash === undefined) {
+      this.catalog = null;
+      return null;
+    }
+    const tools = this.ctx.storage.sql
+      .exec<{ definition: string }>("SELECT definition FROM catalog_tools ORDER BY position")
+      .toArray()
+      .map((row) => {
+        const parsed: unknown = JSON.parse(row.definition);
+        return validateToolDefinition(parsed);
+      });
+    this.catalog = loadedCatalog(hash, tools);
+    return this.catalog;
+  }
+}
+
+function loadedCatalog(hash: string, tools: ToolDefinition[]): LoadedCatalog {
+  return { hash, tools, names: new Set(tools.map((tool) => tool.name)) };
+}

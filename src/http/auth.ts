@@ -1,0 +1,147 @@
+// Authentication (SPEC §4): a Bearer JWT verified with jose (HS256 secret or a JWKS URL), or the anonymous
+// principal when the settings allow it. Also the rule that a request's enabledGroups never exceed the token's.
+import { createRemoteJWKSet, errors, jwtVerify } from "jose";
+import type { JWTPayload, JWTVerifyGetKey } from "jose";
+import type { Principal } from "../core/types.ts";
+import type { AuthSettings } from "../worker/settings.ts";
+import { HttpError } from "./errors.ts";
+
+export const ANONYMOUS_ID = "anonymous";
+
+export function anonymousPrincipal(): Principal {
+  return { id: ANONYMOUS_ID, level: 0, owner: false, groups: [] };
+}
+
+/** Never "none", never a symmetric algorithm through the JWKS (that would let a public key act as an HMAC secret). */
+const SYMMETRIC_ALGORITHMS = ["HS256"] as const;
+const ASYMMETRIC_ALGORITHMS = [
+  "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519",
+] as const;
+
+const CLOCK_TOLERANCE_SECONDS = 5;
+const MAX_SUBJECT_LENGTH = 256;
+const MAX_TOKEN_GROUPS = 256;
+
+const REALM = 'Bearer realm="toolgate"';
+
+function unauthorized(message: string, withError: boolean): HttpError {
+  const header = withError
+    ? `${REALM}, error="invalid_token", error_description="${message.replaceAll('"', "'")}"`
+    : REALM;
+  return new HttpError(401, withError ? "invalid_token" : "unauthorized", message, { "WWW-Authenticate": header });
+}
+
+const remoteKeySets = new Map<string, JWTVerifyGetKey>();
+
+/** One remote key set per URL and isolate, so that jose's key cache and cooldown work across requests. */
+function remoteKeySet(url: URL): JWTVerifyGetKey {
+  let keySet = remoteKeySets.get(url.href);
+  if (!keySet) {
+    keySet = createRemoteJWKSet(url, { timeoutDuration: 5_000, cooldownDuration: 30_000 });
+    remoteKeySets.set(url.href, keySet);
+  }
+  return keySet;
+}
+
+function allowedAlgorithms(auth: AuthSettings): string[] {
+  return [...(auth.secret ? SYMMETRIC_ALGORITHMS : []), ...(auth.jwksUrl ? ASYMMETRIC_ALGORITHMS : [])];
+}
+
+function bearerToken(authorization: string): string {
+  const match = /^Bearer[ \t]+([A-Za-z0-9._~+/-]+=*)[ \t]*$/i.exec(authorization);
+  if (!match?.[1]) throw unauthorized("malformed Authorization header: expected `Bearer <JWT>`", true);
+  return match[1];
+}
+
+function tokenError(error: unknown): HttpError {
+  if (error instanceof errors.JWTExpired) return unauthorized("token expired", true);
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return unauthorized(`token claim \`${error.claim}\` is invalid: ${error.reason === "missing" ? "missing" : error.message}`, true);
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) return unauthorized("token signature is invalid", true);
+  if (error instanceof errors.JOSEAlgNotAllowed) return unauthorized("token algorithm is not allowed", true);
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
+    return unauthorized("no key of the key set matches the token", true);
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
+    return new HttpError(503, "auth_unavailable", "the key set (AUTH_JWKS_URL) cannot be read");
+  }
+  if (error instanceof errors.JOSEError) return unauthorized("malformed token", true);
+  console.error(`token verification failed: ${error instanceof Error ? error.message : String(error)}`);
+  return new HttpError(503, "auth_unavailable", "tokens cannot be verified right now");
+}
+
+/** Verified claims → principal; a claim of the wrong type makes the token invalid (never a silent default). */
+export function principalFromClaims(payload: JWTPayload): Principal {
+  const { sub, level, owner, groups } = payload;
+  if (typeof sub !== "string" || sub.length === 0 || sub.length > MAX_SUBJECT_LENGTH) {
+    throw unauthorized(`token claim \`sub\` must be a string of 1 to ${MAX_SUBJECT_LENGTH} characters`, true);
+  }
+  // The anonymous principal's id is reserved, so that a token can never share its sessions.
+  if (sub === ANONYMOUS_ID) throw unauthorized(`token claim \`sub\` must not be "${ANONYMOUS_ID}"`, true);
+  if (level !== undefined && (typeof level !== "number" || !Number.isSafeInteger(level))) {
+    throw unauthorized("token claim `level` must be an integer", true);
+  }
+  if (owner !== undefined && typeof owner !== "boolean") throw unauthorized("token claim `owner` must be a boolean", true);
+  if (
+    groups !== undefined &&
+    (!Array.isArray(groups) || groups.length > MAX_TOKEN_GROUPS ||
+      !groups.every((group) => typeof group === "string" && group.length > 0))
+  ) {
+    throw unauthorized("token claim `groups` must be an array of non-empty strings", true);
+  }
+  return {
+    id: sub,
+    level: level ?? 0,
+    owner: owner ?? false,
+    groups: (groups as string[] | undefined) ?? [],
+  };
+}
+
+/** The caller of a request: 401 (with WWW-Authenticate) unless its token verifies or anonymous access applies. */
+export async function authenticate(authorization: string | null, auth: AuthSettings): Promise<Principal> {
+  if (authorization === null || authorization.trim() === "") {
+    if (auth.allowAnonymous) return anonymousPrincipal();
+    throw unauthorized("missing bearer token", false);
+  }
+  const token = bearerToken(authorization);
+  const algorithms = allowedAlgorithms(auth);
+  if (algorithms.length === 0) throw unauthorized("this gateway accepts no tokens (anonymous access only)", true);
+  const { secret, jwksUrl } = auth;
+  const key: JWTVerifyGetKey = async (header, input) => {
+    if (header.alg === "HS256" && secret) return secret;
+    if (jwksUrl && header.alg !== "HS256") return remoteKeySet(jwksUrl)(header, input);
+    throw new errors.JOSEAlgNotAllowed("algorithm not allowed");
+  };
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, key, {
+      algorithms,
+      requiredClaims: ["exp", "sub"],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      ...(auth.audience !== undefined ? { audience: auth.audience } : {}),
+      ...(auth.issuer !== undefined ? { issuer: auth.issuer } : {}),
+    }));
+  } catch (error) {
+    throw tokenError(error);
+  }
+  return principalFromClaims(payload);
+}
+
+export function requireOwner(principal: Principal): void {
+  if (!principal.owner) throw new HttpError(403, "forbidden", "this route is for the owner only");
+}
+
+/**
+ * The groups a request may enable: what it asks for, within what its token allows. Absent → every group the
+ * principal may enable. The owner may enable any group ('*' included); a token group '*' allows any group;
+ * otherwise '*' means all of the principal's own groups and other names are intersected with them.
+ */
+export function effectiveGroups(principal: Principal, requested: readonly string[] | undefined): string[] {
+  const unlimited = principal.owner || principal.groups.includes("*");
+  if (requested === undefined) return unlimited ? ["*"] : [...principal.groups];
+  if (unlimited) return [...new Set(requested)];
+  if (requested.includes("*")) return [...principal.groups];
+  const allowed = new Set(principal.groups);
+  return [...new Set(requested.filter((group) => allowed.has(group)))];
+}

@@ -1,0 +1,58 @@
+// Reading a JSON request body under a byte limit: checked by Content-Length first, then while reading.
+import { HttpError } from "./errors.ts";
+import { isJsonObject } from "./validate.ts";
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, "payload_too_large", `request body is larger than ${maxBytes} bytes`);
+}
+
+/** The body's bytes, never more than `maxBytes` read (a longer stream is cancelled). */
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    if (!/^\d+$/.test(declared.trim())) throw new HttpError(400, "invalid_request", "Content-Length is not a number");
+    if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  }
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** The body parsed as JSON; it must be an object. 400 `invalid_json` otherwise, 413 over the limit. */
+export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+  const bytes = await readBodyBytes(request, maxBytes);
+  if (bytes.byteLength === 0) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "invalid_json", "the request body is not valid UTF-8");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : "parse error";
+    throw new HttpError(400, "invalid_json", `the request body is not valid JSON (${reason})`);
+  }
+  if (!isJsonObject(parsed)) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
+  return parsed;
+}

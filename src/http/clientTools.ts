@@ -1,0 +1,38 @@
+// The tools a client sends to prepare: any of the four shapes, read into ungrouped definitions.
+import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
+import { detectToolsShape, fromShape, ShapeError } from "../core/shapes.ts";
+import type { ToolShape } from "../core/shapes.ts";
+import type { ToolDefinition } from "../core/types.ts";
+import { readToolDefinition } from "./definitions.ts";
+import { badField, HttpError } from "./errors.ts";
+
+/** The list's one shape and its tools; `search_tools` itself is left out (prepare makes its own). */
+export function readClientTools(items: readonly unknown[]): { shape: ToolShape; tools: ToolDefinition[] } {
+  let shape: ToolShape;
+  let tools: ToolDefinition[];
+  try {
+    shape = detectToolsShape(items);
+    tools = items.map((item, index) => fromShape(item, shape, `tools[${index}]`));
+  } catch (error) {
+    if (error instanceof ShapeError) throw new HttpError(400, "invalid_request", error.message);
+    throw error;
+  }
+  const seen = new Map<string, number>();
+  const clean: ToolDefinition[] = [];
+  tools.forEach((tool, index) => {
+    if (tool.name === SEARCH_TOOLS_NAME) return;
+    const first = seen.get(tool.name);
+    if (first !== undefined) throw badField(`tools[${index}].name`, `"${tool.name}" is also tools[${first}]`);
+    seen.set(tool.name, index);
+    // Client tools are ungrouped: the group gate is for the registry's tools, not for what the client owns.
+    const { groups: _groups, ...ungrouped } = tool;
+    clean.push(readToolDefinition(ungrouped, `tools[${index}]`));
+  });
+  return { shape, tools: clean };
+}
+
+/** Identifies a catalog's content, so that the session object stores and indexes an unchanged catalog only once. */
+export async function catalogHash(tools: readonly ToolDefinition[]): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(tools)));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}

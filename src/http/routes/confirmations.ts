@@ -1,0 +1,29 @@
+// POST /v1/sessions/:sid/confirmations/:id: the user approves or denies a pending confirmation of this session.
+import { readJsonObject } from "../body.ts";
+import { begin, requireSessionId, sessionStub } from "../context.ts";
+import { badField, HttpError } from "../errors.ts";
+import type { RouteRequest } from "../request.ts";
+import { rejectUnknownFields, requiredBoolean } from "../validate.ts";
+
+const CONFIRMATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export async function resolveConfirmation(request: RouteRequest, env: Env): Promise<Response> {
+  const call = await begin(request, env);
+  const sessionId = requireSessionId(request.params.sid);
+  const id = request.params.id;
+  if (id === undefined || !CONFIRMATION_ID_PATTERN.test(id)) {
+    throw badField("id", `a confirmation id must match ${CONFIRMATION_ID_PATTERN.source}`);
+  }
+  const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
+  rejectUnknownFields(body, ["approve"]);
+  const approve = requiredBoolean(body, "approve", "");
+  // The session object is the caller's own: another principal's confirmation is simply not found there.
+  const outcome = await sessionStub(call, sessionId).resolveConfirmation(id, approve);
+  if (outcome.ok) {
+    return Response.json({ id, approved: outcome.approved, capability: outcome.capability, mode: outcome.mode });
+  }
+  if (outcome.code === "expired") {
+    throw new HttpError(410, "confirmation_expired", "this confirmation expired or was already resolved");
+  }
+  throw new HttpError(404, "confirmation_not_found", "no pending confirmation with this id in this session");
+}

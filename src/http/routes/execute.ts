@@ -1,0 +1,84 @@
+// POST /v1/sessions/:sid/execute: one tool call through the registry and its guard (SPEC §4). Every tool-level
+// outcome is 200 {content, isError, confirmation?}; 4xx only for a malformed request. One audit line per call.
+import { auditDecisionOf, auditLine } from "../../core/audit.ts";
+import type { AuditDecision } from "../../core/audit.ts";
+import { texts } from "../../core/locale.ts";
+import { isVisible } from "../../core/registry.ts";
+import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
+import type { ToolCallContext, ToolResult } from "../../core/types.ts";
+import { currentRegistry, guardDecisionOf } from "../../worker/registry.ts";
+import { readJsonObject } from "../body.ts";
+import { begin, requireSessionId, sessionStub } from "../context.ts";
+import type { Call } from "../context.ts";
+import { badField } from "../errors.ts";
+import { readEnabledGroups } from "../groups.ts";
+import { enforceRateLimit } from "../limits.ts";
+import type { RouteRequest } from "../request.ts";
+import { searchSession } from "../sessionSearch.ts";
+import { isJsonObject, rejectUnknownFields, requiredString } from "../validate.ts";
+import type { JsonObject } from "../validate.ts";
+
+const TOOL_NAME_MAX = 256;
+
+function toolError(message: string): ToolResult {
+  return { content: JSON.stringify({ error: message }), isError: true };
+}
+
+async function executeTool(call: Call, sessionId: string, name: string, args: JsonObject, context: ToolCallContext): Promise<ToolResult> {
+  const { config } = call.settings;
+  const groups = [...(context.enabledGroups ?? [])];
+  if (name === SEARCH_TOOLS_NAME) {
+    const parsed = parseSearchToolsParams(args, config.limits.maxQueryLength);
+    if (!parsed.ok) return toolError(texts(config.locale).invalidArguments(name, parsed.problems));
+    const result = await searchSession(call, sessionId, parsed.params, config.searchMode, groups);
+    return { content: JSON.stringify(result), isError: false };
+  }
+  const { registry } = await currentRegistry(call.env, call.settings);
+  const entry = registry.get(name);
+  if (!entry || !isVisible(entry.definition.groups, groups)) {
+    // Not a registry tool this caller can see: it may be one of the session's own client tools. If not, the
+    // registry answers below, the same way for an absent and a gated tool.
+    const session = sessionStub(call, sessionId);
+    if (await session.hasClientTool(name)) return session.executeClientTool(name, args, context);
+  }
+  return registry.execute(name, args, context);
+}
+
+export async function execute(request: RouteRequest, env: Env): Promise<Response> {
+  const call = await begin(request, env);
+  const sessionId = requireSessionId(request.params.sid);
+  const { config } = call.settings;
+  const body = await readJsonObject(request, config.limits.maxBodyBytes);
+  rejectUnknownFields(body, ["name", "arguments", "enabledGroups"]);
+  const name = requiredString(body, "name", "", { maxLength: TOOL_NAME_MAX });
+  const args = body.arguments ?? {};
+  if (!isJsonObject(args)) throw badField("arguments", "must be an object");
+  const groups = readEnabledGroups(call, body);
+
+  const started = Date.now();
+  const audit = (decision: AuditDecision): void => {
+    console.log(auditLine({ principalId: call.principal.id, sessionId, tool: name, decision, durationMs: Date.now() - started }));
+  };
+  try {
+    await enforceRateLimit(call);
+  } catch (error) {
+    audit("rate_limited");
+    throw error;
+  }
+
+  const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId };
+  let result: ToolResult;
+  try {
+    result = await executeTool(call, sessionId, name, args, context);
+  } catch (error) {
+    // registry.execute() never throws; anything that still does (a failed RPC, a bug) is a tool error, not a 500.
+    console.error(`execute ${name}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
+    result = toolError(texts(config.locale).toolFailed(name, "internal error"));
+  }
+  audit(guardDecisionOf(context)?.kind === "deny" ? "deny" : auditDecisionOf(result));
+  return Response.json({
+    content: result.content,
+    isError: result.isError,
+    ...(result.confirmation ? { confirmation: result.confirmation } : {}),
+  });
+}

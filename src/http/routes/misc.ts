@@ -1,0 +1,51 @@
+// Health, memory clearing and the untrusted-content boundary.
+import { CORE_VERSION } from "../../core/version.ts";
+import { wrapUntrustedContent } from "../../core/untrusted.ts";
+import { principalStub } from "../../durable/principal.ts";
+import { loadSettings } from "../../worker/settings.ts";
+import { readJsonObject } from "../body.ts";
+import { begin, requireSessionId, sessionStub } from "../context.ts";
+import { badField } from "../errors.ts";
+import type { RouteRequest } from "../request.ts";
+import { optionalString, rejectUnknownFields, requiredString } from "../validate.ts";
+
+const MAX_SOURCE_INPUT = 10_000;
+
+/** Liveness and version; it answers even when the configuration is wrong, and says why. */
+export function health(_request: RouteRequest, env: Env): Response {
+  const settings = loadSettings(env);
+  if (!settings.ok) return Response.json({ ok: false, version: CORE_VERSION, configError: settings.error.message });
+  return Response.json({ ok: true, version: CORE_VERSION });
+}
+
+export async function clearMemory(request: RouteRequest, env: Env): Promise<Response> {
+  const call = await begin(request, env);
+  const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
+  rejectUnknownFields(body, ["scope", "sessionId"]);
+  const scope = requiredString(body, "scope", "");
+  const sessionIdText = optionalString(body, "sessionId", "", { allowEmpty: true });
+  if (scope === "session") {
+    if (sessionIdText === undefined) throw badField("sessionId", 'is required with scope "session"');
+    const sessionId = requireSessionId(sessionIdText);
+    const cleared = await sessionStub(call, sessionId).clearDiscovered();
+    return Response.json({ scope, sessionId, cleared: cleared ? 1 : 0, pending: 0 });
+  }
+  if (scope === "all") {
+    if (sessionIdText !== undefined) throw badField("sessionId", 'is not allowed with scope "all"');
+    const outcome = await principalStub(env, call.principal.id).clearAll(call.principal.id);
+    return Response.json({ scope, cleared: outcome.cleared, pending: outcome.pending });
+  }
+  throw badField("scope", 'must be "session" or "all"');
+}
+
+export async function wrapUntrusted(request: RouteRequest, env: Env): Promise<Response> {
+  const call = await begin(request, env);
+  const { config } = call.settings;
+  const body = await readJsonObject(request, config.limits.maxBodyBytes);
+  rejectUnknownFields(body, ["content", "source"]);
+  const content = requiredString(body, "content", "", { allowEmpty: true });
+  const source = requiredString(body, "source", "", { allowEmpty: true, maxLength: MAX_SOURCE_INPUT });
+  return Response.json({
+    content: wrapUntrustedContent(content, source, { locale: config.locale, maxChars: config.limits.maxUntrustedChars }),
+  });
+}

@@ -1,0 +1,61 @@
+// POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (SPEC §2, §4).
+import { extractDiscovered } from "../../core/history.ts";
+import { prepareTurn, WarnOnce } from "../../core/prepare.ts";
+import { SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
+import { toShape } from "../../core/shapes.ts";
+import type { ToolShape } from "../../core/shapes.ts";
+import type { ToolDefinition } from "../../core/types.ts";
+import type { ClientCatalog } from "../../durable/session.ts";
+import { currentRegistry } from "../../worker/registry.ts";
+import { readJsonObject } from "../body.ts";
+import { catalogHash, readClientTools } from "../clientTools.ts";
+import { begin, requireSessionId, sessionIdentity, sessionStub } from "../context.ts";
+import { readEnabledGroups } from "../groups.ts";
+import type { RouteRequest } from "../request.ts";
+import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray } from "../validate.ts";
+
+const SHAPES = ["openai", "responses", "anthropic", "mcp"] as const;
+
+/** prepareTurn's warnings (an always-direct tool that is missing) are logged once per isolate, not per turn. */
+const warnings = new WarnOnce(console);
+
+export async function prepare(request: RouteRequest, env: Env): Promise<Response> {
+  const call = await begin(request, env);
+  const sessionId = requireSessionId(request.params.sid);
+  const { config } = call.settings;
+  const body = await readJsonObject(request, config.limits.maxBodyBytes);
+  rejectUnknownFields(body, ["messages", "tools", "enabledGroups", "format"]);
+  const messages = requiredArray(body, "messages", "", config.limits.maxMessages);
+  const items = optionalArray(body, "tools", "", config.limits.maxTools);
+  const groups = readEnabledGroups(call, body);
+  const format = optionalOneOf(body, "format", "", SHAPES);
+
+  let shape: ToolShape;
+  let tools: ToolDefinition[];
+  // Given tools become the session's catalog; without them the turn uses the registry and the catalog is dropped.
+  let catalog: ClientCatalog | null = null;
+  if (items !== undefined) {
+    const client = readClientTools(items);
+    shape = format ?? client.shape;
+    tools = client.tools;
+    catalog = { hash: await catalogHash(tools), tools };
+  } else {
+    shape = format ?? "openai";
+    tools = (await currentRegistry(env, call.settings)).registry.getDefinitions({ groups });
+  }
+
+  // The history's names are merged inside the session object (atomic); prepareTurn then merges them again into the
+  // returned set, which changes nothing: touching the same names in the same order is idempotent.
+  const { discovered } = await sessionStub(call, sessionId).prepare({
+    identity: sessionIdentity(call, sessionId),
+    historyNames: extractDiscovered(messages, SEARCH_TOOLS_NAME),
+    catalog,
+  });
+  const output = prepareTurn({ tools, messages, discovered, config, warnings, shape });
+  return Response.json({
+    tools: output.tools.map((tool) => toShape(tool, shape)),
+    applied: output.applied,
+    discovered: output.discovered,
+    stats: output.stats,
+  });
+}

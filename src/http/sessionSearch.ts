@@ -1,0 +1,31 @@
+// One search in a session's catalog (its client tools, else the registry); the tools it returns join the session's
+// discovered set at once. Shared by the search route and by execute of `search_tools`.
+import type { SearchMode } from "../core/config.ts";
+import { runSearchTools } from "../core/searchTools.ts";
+import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
+import { currentRegistry, registrySearchIndex } from "../worker/registry.ts";
+import { sessionIdentity, sessionStub } from "./context.ts";
+import type { Call } from "./context.ts";
+
+export async function searchSession(
+  call: Call,
+  sessionId: string,
+  params: SearchToolsParams,
+  mode: SearchMode,
+  enabledGroups: string[],
+): Promise<SearchToolsResult> {
+  const session = sessionStub(call, sessionId);
+  const identity = sessionIdentity(call, sessionId);
+  // A client catalog is searched inside the session object: search and discovery in one atomic step.
+  const inClientCatalog = await session.search({ identity, params, mode, enabledGroups });
+  if (inClientCatalog) return inClientCatalog;
+  const loaded = await currentRegistry(call.env, call.settings);
+  const result = runSearchTools(params, {
+    catalog: loaded.definitions,
+    index: registrySearchIndex(loaded, mode),
+    enabledGroups,
+    config: call.settings.config,
+  });
+  await session.touchDiscovered(identity, result.tools.map((tool) => tool.name));
+  return result;
+}

@@ -1,0 +1,150 @@
+// The isolate's tool registry: the demo catalog plus the tools persisted in the registry Durable Object, rebuilt
+// whenever that object's version changes. Every request that uses the registry asks the object for its version
+// (one small RPC answered from memory), so a change is visible to the next request from any isolate.
+import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
+import type { SearchMode } from "../core/config.ts";
+import { ToolRegistry } from "../core/registry.ts";
+import { SearchIndexCache } from "../core/search/index.ts";
+import type { SearchIndex } from "../core/search/types.ts";
+import type {
+  ExecutionGuard, ExecutorRunner, GuardDecision, ToolCallContext, ToolDefinition,
+} from "../core/types.ts";
+import { REGISTRY_OBJECT_NAME, sessionObjectName } from "../durable/names.ts";
+import type { RegistryObject, RegistryPage, RegistryVersion, StoredToolText } from "../durable/registry.ts";
+import { createExecutorRunner } from "../executors/index.ts";
+import { createExecutionGuard } from "../guard/guard.ts";
+import type { Settings } from "./settings.ts";
+
+export interface LoadedRegistry {
+  /** `epoch:version` of the registry object this was built from. */
+  key: string;
+  registry: ToolRegistry;
+  /** Every tool, in registry order: the catalog search indexes are built on. */
+  definitions: ToolDefinition[];
+}
+
+/** Pages read while the registry changes underneath before giving up (the next request tries again). */
+const MAX_SNAPSHOT_ATTEMPTS = 5;
+
+const searchIndexes = new SearchIndexCache(4);
+/** The guard's verdict per call (keyed by the call's context object), for the execute route's audit line. */
+const guardDecisions = new WeakMap<ToolCallContext, GuardDecision>();
+
+export function guardDecisionOf(context: ToolCallContext): GuardDecision | undefined {
+  return guardDecisions.get(context);
+}
+let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
+let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
+
+export function registryStub(env: Env): DurableObjectStub<RegistryObject> {
+  return env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
+}
+
+function versionKey(version: RegistryVersion): string {
+  return `${version.epoch}:${version.version}`;
+}
+
+/** The registry as of the registry object's current version. */
+export async function currentRegistry(env: Env, settings: Settings): Promise<LoadedRegistry> {
+  const key = versionKey(await registryStub(env).getVersion());
+  if (current?.settings === settings && current.loaded.key === key) return current.loaded;
+  if (pending?.settings !== settings || pending.key !== key) {
+    const promise = buildRegistry(env, settings).then((loaded) => {
+      current = { settings, loaded };
+      return loaded;
+    });
+    pending = { settings, key, promise };
+    promise.then(
+      () => { if (pending?.promise === promise) pending = undefined; },
+      () => { if (pending?.promise === promise) pending = undefined; },
+    );
+  }
+  return pending.promise;
+}
+
+/** The search index of the registry for a mode, built once per registry version. */
+export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode): SearchIndex {
+  return searchIndexes.get(`registry:${loaded.key}`, mode, () => loaded.definitions);
+}
+
+async function readSnapshot(env: Env): Promise<RegistryPage & { all: StoredToolText[] }> {
+  const stub = registryStub(env);
+  for (let attempt = 0; attempt < MAX_SNAPSHOT_ATTEMPTS; attempt++) {
+    const first = await stub.snapshot(0);
+    const all = [...first.tools];
+    let next = first.next;
+    let consistent = true;
+    while (next !== undefined) {
+      const page = await stub.snapshot(next);
+      if (page.epoch !== first.epoch || page.version !== first.version) {
+        consistent = false;
+        break;
+      }
+      all.push(...page.tools);
+      next = page.next;
+    }
+    if (consistent) return { ...first, all };
+  }
+  throw new Error("the registry kept changing while it was read");
+}
+
+async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegistry> {
+  const snapshot = await readSnapshot(env);
+  const { config } = settings;
+  const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
+
+  const persisted = new Set(snapshot.all.map((tool) => tool.name));
+  const removed = new Set(snapshot.removedBuiltins);
+  if (!snapshot.demoDisposed) {
+    // Demo tools that a persisted tool replaces are left out, rather than registered and replaced (one warning each).
+    const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
+    registry.registerMany(demo, DEMO_CONTEXT);
+  }
+  for (const { name, definition, context } of snapshot.all) {
+    try {
+      // register() validates what it is given, so the stored text is parsed into `unknown` and checked there.
+      const parsed: unknown = JSON.parse(definition);
+      registry.register(parsed, context);
+    } catch (error) {
+      // A stored tool that no longer validates (stricter code) must not take the whole registry down.
+      console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  registry.setExecutionGuard(executionGuard(env, settings));
+  return {
+    key: versionKey(snapshot),
+    registry,
+    definitions: registry.getDefinitions({ groups: ["*"] }),
+  };
+}
+
+function executorRunner(env: Env, settings: Settings): ExecutorRunner {
+  try {
+    return createExecutorRunner({ config: settings.config, env: { ...env } });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    console.error(`executors unavailable: ${reason}`);
+    return () => Promise.reject(new Error("executors are unavailable"));
+  }
+}
+
+/** The guard of issue 4; if it cannot be built, every call is denied (fail closed), never run unguarded. */
+function executionGuard(env: Env, settings: Settings): ExecutionGuard {
+  try {
+    return createExecutionGuard({
+      config: settings.config,
+      session: (principalId, sessionId) => env.SESSION.getByName(sessionObjectName(principalId, sessionId)),
+      onDecision: (decision, input) => guardDecisions.set(input.context, decision),
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    console.error(`execution guard unavailable: ${reason}`);
+    return () => ({ kind: "deny", reason: "the execution guard is unavailable" });
+  }
+}
+
+/** Forget the isolate's registry (tests). */
+export function resetIsolateRegistry(): void {
+  current = undefined;
+  pending = undefined;
+}

@@ -1,0 +1,292 @@
+// Authentication: Bearer JWTs (HS256 secret, or a JWKS served by the test's remote worker), the anonymous rule,
+// owner-only routes, and the rule that enabledGroups never exceed the token's groups.
+import { env } from "cloudflare:workers";
+import * as fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { anonymousPrincipal, authenticate, effectiveGroups } from "../../src/http/auth.ts";
+import { HttpError } from "../../src/http/errors.ts";
+import type { Principal } from "../../src/core/types.ts";
+import { parseSettings } from "../../src/worker/settings.ts";
+import type { AuthSettings } from "../../src/worker/settings.ts";
+import { api, fetchWithEnv, json, openaiTools, request, sessionId, token } from "./helpers.ts";
+import type { ErrorBody } from "./helpers.ts";
+
+const secretSettings = (): AuthSettings => ({
+  secret: new TextEncoder().encode(env.AUTH_JWT_SECRET),
+  allowAnonymous: false,
+});
+
+function base64url(value: unknown): string {
+  return btoa(JSON.stringify(value)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+async function remoteToken(claims: Record<string, unknown>, kid?: string): Promise<string> {
+  const response = await fetch(`https://remote.test/sign${kid ? `?kid=${kid}` : ""}`, {
+    method: "POST",
+    body: JSON.stringify(claims),
+  });
+  expect(response.status).toBe(200);
+  return (await json<{ token: string }>(response)).token;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<HttpError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof HttpError) return error;
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+const now = (): number => Math.floor(Date.now() / 1000);
+
+beforeAll(async () => {
+  await api("/v1/health");
+}, 60_000);
+
+function authPath(): string {
+  return `/v1/sessions/${sessionId("auth")}/search`;
+}
+
+interface Refusal {
+  status: number;
+  header: string;
+  code: string;
+  message: string;
+}
+
+async function refusal(response: Response): Promise<Refusal> {
+  const body = await json<ErrorBody>(response);
+  return {
+    status: response.status,
+    header: response.headers.get("www-authenticate") ?? "",
+    code: body.error.code,
+    message: body.error.message,
+  };
+}
+
+/** 401 invalid_token with the RFC 6750 header; `message` is a part of the error message. */
+function invalidToken(message: string): Record<string, unknown> {
+  return {
+    status: 401,
+    code: "invalid_token",
+    header: expect.stringMatching(/^Bearer realm="toolgate", error="invalid_token"/),
+    message: expect.stringContaining(message),
+  };
+}
+
+function search(tokenText?: string, headers?: Record<string, string>): Promise<Response> {
+  return api(authPath(), { body: { query: "" }, ...(tokenText !== undefined ? { token: tokenText } : {}), ...(headers ? { headers } : {}) });
+}
+
+describe("401 over HTTP", () => {
+  it("for a missing token", async () => {
+    expect(await refusal(await search())).toEqual({
+      status: 401,
+      header: 'Bearer realm="toolgate"',
+      code: "unauthorized",
+      message: "missing bearer token",
+    });
+  });
+
+  it("for a malformed Authorization header or token", async () => {
+    const basic = await search(undefined, { authorization: "Basic YWxpY2U6cHc=" });
+    expect(await refusal(basic)).toMatchObject(invalidToken("malformed Authorization header"));
+    expect(await refusal(await search("not-a-jwt"))).toMatchObject(invalidToken("malformed token"));
+    expect(await refusal(await search("a.b.c"))).toMatchObject(invalidToken("malformed token"));
+  });
+
+  it("for an expired token", async () => {
+    const expired = await token({ sub: "alice" }, { expiresIn: -120 });
+    expect(await refusal(await search(expired))).toMatchObject(invalidToken("token expired"));
+  });
+
+  it("for a token signed with another secret", async () => {
+    const forged = await token({ sub: "alice" }, { secret: "another-secret-that-is-long-enough-0123" });
+    expect(await refusal(await search(forged))).toMatchObject(invalidToken("signature is invalid"));
+  });
+
+  it("for alg none", async () => {
+    const unsigned = `${base64url({ alg: "none", typ: "JWT" })}.${base64url({ sub: "alice", owner: true, exp: now() + 600 })}.`;
+    expect(await refusal(await search(unsigned))).toMatchObject(invalidToken(""));
+    expect((await api("/v1/tools", { token: unsigned })).status).toBe(401);
+  });
+
+  it("for a token without exp or without sub", async () => {
+    const noExp = await token({ sub: "alice" }, { noExpiry: true });
+    expect(await refusal(await search(noExp))).toMatchObject(invalidToken("`exp`"));
+    const noSub = await token({ level: 1 });
+    expect(await refusal(await search(noSub))).toMatchObject(invalidToken("`sub`"));
+  });
+
+  it.each([{ level: "9" }, { level: 1.5 }, { owner: "yes" }, { groups: "web" }, { groups: [""] }])(
+    "for claims of the wrong type: %j",
+    async (claims) => {
+      const bad = await token({ sub: "alice", ...claims });
+      expect(await refusal(await search(bad))).toMatchObject(invalidToken(Object.keys(claims)[0] ?? ""));
+    },
+  );
+
+  it("never lets a token pose as the anonymous principal", async () => {
+    const anonymous = await token({ sub: "anonymous" });
+    expect(await refusal(await search(anonymous))).toMatchObject(invalidToken("anonymous"));
+  });
+});
+
+describe("403 on owner routes", () => {
+  it("for a valid token that is not the owner's", async () => {
+    const mallory = await token({ sub: "mallory", level: 99, groups: ["*"] });
+    const body = { description: "x", parameters: { type: "object", properties: {} } };
+    for (const [method, path, payload] of [
+      ["PUT", "/v1/tools/evil_tool", body],
+      ["PUT", "/v1/tools", { tools: [] }],
+      ["DELETE", "/v1/tools/echo", undefined],
+      ["DELETE", "/v1/contexts/builtin:demo", undefined],
+    ] as const) {
+      const response = await api(path, { method, token: mallory, body: payload });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect((await json<ErrorBody>(response)).error.code).toBe("forbidden");
+    }
+  });
+});
+
+describe("authenticate() with HS256", () => {
+  it("reads the claims into a principal, with defaults", async () => {
+    const full = await token({ sub: "carol", level: 2, owner: true, groups: ["web", "mail"] });
+    expect(await authenticate(`Bearer ${full}`, secretSettings())).toEqual({
+      id: "carol", level: 2, owner: true, groups: ["web", "mail"],
+    });
+    const bare = await token({ sub: "dave" });
+    expect(await authenticate(`bearer ${bare}`, secretSettings())).toEqual({ id: "dave", level: 0, owner: false, groups: [] });
+  });
+
+  it("keeps a negative level (banned) as it is", async () => {
+    const banned = await token({ sub: "eve", level: -1 });
+    expect((await authenticate(`Bearer ${banned}`, secretSettings())).level).toBe(-1);
+  });
+
+  it("checks aud and iss when configured", async () => {
+    const settings = { ...secretSettings(), audience: "toolgate", issuer: "https://issuer.test" };
+    const missing = await token({ sub: "frank" });
+    expect((await rejection(authenticate(`Bearer ${missing}`, settings))).status).toBe(401);
+    const wrongAud = await token({ sub: "frank", aud: "other", iss: "https://issuer.test" });
+    expect((await rejection(authenticate(`Bearer ${wrongAud}`, settings))).message).toContain("`aud`");
+    const right = await token({ sub: "frank", aud: "toolgate", iss: "https://issuer.test" });
+    expect((await authenticate(`Bearer ${right}`, settings)).id).toBe("frank");
+  });
+});
+
+function jwksSettings(): AuthSettings {
+  return { jwksUrl: new URL("https://remote.test/jwks.json"), allowAnonymous: false };
+}
+
+describe("authenticate() with a JWKS URL", () => {
+  it("accepts an RS256 token signed by a key of the set", async () => {
+    const signed = await remoteToken({ sub: "grace", level: 1, groups: ["web"], exp: now() + 600 });
+    expect(await authenticate(`Bearer ${signed}`, jwksSettings())).toEqual({
+      id: "grace", level: 1, owner: false, groups: ["web"],
+    });
+  });
+
+  it("refuses a token whose key id is not in the set", async () => {
+    const signed = await remoteToken({ sub: "grace", exp: now() + 600 }, "unknown-key");
+    expect((await rejection(authenticate(`Bearer ${signed}`, jwksSettings()))).status).toBe(401);
+  });
+
+  it("refuses an expired RS256 token and an RS256 token without exp", async () => {
+    const expired = await remoteToken({ sub: "grace", exp: now() - 600 });
+    expect((await rejection(authenticate(`Bearer ${expired}`, jwksSettings()))).message).toBe("token expired");
+    const noExp = await remoteToken({ sub: "grace" });
+    expect((await rejection(authenticate(`Bearer ${noExp}`, jwksSettings()))).status).toBe(401);
+  });
+
+  it("refuses HS256 when only a JWKS is configured (no secret to confuse with a public key)", async () => {
+    const hs = await token({ sub: "grace" });
+    expect((await rejection(authenticate(`Bearer ${hs}`, jwksSettings()))).status).toBe(401);
+  });
+
+  it("refuses an RS256 token when only the HS256 secret is configured", async () => {
+    const signed = await remoteToken({ sub: "grace", exp: now() + 600 });
+    expect((await rejection(authenticate(`Bearer ${signed}`, secretSettings()))).status).toBe(401);
+  });
+
+  it("takes both kinds when both are configured", async () => {
+    const both = { ...secretSettings(), ...jwksSettings() };
+    const hs = await token({ sub: "h" });
+    const rs = await remoteToken({ sub: "r", exp: now() + 600 });
+    expect((await authenticate(`Bearer ${hs}`, both)).id).toBe("h");
+    expect((await authenticate(`Bearer ${rs}`, both)).id).toBe("r");
+  });
+});
+
+describe("anonymous access", () => {
+  it("gives the anonymous principal without a header when allowed", async () => {
+    const settings = parseSettings({ ALLOW_ANONYMOUS: "true" });
+    expect(await authenticate(null, settings.auth)).toEqual({ id: "anonymous", level: 0, owner: false, groups: [] });
+    expect(anonymousPrincipal()).toEqual({ id: "anonymous", level: 0, owner: false, groups: [] });
+  });
+
+  it("is off unless ALLOW_ANONYMOUS is exactly \"true\"", async () => {
+    const settings = parseSettings({ AUTH_JWT_SECRET: env.AUTH_JWT_SECRET });
+    expect(settings.auth.allowAnonymous).toBe(false);
+    expect((await rejection(authenticate(null, settings.auth))).status).toBe(401);
+  });
+
+  it("still verifies a token that is sent", async () => {
+    const settings = parseSettings({ ALLOW_ANONYMOUS: "true", AUTH_JWT_SECRET: env.AUTH_JWT_SECRET });
+    const expired = await token({ sub: "alice" }, { expiresIn: -600 });
+    expect((await rejection(authenticate(`Bearer ${expired}`, settings.auth))).status).toBe(401);
+  });
+
+  it("serves a request without a token through the Worker when the env allows it", async () => {
+    const response = await fetchWithEnv(
+      { ALLOW_ANONYMOUS: "true" },
+      request(`/v1/sessions/${sessionId("anon")}/prepare`, { body: { messages: [], tools: openaiTools("anon", 2) } }),
+    );
+    expect(response.status).toBe(200);
+    expect((await json<{ tools: unknown[] }>(response)).tools).toHaveLength(2);
+  });
+});
+
+function user(groups: string[], owner = false): Principal {
+  return { id: "u", level: 0, owner, groups };
+}
+
+describe("effectiveGroups()", () => {
+  it("defaults to every group the principal may enable", () => {
+    expect(effectiveGroups(user(["web", "mail"]), undefined)).toEqual(["web", "mail"]);
+    expect(effectiveGroups(user([]), undefined)).toEqual([]);
+    expect(effectiveGroups(user([], true), undefined)).toEqual(["*"]);
+  });
+
+  it("intersects a request with the token's groups", () => {
+    expect(effectiveGroups(user(["web", "mail"]), ["mail", "admin"])).toEqual(["mail"]);
+    expect(effectiveGroups(user(["web"]), [])).toEqual([]);
+  });
+
+  it("reads '*' from a non-owner as all of their own groups", () => {
+    expect(effectiveGroups(user(["web", "mail"]), ["*"])).toEqual(["web", "mail"]);
+    expect(effectiveGroups(user([]), ["*", "admin"])).toEqual([]);
+  });
+
+  it("lets the owner (or a token group '*') enable anything", () => {
+    expect(effectiveGroups(user([], true), ["admin", "*"])).toEqual(["admin", "*"]);
+    expect(effectiveGroups(user(["*"]), ["admin"])).toEqual(["admin"]);
+  });
+
+  it("never exceeds a non-owner's groups (property)", () => {
+    const names: string[] = ["web", "mail", "files", "admin", "code"];
+    const own = fc.array(fc.constantFrom(...names));
+    const requested = fc.option(fc.array(fc.constantFrom(...names, "*")), { nil: undefined });
+    const outside: string[][] = [];
+    fc.assert(
+      fc.property(own, requested, (groups, asked) => {
+        const extra = effectiveGroups(user(groups), asked).filter((g) => !groups.includes(g));
+        if (extra.length > 0) outside.push(extra);
+        return extra.length === 0;
+      }),
+    );
+    expect(outside).toEqual([]);
+  });
+});
