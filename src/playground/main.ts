@@ -208,6 +208,13 @@ async function answerConfirmation(name: string, args: Record<string, unknown>, i
 // --- wiring -------------------------------------------------------------------------------------------------------
 
 ui.sessionId.value = randomSessionId();
+// `npm start` prints a link carrying a development token in the fragment (never sent to any server); take it once
+// and drop it from the address bar.
+const fragmentToken = new URLSearchParams(location.hash.slice(1)).get("token");
+if (fragmentToken) {
+  ui.token.value = fragmentToken;
+  history.replaceState(null, "", location.pathname + location.search);
+}
 ui.connectionForm.addEventListener("submit", (event) => {
   event.preventDefault();
   // The caller changed: what it may see changed too.
@@ -216,11 +223,6 @@ ui.connectionForm.addEventListener("submit", (event) => {
 ui.sessionId.addEventListener("input", checkSessionField);
 ui.newSession.addEventListener("click", () => {
   ui.sessionId.value = randomSessionId();
-ui.connectionForm.addEventListener("submit", (event) => {
-  event.preventDefault();
-  // The caller changed: what it may see changed too.
-  void catalogTask(ui.applyConnection, () => (catalog?.tools === undefined ? loadDemo() : useCatalog(catalog)));
-});
   checkSessionField();
   void runForSection(ui.newSession, ui.catalogSection, ui.catalogError, refreshDiscovered);
 });
