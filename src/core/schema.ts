@@ -392,7 +392,12 @@ const DEFINITION_FIELDS = ["name", "description", "parameters", "groups", "visib
  * Checks an untrusted tool definition and returns a clean copy (unknown fields rejected). Throws ToolDefinitionError.
  * The copy holds only the fields given (an empty `groups` is dropped: it means ungrouped), in a fixed order.
  */
-export function validateToolDefinition(input: unknown): ToolDefinition {
+export interface DefinitionOptions {
+  /** Client-supplied tools (MCP, Anthropic) may leave the description out; registered tools may not. */
+  allowEmptyDescription?: boolean;
+}
+
+export function validateToolDefinition(input: unknown, options: DefinitionOptions = {}): ToolDefinition {
   if (!isObject(input)) fail("tool", "must be a JSON object");
   rejectUnknownFields(input, "", DEFINITION_FIELDS);
   const name = own(input, "name");
@@ -400,7 +405,8 @@ export function validateToolDefinition(input: unknown): ToolDefinition {
     fail("name", `must match ${TOOL_NAME_PATTERN.source} (letters, digits, "_", ".", "-"; 1 to 64 characters)`);
   }
   const description = own(input, "description");
-  if (typeof description !== "string" || description.trim() === "") fail("description", "must be a non-empty string");
+  if (typeof description !== "string") fail("description", "must be a string");
+  if (description.trim() === "" && !options.allowEmptyDescription) fail("description", "must be a non-empty string");
   if (description.length > DEFINITION_LIMITS.descriptionChars) {
     fail("description", `has ${description.length} characters; at most ${DEFINITION_LIMITS.descriptionChars} are allowed`);
   }

@@ -281,7 +281,7 @@ export class SessionObject extends DurableObject<Env> {
       .toArray()
       .map((row) => {
         const parsed: unknown = JSON.parse(row.definition);
-        return validateToolDefinition(parsed);
+        return validateToolDefinition(parsed, { allowEmptyDescription: true });
       });
     this.catalog = loadedCatalog(hash, tools);
     return this.catalog;

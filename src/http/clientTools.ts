@@ -26,7 +26,7 @@ export function readClientTools(items: readonly unknown[]): { shape: ToolShape; 
     seen.set(tool.name, index);
     // Client tools are ungrouped: the group gate is for the registry's tools, not for what the client owns.
     const { groups: _groups, ...ungrouped } = tool;
-    clean.push(readToolDefinition(ungrouped, `tools[${index}]`));
+    clean.push(readToolDefinition(ungrouped, `tools[${index}]`, { allowEmptyDescription: true }));
   });
   return { shape, tools: clean };
 }

@@ -96,6 +96,16 @@ describe("POST /v1/sessions/:sid/prepare", () => {
     expect(next.tools).toHaveLength(3);
   });
 
+  it("takes MCP and Anthropic tools without a description (both shapes make it optional)", async () => {
+    const mcp = Array.from({ length: 7 }, (_, i) => ({ name: `nodesc_${i}`, inputSchema: { type: "object" } }));
+    const body = await prepare(alice, sessionId(), { messages: [], tools: mcp });
+    expect(body.applied).toBe(true);
+    expect(body.stats.total).toBe(7);
+    const anthropic = [{ name: "nodesc_a", input_schema: { type: "object", properties: {} } }];
+    const passed = await prepare(alice, sessionId(), { messages: [], tools: anthropic });
+    expect(passed.tools).toEqual(anthropic);
+  });
+
   it("passes a short list through unchanged", async () => {
     const tools = plainTools("short", 3).map((t) => inShape(t, "anthropic"));
     const body = await prepare(alice, sessionId(), { messages: [], tools });
