@@ -1,17 +1,69 @@
 // Chooses the index of a search mode, and caches built indexes per catalog version (never built per request).
 import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
-import type { SearchIndex } from "./types.ts";
+import { createMiniSearchIndex } from "./minisearch.ts";
+import { createSubstringIndex } from "./substring.ts";
+import type { SearchIndex, SearchIndexFactory } from "./types.ts";
 
-export function createSearchIndex(_mode: SearchMode, _tools: readonly ToolDefinition[]): SearchIndex {
-  throw new Error("not implemented");
+const FACTORIES: Readonly<Record<SearchMode, SearchIndexFactory>> = {
+  substring: createSubstringIndex,
+  minisearch: createMiniSearchIndex,
+};
+
+export function createSearchIndex(mode: SearchMode, tools: readonly ToolDefinition[]): SearchIndex {
+  const factory = FACTORIES[mode] as SearchIndexFactory | undefined;
+  if (!factory) throw new Error(`unknown search mode ${JSON.stringify(mode)}`);
+  return factory(tools);
 }
 
 /** Keeps the indexes of one catalog; `key` identifies a catalog version (e.g. registry version, catalog hash). */
 export class SearchIndexCache {
-  /** `capacity`: how many (key, mode) indexes to keep, least recently used dropped first. */
-  constructor(_capacity = 8) {}
-  get(_key: string, _mode: SearchMode, _tools: () => readonly ToolDefinition[]): SearchIndex {
-    throw new Error("not implemented");
+  readonly #capacity: number;
+  readonly #create: (mode: SearchMode, tools: readonly ToolDefinition[]) => SearchIndex;
+  /** Insertion order is recency order: the first entry is the least recently used. */
+  readonly #entries = new Map<string, SearchIndex>();
+
+  /**
+   * `capacity`: how many (key, mode) indexes to keep, least recently used dropped first.
+   * `create`: builds an index (tests pass a counting one); `createSearchIndex` by default.
+   */
+  constructor(capacity = 8, create: (mode: SearchMode, tools: readonly ToolDefinition[]) => SearchIndex = createSearchIndex) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    this.#capacity = capacity;
+    this.#create = create;
+  }
+
+  /** How many indexes are held now. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The index of (`key`, `mode`), built from `tools()` the first time only; `tools` is not called on a hit. */
+  get(key: string, mode: SearchMode, tools: () => readonly ToolDefinition[]): SearchIndex {
+    // JSON keeps (key, mode) pairs apart whatever characters the key holds.
+    const entryKey = JSON.stringify([key, mode]);
+    const cached = this.#entries.get(entryKey);
+    if (cached) {
+      this.#entries.delete(entryKey);
+      this.#entries.set(entryKey, cached);
+      return cached;
+    }
+    const index = this.#create(mode, tools());
+    this.#entries.set(entryKey, index);
+    while (this.#entries.size > this.#capacity) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done) break;
+      this.#entries.delete(oldest.value);
+    }
+    return index;
+  }
+
+  /** Drops every index of `key` (e.g. a catalog that will not be asked for again). */
+  delete(key: string): void {
+    for (const mode of Object.keys(FACTORIES)) this.#entries.delete(JSON.stringify([key, mode]));
+  }
+
+  clear(): void {
+    this.#entries.clear();
   }
 }

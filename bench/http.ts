@@ -1,0 +1,195 @@
+// HTTP load through `wrangler dev` (with its Durable Objects): requests per second and latency of `prepare` and
+// `search` at a fixed number of concurrent clients, on the loopback interface only, bounded in time.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { SignJWT } from "jose";
+import type { ToolDefinition } from "../src/core/types.ts";
+import { summarize, type Distribution } from "./stats.ts";
+
+const HOST = "127.0.0.1";
+/** Only this bench's server knows it; never a real secret. */
+const SECRET = "bench-only-secret-0123456789abcdef0123456789";
+
+export interface LoadResult {
+  route: string;
+  clients: number;
+  seconds: number;
+  requests: number;
+  requestsPerSecond: number;
+  /** Milliseconds, per request. */
+  latency: Distribution;
+  statuses: Record<string, number>;
+}
+
+export type HttpSection = { skipped: string } | { server: string; catalogTools: number; results: LoadResult[] };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      server.close(() => {
+        if (address !== null && typeof address === "object") resolve(address.port);
+        else reject(new Error("no port"));
+      });
+    });
+  });
+}
+
+function headers(bearer: string): Record<string, string> {
+  return { authorization: `Bearer ${bearer}`, "content-type": "application/json" };
+}
+
+function searchBody(mode: string): string {
+  return JSON.stringify({ query: "current stock price of a company", mode });
+}
+
+async function token(claims: Record<string, unknown>, subject: string): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256" })
+    .setSubject(subject)
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode(SECRET));
+}
+
+/** Ends the server and everything it started (its own process group, which only it is in). */
+function stop(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
+async function waitForHealth(base: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(`${base}/v1/health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(250);
+  }
+  throw new Error(`no answer from ${base}/v1/health within ${timeoutMs} ms`);
+}
+
+/** `clients` loops sending `request()` until `seconds` have passed; each loop waits for its answer before the next. */
+async function load(route: string, clients: number, seconds: number, request: (client: number) => Promise<Response>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const loops = Array.from({ length: clients }, async (_, client) => {
+    while (performance.now() < deadline) {
+      const sent = performance.now();
+      let status: string;
+      try {
+        const response = await request(client);
+        await response.arrayBuffer();
+        status = String(response.status);
+      } catch {
+        status = "error";
+      }
+      latencies.push(performance.now() - sent);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+  });
+  await Promise.all(loops);
+  const elapsed = (performance.now() - started) / 1000;
+  return {
+    route,
+    clients,
+    seconds: Number(elapsed.toFixed(2)),
+    requests: latencies.length,
+    requestsPerSecond: Number((latencies.length / elapsed).toFixed(1)),
+    latency: summarize(latencies),
+    statuses,
+  };
+}
+
+/**
+ * Starts `wrangler dev` on a free loopback port (its own state folder, a bench-only secret, no rate limit), registers
+ * `catalog`, then loads `prepare` and `search` (both modes). A route that answers 404 or 501 is not built yet: the
+ * section is then skipped, with the reason.
+ */
+export async function httpLoad(options: {
+  repository: string;
+  catalog: readonly ToolDefinition[];
+  clients: number;
+  seconds: number;
+  log: (message: string) => void;
+}): Promise<HttpSection> {
+  const { repository, catalog, clients, seconds, log } = options;
+  const port = await freePort();
+  const base = `http://${HOST}:${port}`;
+  const state = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
+  const config = JSON.stringify({ limits: { rateLimitPerMinute: 0 } });
+  log(`http: starting wrangler dev on ${base}`);
+  const child = spawn(
+    "npx",
+    [
+      "wrangler", "dev", "--ip", HOST, "--port", String(port), "--persist-to", state, "--log-level", "warn",
+      "--var", `AUTH_JWT_SECRET:${SECRET}`, "--var", "ALLOW_ANONYMOUS:false", "--var", `TOOL_SEARCH_CONFIG:${config}`,
+    ],
+    { cwd: repository, detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  );
+  let errors = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4000);
+  });
+  const stopOnExit = (): void => stop(child);
+  process.once("exit", stopOnExit);
+  try {
+    await waitForHealth(base, child, 90_000);
+    const owner = await token({ owner: true }, "bench-owner");
+    const user = await token({ level: 0 }, "bench-user");
+
+    const registered = await fetch(`${base}/v1/tools`, {
+      method: "PUT",
+      headers: headers(owner),
+      body: JSON.stringify({ tools: catalog.map(({ name, description, parameters }) => ({ name, description, parameters })) }),
+    });
+    if (registered.status === 404 || registered.status === 501 || registered.status === 405) {
+      return { skipped: `PUT /v1/tools answered ${registered.status}: the route is not built yet` };
+    }
+    if (!registered.ok) return { skipped: `PUT /v1/tools answered ${registered.status}: ${(await registered.text()).slice(0, 300)}` };
+
+    const prepareBody = JSON.stringify({ messages: [{ role: "user", content: "What will the weather be in Paris tomorrow?" }] });
+    const routes: { route: string; path: (client: number) => string; body: string }[] = [
+      { route: "POST /v1/sessions/:sid/prepare", path: (c) => `/v1/sessions/bench-${c}/prepare`, body: prepareBody },
+      { route: "POST /v1/sessions/:sid/search (substring)", path: (c) => `/v1/sessions/bench-${c}/search`, body: searchBody("substring") },
+      { route: "POST /v1/sessions/:sid/search (minisearch)", path: (c) => `/v1/sessions/bench-${c}/search`, body: searchBody("minisearch") },
+    ];
+    for (const { route, path, body } of routes) {
+      const probe = await fetch(`${base}${path(0)}`, { method: "POST", headers: headers(user), body });
+      if (probe.status === 404 || probe.status === 501) return { skipped: `${route} answered ${probe.status}: the route is not built yet` };
+      if (!probe.ok) return { skipped: `${route} answered ${probe.status}: ${(await probe.text()).slice(0, 300)}` };
+    }
+
+    const results: LoadResult[] = [];
+    for (const { route, path, body } of routes) {
+      // A short unmeasured round first: the first requests of a route pay for compiling and building its indexes.
+      await load(route, clients, Math.min(1, seconds), (c) => fetch(`${base}${path(c)}`, { method: "POST", headers: headers(user), body }));
+      log(`http: ${route}, ${clients} clients, ${seconds} s`);
+      results.push(await load(route, clients, seconds, (c) => fetch(`${base}${path(c)}`, { method: "POST", headers: headers(user), body })));
+    }
+    return { server: `wrangler dev on ${base} (local Durable Objects)`, catalogTools: catalog.length, results };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { skipped: `${reason}${errors ? `; wrangler said: ${errors.trim().slice(-500)}` : ""}` };
+  } finally {
+    stop(child);
+    process.off("exit", stopOnExit);
+    await sleep(500);
+    rmSync(state, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,318 @@
+// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http]): search latency, index build time and heap,
+// tool-list tokens, retrieval quality and HTTP load, printed as ONE JSON summary on stdout (progress on stderr),
+// with the targets of issue 5 and whether each is met. Not a test: figures depend on the machine and its load.
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { defaultConfig, type SearchMode } from "../src/core/config.ts";
+import { prepareTurn, WarnOnce } from "../src/core/prepare.ts";
+import { createSearchIndex } from "../src/core/search/index.ts";
+import type { SearchIndex } from "../src/core/search/types.ts";
+import type { ToolDefinition } from "../src/core/types.ts";
+import {
+  enlargedCatalog,
+  keywordQueries,
+  loadMcpTools,
+  loadMetaTool,
+  metaToolCatalog,
+  realCatalog,
+  registrableCatalog,
+  sentenceQueries,
+} from "./catalog.ts";
+import { httpLoad, type HttpSection } from "./http.ts";
+import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
+import { summarize, type Distribution } from "./stats.ts";
+
+const { values: flags } = parseArgs({
+  options: { quick: { type: "boolean", default: false }, "no-http": { type: "boolean", default: false } },
+});
+const quick = flags.quick === true;
+const MODES: readonly SearchMode[] = ["substring", "minisearch"];
+const SIZES = quick ? [500, 2_500, 10_000] : [500, 2_500, 10_000, 50_000];
+const QUERIES_PER_KIND = quick ? 100 : 300;
+const WARM_UP_QUERIES = 20;
+/** Each query set is run this many times, so that a p99 rests on several hundred samples. */
+const LATENCY_ROUNDS = quick ? 2 : 3;
+const HTTP_SECONDS = quick ? 2 : 5;
+const HTTP_CLIENTS = 10;
+
+const log = (message: string): void => {
+  console.error(`[bench] ${message}`);
+};
+
+type Collect = () => void;
+const collectGarbage: Collect | undefined = typeof globalThis.gc === "function" ? () => globalThis.gc?.() : undefined;
+
+/** JS heap and memory outside it (typed arrays' buffers), after a full collection. */
+function memory(): { heap: number; external: number } {
+  // Twice: array buffers freed by the first collection are only returned by a later one.
+  collectGarbage?.();
+  collectGarbage?.();
+  const usage = process.memoryUsage();
+  return { heap: usage.heapUsed, external: usage.external };
+}
+
+function round(value: number, digits = 2): number {
+  return Number(value.toFixed(digits));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1 and 2: search latency, build time and heap
+
+interface Latency {
+  /** Wall time: what a caller waits on this machine, at its current load. */
+  wall: Distribution;
+  /**
+   * Mean CPU time of this thread per query: the same work without the time other processes took the core away
+   * (the thread clock ticks too coarsely to time single queries, so only the mean over all of them).
+   */
+  meanCpu: number;
+  meanHits: number;
+}
+
+interface SizeResult {
+  tools: number;
+  build: {
+    firstMs: number;
+    medianMs: number;
+    medianCpuMs: number;
+    runs: number;
+    heapMiB: number | null;
+    externalMiB: number | null;
+  };
+  latency: Record<"keywords3" | "sentence20", Latency>;
+}
+
+function threadCpuMs(): number {
+  const usage = process.threadCpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** Runs `run` once: its result, wall milliseconds and thread CPU milliseconds. */
+function measure<T>(run: () => T): [T, number, number] {
+  const cpuStart = threadCpuMs();
+  const started = performance.now();
+  const result = run();
+  const wall = performance.now() - started;
+  return [result, wall, threadCpuMs() - cpuStart];
+}
+
+function measureLatency(index: SearchIndex, queries: readonly string[]): Latency {
+  for (const query of queries.slice(0, WARM_UP_QUERIES)) index.search(query);
+  collectGarbage?.();
+  const wall: number[] = [];
+  let hits = 0;
+  const cpuStart = threadCpuMs();
+  for (let pass = 0; pass < LATENCY_ROUNDS; pass++) {
+    for (const query of queries) {
+      const started = performance.now();
+      hits += index.search(query).length;
+      wall.push(performance.now() - started);
+    }
+  }
+  const meanCpu = (threadCpuMs() - cpuStart) / wall.length;
+  return { wall: summarize(wall), meanCpu: Number(meanCpu.toFixed(4)), meanHits: Math.round(hits / wall.length) };
+}
+
+function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queries: Record<"keywords3" | "sentence20", string[]>): SizeResult {
+  // The first build of an isolate starts with cold term caches; later ones (a new registry version) reuse them.
+  const before = memory();
+  const [index, firstMs, firstCpuMs] = measure(() => createSearchIndex(mode, catalog));
+  const after = memory();
+  const runs = catalog.length >= 50_000 ? 2 : quick ? 3 : 5;
+  const wall = [firstMs];
+  const cpu = [firstCpuMs];
+  for (let i = 1; i < runs; i++) {
+    collectGarbage?.();
+    const [, wallMs, cpuMs] = measure(() => createSearchIndex(mode, catalog));
+    wall.push(wallMs);
+    cpu.push(cpuMs);
+  }
+  const latency = {
+    keywords3: measureLatency(index, queries.keywords3),
+    sentence20: measureLatency(index, queries.sentence20),
+  };
+  return {
+    tools: catalog.length,
+    build: {
+      firstMs: round(firstMs),
+      medianMs: summarize(wall).median,
+      medianCpuMs: summarize(cpu).median,
+      runs,
+      heapMiB: collectGarbage ? round((after.heap - before.heap) / 2 ** 20) : null,
+      externalMiB: collectGarbage ? round((after.external - before.external) / 2 ** 20) : null,
+    },
+    latency,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3: tokens of the tool list
+
+interface TokenCase {
+  toolsSent: number;
+  tokensAll: number;
+  tokensSent: number;
+  percentOfAll: number;
+}
+
+function tokenSection(catalog: readonly ToolDefinition[]): Record<string, TokenCase> | { skipped: string } {
+  const warnings = new WarnOnce({ warn: () => undefined });
+  const run = (showToolNames: boolean, discovered: string[]): TokenCase => {
+    const out = prepareTurn({ tools: catalog, messages: [], discovered, config: { ...defaultConfig(), showToolNames }, warnings });
+    return {
+      toolsSent: out.stats.sent,
+      tokensAll: out.stats.tokensAll,
+      tokensSent: out.stats.tokensSent,
+      percentOfAll: round((100 * out.stats.tokensSent) / out.stats.tokensAll, 3),
+    };
+  };
+  // Twenty tools spread evenly over the catalog (every 26th), as a conversation across several servers finds them.
+  const discovered = catalog.filter((_, i) => i % 26 === 0).slice(0, 20).map((t) => t.name);
+  try {
+    return {
+      firstTurnNamesOn: run(true, []),
+      firstTurnNamesOff: run(false, []),
+      after20DiscoveredNamesOn: run(true, discovered),
+      after20DiscoveredNamesOff: run(false, discovered),
+    };
+  } catch (error) {
+    return { skipped: `prepareTurn failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Targets
+
+interface Target {
+  target: string;
+  value: number | null;
+  limit: number;
+  pass: boolean | null;
+  /** For timings: the same figure in thread CPU time, and whether it meets the limit. */
+  cpuValue?: number;
+  passOnCpuTime?: boolean;
+}
+
+function atMost(target: string, value: number | undefined, limit: number, cpuValue?: number): Target {
+  if (value === undefined) return { target, value: null, limit, pass: null };
+  const result: Target = { target, value, limit, pass: value <= limit };
+  if (cpuValue !== undefined) {
+    result.cpuValue = cpuValue;
+    result.passOnCpuTime = cpuValue <= limit;
+  }
+  return result;
+}
+
+function atLeast(target: string, value: number | undefined, limit: number): Target {
+  return value === undefined ? { target, value: null, limit, pass: null } : { target, value, limit, pass: value >= limit };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  if (!collectGarbage) log("heap figures need --expose-gc (npm run bench sets it); reporting null");
+  const real = loadMcpTools();
+  const meta = loadMetaTool();
+  const queries = {
+    keywords3: keywordQueries(real, QUERIES_PER_KIND),
+    sentence20: sentenceQueries(meta, QUERIES_PER_KIND),
+  };
+
+  const modes: Record<string, { sizes: SizeResult[]; quality: RetrievalQuality }> = {};
+  for (const mode of MODES) modes[mode] = { sizes: [], quality: { queries: 0, recallAt5: 0, successAt5: 0, ndcgAt10: 0 } };
+  for (const size of SIZES) {
+    const catalog = enlargedCatalog(real, size);
+    for (const mode of MODES) {
+      log(`${mode}: ${size} tools`);
+      modes[mode]?.sizes.push(measureSize(mode, catalog, queries));
+    }
+  }
+
+  const metaCatalog = metaToolCatalog(meta);
+  const metaNames = new Set(metaCatalog.map((t) => t.name));
+  for (const mode of MODES) {
+    log(`${mode}: retrieval quality on MetaTool`);
+    const index = createSearchIndex(mode, metaCatalog);
+    const quality = measureRetrieval((query) => index.search(query), meta.queries, metaNames);
+    const entry = modes[mode];
+    if (entry) {
+      entry.quality = {
+        queries: quality.queries,
+        recallAt5: round(quality.recallAt5, 4),
+        successAt5: round(quality.successAt5, 4),
+        ndcgAt10: round(quality.ndcgAt10, 4),
+      };
+    }
+  }
+
+  log("tokens of the tool list (527 tools)");
+  const tokenCatalog = realCatalog(real);
+  const tokens = tokenSection(tokenCatalog);
+
+  let http: HttpSection;
+  if (flags["no-http"] === true) http = { skipped: "--no-http" };
+  else {
+    http = await httpLoad({
+      repository: fileURLToPath(new URL("..", import.meta.url)),
+      catalog: registrableCatalog(tokenCatalog),
+      clients: HTTP_CLIENTS,
+      seconds: HTTP_SECONDS,
+      log,
+    });
+  }
+
+  const targets: Target[] = [];
+  const minisearchQuality = modes.minisearch?.quality;
+  targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.6));
+  targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.7));
+  for (const mode of MODES) {
+    for (const [size, limit] of [[2_500, 2], [10_000, 8]] as const) {
+      const result = modes[mode]?.sizes.find((s) => s.tools === size);
+      for (const kind of ["keywords3", "sentence20"] as const) {
+        targets.push(atMost(`${mode} search p99 ms at ${size} tools, ${kind}`, result?.latency[kind].wall.p99, limit));
+      }
+    }
+    const at10k = modes[mode]?.sizes.find((s) => s.tools === 10_000);
+    targets.push(atMost(`${mode} index build ms at 10000 tools (median)`, at10k?.build.medianMs, 300, at10k?.build.medianCpuMs));
+  }
+  if (!("skipped" in tokens)) {
+    targets.push(atMost("tool-list tokens, first turn, showToolNames on (% of all)", tokens.firstTurnNamesOn?.percentOfAll, 4));
+    targets.push(atMost("tool-list tokens, first turn, showToolNames off (% of all)", tokens.firstTurnNamesOff?.percentOfAll, 1));
+    targets.push(atMost("tool-list tokens, after 20 discovered tools (% of all)", tokens.after20DiscoveredNamesOn?.percentOfAll, 10));
+  }
+
+  const cpu = cpus()[0];
+  const summary = {
+    command: `node --expose-gc bench/run.ts${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`,
+    startedAt: startedAt.toISOString(),
+    seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
+    machine: {
+      node: process.version,
+      cpu: cpu?.model ?? "unknown",
+      cores: availableParallelism(),
+      loadAverageBefore: loadBefore.map((l) => round(l)),
+      loadAverageAfter: loadavg().map((l) => round(l)),
+      gcExposed: collectGarbage !== undefined,
+    },
+    method: {
+      catalogs: "../shared/eval/mcp-tools.json (527 real tools, named server__name, grouped by category), enlarged by a seeded generator",
+      queries: `${QUERIES_PER_KIND} per kind: keywords3 = 3 words from real descriptions; sentence20 = 20 words of MetaTool queries`,
+      latency: `SearchIndex.search (every match, ranked), one query at a time after a warm-up, each query set ${LATENCY_ROUNDS} times: wall time per query, and the mean thread CPU time`,
+      build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held",
+      targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
+      tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base)",
+      quality: "../shared/eval/metatool.json, every query whose tools are all in the catalog",
+    },
+    modes,
+    tokens,
+    http,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
+await main();

@@ -1,0 +1,232 @@
+import { env } from "cloudflare:workers";
+import * as fc from "fast-check";
+import MiniSearch from "minisearch";
+import { describe, expect, it } from "vitest";
+import { measureRetrieval } from "../../../bench/metrics.ts";
+import {
+  analyze,
+  buildIndex,
+  createMiniSearchIndex,
+  FIELDS,
+  MINISEARCH_OPTIONS,
+  stem,
+  tokenize,
+  toolFieldTexts,
+} from "../../../src/core/search/minisearch.ts";
+import type { JsonSchema, ToolDefinition } from "../../../src/core/types.ts";
+
+function tool(name: string, description: string, parameters: JsonSchema = { type: "object", properties: {} }, groups?: string[]): ToolDefinition {
+  return groups ? { name, description, parameters, groups } : { name, description, parameters };
+}
+
+const catalog: ToolDefinition[] = [
+  tool("search_web", "Searches the internet and returns the best pages for a query."),
+  tool("send_email", "Sends a message to one or more recipients.", {
+    type: "object",
+    properties: { to: { type: "string", description: "Recipient address" }, subject: { type: "string" } },
+  }),
+  tool("daily_digest", "Summarises the news of the day, including the weather in your city."),
+  tool("get_weather", "Current conditions for a city.", {
+    type: "object",
+    properties: { city: { type: "string" }, units: { type: "string", enum: ["metric", "imperial"] } },
+  }),
+  tool("createCalendarEvent", "Adds an entry to a calendar.", {
+    type: "object",
+    properties: {
+      when: {
+        type: "object",
+        description: "When it happens",
+        properties: { timezone: { type: "string", description: "An IANA zone such as Europe/Paris" } },
+      },
+    },
+  }),
+  tool("read_file", "Reads the contents of a file from disk."),
+  tool("ledger_post", "Records a transaction.", { type: "object", properties: {} }, ["accounting"]),
+];
+
+const names = (tools: readonly ToolDefinition[]): string[] => tools.map((t) => t.name);
+const index = createMiniSearchIndex(catalog);
+const top = (query: string, count = 1): string[] => index.search(query).slice(0, count);
+
+describe("tokenize", () => {
+  it("splits identifiers on _ - . camelCase and digits, keeping a camelCase word whole too", () => {
+    expect(tokenize("get_weather-now.v2")).toEqual(["get", "weather", "now", "v", "2"]);
+    expect(tokenize("createCalendarEvent")).toEqual(["create", "Calendar", "Event", "createCalendarEvent"]);
+    expect(tokenize("HTTPServer utf8")).toEqual(["HTTP", "Server", "HTTPServer", "utf", "8"]);
+  });
+
+  it("splits Chinese runs into overlapping bigrams, a lone character into itself", () => {
+    expect(tokenize("天气预报")).toEqual(["天气", "气预", "预报"]);
+    expect(tokenize("查 天")).toEqual(["查", "天"]);
+    expect(tokenize("使用MCP搜索")).toEqual(["使用", "MCP", "搜索"]);
+  });
+
+  it("folds accents so that either spelling matches", () => {
+    expect(analyze("Café Zürich")).toEqual(analyze("cafe zurich"));
+  });
+});
+
+describe("stem and analyze", () => {
+  it("conflates the forms of a word (Porter, plus -ial and -yze)", () => {
+    expect(stem("sending")).toBe(stem("send"));
+    expect(stem("emails")).toBe(stem("email"));
+    expect(stem("forecasting")).toBe("forecast");
+    for (const word of ["connected", "connecting", "connection", "connections"]) expect(stem(word)).toBe("connect");
+    expect(stem("financial")).toBe(stem("finance"));
+    expect(stem("analyze")).toBe(stem("analysis"));
+    expect(stem("summary")).toBe(stem("summarize"));
+  });
+
+  it("drops English stop words and lone letters, keeps digits", () => {
+    expect(analyze("Could you please tell me the weather in a city")).toEqual(["weather", "citi"]);
+    expect(analyze("the of and to")).toEqual([]);
+    expect(analyze("mp 3 s")).toEqual(["mp", "3"]);
+  });
+});
+
+describe("createMiniSearchIndex: ranking", () => {
+  it("ranks a name match above a description match", () => {
+    // daily_digest mentions the weather in its description; get_weather has it in its name.
+    expect(index.search("weather")).toEqual(["get_weather", "daily_digest"]);
+    expect(top("weather forecast")).toEqual(["get_weather"]);
+  });
+
+  it("finds forms of the words it indexed (stemming)", () => {
+    expect(top("sending emails")).toEqual(["send_email"]);
+    expect(top("searching the internet")).toEqual(["search_web"]);
+  });
+
+  it("splits names on underscores and camelCase", () => {
+    expect(top("calendar event")).toEqual(["createCalendarEvent"]);
+    expect(top("createcalendarevent")).toEqual(["createCalendarEvent"]);
+    expect(top("file")).toEqual(["read_file"]);
+  });
+
+  it("indexes parameter names and descriptions, two levels deep, and enum values", () => {
+    expect(top("recipient")).toEqual(["send_email"]);
+    expect(top("timezone")).toEqual(["createCalendarEvent"]);
+    expect(top("imperial units")).toEqual(["get_weather"]);
+  });
+
+  it("ignores stop words: a question finds what its content words find", () => {
+    expect(index.search("how do I send an email to someone?")).toEqual(index.search("send email"));
+    expect(index.search("the of and to")).toEqual([]);
+  });
+
+  it("corrects a typo in a longer word (fuzzy) and matches prefixes", () => {
+    expect(top("wether")).toEqual(["get_weather"]);
+    expect(top("calend")).toEqual(["createCalendarEvent"]);
+    // Short words are never fuzzy: "fil" is a prefix of "file", "mile" is no typo of it.
+    expect(index.search("mile")).toEqual([]);
+  });
+
+  it("puts a tool first when the query names it exactly", () => {
+    expect(top("read_file")).toEqual(["read_file"]);
+    expect(top("please run `send_email` now")).toEqual(["send_email"]);
+  });
+
+  it("returns an empty or blank query as every tool in catalog order", () => {
+    expect(index.search("")).toEqual(names(catalog));
+    expect(index.search("  \t\n")).toEqual(names(catalog));
+    expect(index.size).toBe(catalog.length);
+  });
+
+  it("returns names only, whatever the groups: group words are searchable, filtering is the caller's", () => {
+    expect(index.search("accounting")).toEqual(["ledger_post"]);
+    expect(index.search("transaction")).toEqual(["ledger_post"]);
+  });
+
+  it("keeps catalog order between equally good tools", () => {
+    const twins = createMiniSearchIndex([tool("b_tool", "Converts units."), tool("a_tool", "Converts units.")]);
+    expect(twins.search("convert units")).toEqual(["b_tool", "a_tool"]);
+  });
+
+  it("handles an empty catalog", () => {
+    const empty = createMiniSearchIndex([]);
+    expect(empty.size).toBe(0);
+    expect(empty.search("")).toEqual([]);
+    expect(empty.search("weather")).toEqual([]);
+  });
+
+  it("answers every query with distinct catalog names, and finds each tool by its own name first", () => {
+    const identifier = fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,15}$/);
+    fc.assert(
+      fc.property(fc.uniqueArray(identifier, { minLength: 1, maxLength: 12 }), fc.array(fc.string(), { maxLength: 4 }), (toolNames, words) => {
+        const tools = toolNames.map((name, i) => tool(name, `Tool ${i}: ${words.join(" ")}`));
+        const built = createMiniSearchIndex(tools);
+        for (const query of [...words, ...toolNames]) {
+          const found = built.search(query);
+          expect(new Set(found).size).toBe(found.length);
+          for (const name of found) expect(toolNames).toContain(name);
+        }
+        for (const name of toolNames) expect(built.search(name)[0]).toBe(name);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+// The real catalog: 527 MCP tools, 61 of them described in Chinese.
+const mcpCatalog: ToolDefinition[] = env.EVAL_MCP_TOOLS.tools.map((t) => ({
+  name: `${t.server.replaceAll(/[^A-Za-z0-9]+/gu, "_").replaceAll(/^_+|_+$/gu, "")}__${t.name}`,
+  description: t.description,
+  parameters: t.inputSchema,
+}));
+
+describe("createMiniSearchIndex on the 527 real MCP tools", () => {
+  const real = createMiniSearchIndex(mcpCatalog);
+  const descriptionOf = new Map(mcpCatalog.map((t) => [t.name, t.description]));
+
+  it("finds Chinese descriptions with a Chinese query", () => {
+    const recipes = real.search("推荐菜谱").slice(0, 3);
+    expect(recipes[0]).toBe("HowToCook_MCP_Server__mcp_howtocook_recommendMeals");
+    for (const name of recipes) expect(descriptionOf.get(name)).toContain("菜谱");
+    expect(real.search("必应搜索")[0]).toBe("Bing_CN_MCP__bing_search");
+  });
+
+  it("finds English tools by what they do", () => {
+    expect(real.search("weather forecast")[0]).toMatch(/weather/u);
+    expect(real.search("current stock price")[0]).toBe("MCP_Yahoo_Finance__get_current_stock_price");
+  });
+});
+
+describe("buildIndex", () => {
+  it("builds exactly the index MiniSearch's addAll builds from the same terms", () => {
+    const tools = [...catalog, ...mcpCatalog.slice(0, 60)];
+    const built = buildIndex(tools).index.toJSON();
+    const reference = new MiniSearch(MINISEARCH_OPTIONS);
+    reference.addAll(
+      tools.map((t, id) => {
+        const texts = toolFieldTexts(t);
+        return { id, ...Object.fromEntries(FIELDS.map((field) => [field, analyze(texts[field]).join(" ")])) };
+      }),
+    );
+    const expected = reference.toJSON();
+    const sortIndex = (entries: typeof expected.index) => entries.toSorted(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(sortIndex(built.index)).toEqual(sortIndex(expected.index));
+    expect(built.fieldLength).toEqual(expected.fieldLength);
+    expect(built.documentIds).toEqual(expected.documentIds);
+    expect(built.fieldIds).toEqual(expected.fieldIds);
+    expect(built.documentCount).toBe(expected.documentCount);
+    built.averageFieldLength.forEach((average, field) => expect(average).toBeCloseTo(expected.averageFieldLength[field] ?? Number.NaN, 9));
+  });
+
+  it("counts in how many tools each term occurs", () => {
+    const { documentFrequency } = buildIndex(catalog);
+    expect(documentFrequency.get("weather")).toBe(2);
+    expect(documentFrequency.get("calendar")).toBe(1);
+    expect(documentFrequency.has("the")).toBe(false);
+  });
+});
+
+describe("retrieval quality on MetaTool (issue 5 targets)", () => {
+  it("reaches nDCG@10 ≥ 0.60 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
+    const { tools, queries } = env.EVAL_METATOOL;
+    const metaIndex = createMiniSearchIndex(tools.map((t) => tool(t.name, t.description)));
+    const quality = measureRetrieval((query) => metaIndex.search(query), queries, new Set(tools.map((t) => t.name)));
+    expect(quality.queries).toBe(queries.length);
+    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.6);
+    expect(quality.successAt5).toBeGreaterThanOrEqual(0.7);
+    expect(quality.recallAt5).toBeGreaterThanOrEqual(0.65);
+  });
+});
