@@ -27,6 +27,25 @@ function remoteWorkerScript(): string {
   return output.text;
 }
 
+// wrangler.toml's TOOL_SEARCH_CONFIG plus entries for test/http/guard.test.ts, so that the guard's configured rules
+// (denied capabilities, overrides) are exercised through the Worker's own fetch. They name only tools that the guard
+// tests register (`guard_*`), so no other test sees a difference.
+function testConfig(): string {
+  const toml = readFileSync(new URL("./wrangler.toml", import.meta.url), "utf8");
+  const text = /^TOOL_SEARCH_CONFIG\s*=\s*'([^']*)'\s*$/m.exec(toml)?.[1];
+  if (text === undefined) throw new Error("wrangler.toml has no single-quoted TOOL_SEARCH_CONFIG");
+  const config: Record<string, Json> = JSON.parse(text);
+  const list = (value: Json | undefined): Json[] => (Array.isArray(value) ? value : []);
+  const record = (value: Json | undefined): Record<string, Json> =>
+    typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
+  return JSON.stringify({
+    ...config,
+    deniedCapabilities: [...list(config.deniedCapabilities), "tool:guard_denied_*"],
+    authorityOverrides: { ...record(config.authorityOverrides), "tool:guard_raised": 3, "tool:guard_lowered": 0 },
+    confirmOverrides: { ...record(config.confirmOverrides), "tool:guard_forced_once": "always", "tool:guard_lifted": "off" },
+  });
+}
+
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -35,6 +54,7 @@ export default defineConfig({
         bindings: {
           ALLOW_ANONYMOUS: "false",
           AUTH_JWT_SECRET: "test-secret-for-vitest-only-0123456789",
+          TOOL_SEARCH_CONFIG: testConfig(),
           EVAL_MCP_TOOLS: evalData("mcp-tools.json"),
           EVAL_METATOOL: evalData("metatool.json"),
           EVAL_INJECTIONS: evalData("injections.json"),

@@ -157,8 +157,10 @@ export class SessionObject extends DurableObject<Env> {
     const now = Date.now();
     // A session that never asked for a confirmation has nothing to resolve: answer without creating it.
     if (this.ctx.storage.kv.get<GrantState>(KEY.grants) === undefined) return { ok: false, code: "not_found" };
-    const ledger = this.ledger(now);
+    // Resolve before pruning: an expired confirmation answers `expired` (410) once, rather than vanishing as unknown.
+    const ledger = new ConfirmationLedger(this.ctx.storage.kv.get<GrantState>(KEY.grants));
     const outcome = ledger.resolve(id, approve, this.confirmationTtlMs(), now);
+    ledger.prune(now);
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
     await this.afterWrite();
     return outcome;

@@ -23,7 +23,7 @@ export async function resolveConfirmation(request: RouteRequest, env: Env): Prom
     return Response.json({ id, approved: outcome.approved, capability: outcome.capability, mode: outcome.mode });
   }
   if (outcome.code === "expired") {
-    throw new HttpError(410, "confirmation_expired", "this confirmation expired or was already resolved");
+    throw new HttpError(410, "confirmation_expired", "this confirmation expired before it was answered; call the tool again for a new one");
   }
   throw new HttpError(404, "confirmation_not_found", "no pending confirmation with this id in this session");
 }
