@@ -1,6 +1,8 @@
 // The Worker: the HTTP API of SPEC §4, and the Durable Object classes its bindings name.
+import { preflight, withCors } from "./http/cors.ts";
 import { toErrorResponse } from "./http/errors.ts";
 import { createRouter, isApiPath, staticAsset } from "./http/router.ts";
+import { loadSettings } from "./worker/settings.ts";
 
 export { PrincipalObject } from "./durable/principal.ts";
 export { RateLimiterObject } from "./durable/rateLimiter.ts";
@@ -13,9 +15,13 @@ export default {
   async fetch(request, env, ctx) {
     try {
       if (!isApiPath(new URL(request.url).pathname)) return await staticAsset(request, env);
+      const loaded = loadSettings(env);
+      const settings = loaded.ok ? loaded.settings : undefined;
+      const early = settings && preflight(request, settings);
+      if (early) return early;
       const response: unknown = await router.fetch(request, env, ctx);
-      if (response instanceof Response) return response;
-      throw new Error("a route answered no Response");
+      if (!(response instanceof Response)) throw new Error("a route answered no Response");
+      return settings ? withCors(response, request, settings) : response;
     } catch (error) {
       return toErrorResponse(error, request);
     }

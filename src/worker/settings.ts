@@ -16,6 +16,8 @@ export interface AuthSettings {
 export interface Settings {
   config: GatewayConfig;
   auth: AuthSettings;
+  /** Origins that browsers may call the API from (CORS_ALLOW_ORIGINS); "*" for any; empty: no CORS headers. */
+  corsOrigins: readonly string[] | "*";
 }
 
 export type SettingsResult = { ok: true; settings: Settings } | { ok: false; error: ConfigError };
@@ -25,6 +27,7 @@ export const MIN_SECRET_LENGTH = 32;
 
 const VARIABLES = [
   "TOOL_SEARCH_CONFIG", "AUTH_JWT_SECRET", "AUTH_JWKS_URL", "AUTH_AUDIENCE", "AUTH_ISSUER", "ALLOW_ANONYMOUS",
+  "CORS_ALLOW_ORIGINS",
 ] as const;
 type Variable = (typeof VARIABLES)[number];
 export type SettingsVars = Partial<Record<Variable, string>>;
@@ -60,6 +63,26 @@ function readJwksUrl(text: string): URL {
   return url;
 }
 
+/** `*`, or a comma-separated list of origins (`https://app.example.com`, `chrome-extension://<id>`). */
+function readCorsOrigins(text: string | undefined): readonly string[] | "*" {
+  if (text === undefined) return [];
+  if (text === "*") return "*";
+  return text.split(",").map((item) => item.trim()).filter((item) => item !== "").map((item) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      url = undefined;
+    }
+    // An origin is scheme://host[:port] and nothing else: no path, no trailing slash, no wildcard inside.
+    const valid = !url || url.origin === "null" ? /^[a-z][a-z0-9+.-]*:\/\/[^/\s*]+$/i.test(item) : url.origin === item;
+    if (!valid || item.includes("*")) {
+      throw new ConfigError("CORS_ALLOW_ORIGINS", `"${item}" is not an origin (scheme://host[:port], or * alone)`);
+    }
+    return item;
+  });
+}
+
 /** Parses the variables; throws ConfigError naming the first bad one. */
 export function parseSettings(vars: SettingsVars): Settings {
   const config = parseConfigText(vars.TOOL_SEARCH_CONFIG, "TOOL_SEARCH_CONFIG");
@@ -87,7 +110,7 @@ export function parseSettings(vars: SettingsVars): Settings {
   if (!auth.secret && !auth.jwksUrl && !auth.allowAnonymous) {
     throw new ConfigError("AUTH_JWT_SECRET", 'no way to authenticate: set AUTH_JWT_SECRET or AUTH_JWKS_URL, or ALLOW_ANONYMOUS="true"');
   }
-  return { config, auth };
+  return { config, auth, corsOrigins: readCorsOrigins(optionalText(vars, "CORS_ALLOW_ORIGINS")) };
 }
 
 let cached: { key: string; result: SettingsResult } | undefined;
