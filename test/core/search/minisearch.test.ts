@@ -3,16 +3,9 @@ import * as fc from "fast-check";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
 import { measureRetrieval } from "../../../bench/metrics.ts";
-import {
-  analyze,
-  buildIndex,
-  createMiniSearchIndex,
-  FIELDS,
-  MINISEARCH_OPTIONS,
-  stem,
-  tokenize,
-  toolFieldTexts,
-} from "../../../src/core/search/minisearch.ts";
+import { analyze } from "../../../src/core/search/analyze.ts";
+import { FIELDS, toolFieldTexts } from "../../../src/core/search/fields.ts";
+import { buildIndex, createMiniSearchIndex, MINISEARCH_OPTIONS } from "../../../src/core/search/minisearch.ts";
 import type { JsonSchema, ToolDefinition } from "../../../src/core/types.ts";
 
 function tool(name: string, description: string, parameters: JsonSchema = { type: "object", properties: {} }, groups?: string[]): ToolDefinition {
@@ -47,42 +40,6 @@ const catalog: ToolDefinition[] = [
 const names = (tools: readonly ToolDefinition[]): string[] => tools.map((t) => t.name);
 const index = createMiniSearchIndex(catalog);
 const top = (query: string, count = 1): string[] => index.search(query).slice(0, count);
-
-describe("tokenize", () => {
-  it("splits identifiers on _ - . camelCase and digits, keeping a camelCase word whole too", () => {
-    expect(tokenize("get_weather-now.v2")).toEqual(["get", "weather", "now", "v", "2"]);
-    expect(tokenize("createCalendarEvent")).toEqual(["create", "Calendar", "Event", "createCalendarEvent"]);
-    expect(tokenize("HTTPServer utf8")).toEqual(["HTTP", "Server", "HTTPServer", "utf", "8"]);
-  });
-
-  it("splits Chinese runs into overlapping bigrams, a lone character into itself", () => {
-    expect(tokenize("天气预报")).toEqual(["天气", "气预", "预报"]);
-    expect(tokenize("查 天")).toEqual(["查", "天"]);
-    expect(tokenize("使用MCP搜索")).toEqual(["使用", "MCP", "搜索"]);
-  });
-
-  it("folds accents so that either spelling matches", () => {
-    expect(analyze("Café Zürich")).toEqual(analyze("cafe zurich"));
-  });
-});
-
-describe("stem and analyze", () => {
-  it("conflates the forms of a word (Porter, plus -ial and -yze)", () => {
-    expect(stem("sending")).toBe(stem("send"));
-    expect(stem("emails")).toBe(stem("email"));
-    expect(stem("forecasting")).toBe("forecast");
-    for (const word of ["connected", "connecting", "connection", "connections"]) expect(stem(word)).toBe("connect");
-    expect(stem("financial")).toBe(stem("finance"));
-    expect(stem("analyze")).toBe(stem("analysis"));
-    expect(stem("summary")).toBe(stem("summarize"));
-  });
-
-  it("drops English stop words and lone letters, keeps digits", () => {
-    expect(analyze("Could you please tell me the weather in a city")).toEqual(["weather", "citi"]);
-    expect(analyze("the of and to")).toEqual([]);
-    expect(analyze("mp 3 s")).toEqual(["mp", "3"]);
-  });
-});
 
 describe("createMiniSearchIndex: ranking", () => {
   it("ranks a name match above a description match", () => {
@@ -190,25 +147,50 @@ describe("createMiniSearchIndex on the 527 real MCP tools", () => {
   });
 });
 
+/** The index MiniSearch's own addAll builds from the analyzed field texts, serialized. */
+function referenceIndex(tools: readonly ToolDefinition[]) {
+  const reference = new MiniSearch(MINISEARCH_OPTIONS);
+  reference.addAll(
+    tools.map((t, id) => {
+      const texts = toolFieldTexts(t);
+      return { id, ...Object.fromEntries(FIELDS.map((field) => [field, analyze(texts[field]).join(" ")])) };
+    }),
+  );
+  return reference.toJSON();
+}
+
+function assertSameIndex(tools: readonly ToolDefinition[]): void {
+  const built = buildIndex(tools).index.toJSON();
+  const expected = referenceIndex(tools);
+  const sortIndex = (entries: typeof expected.index) => entries.toSorted(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  expect(sortIndex(built.index)).toEqual(sortIndex(expected.index));
+  expect(built.fieldLength).toEqual(expected.fieldLength);
+  expect(built.documentIds).toEqual(expected.documentIds);
+  expect(built.fieldIds).toEqual(expected.fieldIds);
+  expect(built.documentCount).toBe(expected.documentCount);
+  built.averageFieldLength.forEach((average, field) => expect(average).toBeCloseTo(expected.averageFieldLength[field] ?? Number.NaN, 9));
+}
+
 describe("buildIndex", () => {
   it("builds exactly the index MiniSearch's addAll builds from the same terms", () => {
-    const tools = [...catalog, ...mcpCatalog.slice(0, 60)];
-    const built = buildIndex(tools).index.toJSON();
-    const reference = new MiniSearch(MINISEARCH_OPTIONS);
-    reference.addAll(
-      tools.map((t, id) => {
-        const texts = toolFieldTexts(t);
-        return { id, ...Object.fromEntries(FIELDS.map((field) => [field, analyze(texts[field]).join(" ")])) };
-      }),
+    const chinese = mcpCatalog.filter((t) => /\p{Script=Han}/u.test(t.description)).slice(0, 20);
+    assertSameIndex([...catalog, ...mcpCatalog.slice(0, 60), ...chinese]);
+  });
+
+  it("builds the addAll index for any texts: punctuation, marks, CJK, repeated words, nested parameters", () => {
+    const word = fc.constantFrom(
+      "weather", "Weather", "get_weather", "getWeather", "HTTPServer", "utf8", "the", "a", "e-mail", "Café", "re\u0301sume\u0301s",
+      "天气预报", "查", "ｗｅａｔｈｅｒ", "½", "x.y/z", "(note)", "it's", "\t", "\n", "—", "2fa", "IDs",
     );
-    const expected = reference.toJSON();
-    const sortIndex = (entries: typeof expected.index) => entries.toSorted(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    expect(sortIndex(built.index)).toEqual(sortIndex(expected.index));
-    expect(built.fieldLength).toEqual(expected.fieldLength);
-    expect(built.documentIds).toEqual(expected.documentIds);
-    expect(built.fieldIds).toEqual(expected.fieldIds);
-    expect(built.documentCount).toBe(expected.documentCount);
-    built.averageFieldLength.forEach((average, field) => expect(average).toBeCloseTo(expected.averageFieldLength[field] ?? Number.NaN, 9));
+    const text = fc.array(fc.oneof(word, fc.string({ unit: "binary", maxLength: 6 })), { maxLength: 12 }).map((words) => words.join(" "));
+    const parameters: fc.Arbitrary<JsonSchema> = fc
+      .dictionary(fc.oneof(word, fc.string({ maxLength: 5 })), fc.record({ type: fc.constant("string"), description: text }), { maxKeys: 3 })
+      .map((properties) => ({ type: "object", properties: { ...properties, nested: { type: "object", description: "Nested", properties } } }));
+    const toolArbitrary = fc.record({ name: fc.oneof(word, fc.string({ maxLength: 12 })), description: text, parameters, groups: fc.array(word, { maxLength: 2 }) });
+    fc.assert(
+      fc.property(fc.array(toolArbitrary, { minLength: 1, maxLength: 8 }), (tools) => assertSameIndex(tools)),
+      { numRuns: 60 },
+    );
   });
 
   it("counts in how many tools each term occurs", () => {

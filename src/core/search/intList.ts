@@ -1,0 +1,37 @@
+/** A list of 32-bit integers in one typed array that grows by doubling (no object per element). */
+export class IntList {
+  #values: Int32Array;
+  #length = 0;
+
+  constructor(capacity = 1024) {
+    this.#values = new Int32Array(Math.max(1, capacity));
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  at(index: number): number {
+    return this.#values[index] ?? 0;
+  }
+
+  set(index: number, value: number): void {
+    this.#values[index] = value;
+  }
+
+  /** The values, without copying them (valid until the next push). */
+  view(): Int32Array {
+    return this.#values.subarray(0, this.#length);
+  }
+
+  /** Appends `value`; returns its index. */
+  push(value: number): number {
+    if (this.#length === this.#values.length) {
+      const grown = new Int32Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.#length] = value;
+    return this.#length++;
+  }
+}

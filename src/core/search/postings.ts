@@ -1,0 +1,114 @@
+// The postings of a catalog: one per distinct (term, field, tool), gathered in flat typed arrays while the tools are
+// analyzed, so that the index can be built from them in one pass per term. Each distinct piece of text (pieces.ts)
+// is analyzed once per build.
+import { processTerm } from "./analyze.ts";
+import { FIELDS } from "./fields.ts";
+import { IntList } from "./intList.ts";
+import { PieceTable } from "./pieces.ts";
+import type { PostingsByTerm } from "./termIndex.ts";
+import { tokenize } from "./text.ts";
+
+/**
+ * Collects one posting per distinct (term, field, tool) of a catalog, in catalog order, in flat typed arrays: the
+ * garbage collector has next to nothing to trace while a large catalog is analyzed.
+ */
+export class PostingCollector {
+  /** Every term seen, by id: in order of first occurrence. */
+  readonly terms: string[] = [];
+  readonly #pieces = new PieceTable((piece) => this.#analyzePiece(piece));
+  readonly #byTerm = new Map<string, number>();
+  // Per term: the slot (tool × field) and posting it was last seen in, the last tool, and how many tools hold it.
+  readonly #lastSlot = new IntList();
+  readonly #lastPosting = new IntList();
+  readonly #lastTool = new IntList();
+  readonly #toolCounts = new IntList();
+  // Per posting.
+  readonly #postingTerm = new IntList();
+  readonly #postingTool = new IntList();
+  readonly #postingField = new IntList();
+  readonly #postingCount = new IntList();
+
+  /**
+   * Records the terms of `text` in a field of a tool (a field's texts may come in several calls); returns how many
+   * terms were new to that field.
+   */
+  addText(text: string, toolId: number, fieldId: number): number {
+    const slot = toolId * FIELDS.length + fieldId;
+    let added = 0;
+    this.#pieces.forEachTerm(text, (termId) => {
+      if (this.#add(termId, toolId, slot)) added++;
+    });
+    return added;
+  }
+
+  #analyzePiece(piece: string): number[] {
+    const termIds: number[] = [];
+    for (const token of tokenize(piece)) {
+      const term = processTerm(token);
+      if (term) termIds.push(this.#termId(term));
+    }
+    return termIds;
+  }
+
+  #termId(term: string): number {
+    const known = this.#byTerm.get(term);
+    if (known !== undefined) return known;
+    const termId = this.terms.push(term) - 1;
+    this.#byTerm.set(term, termId);
+    this.#lastSlot.push(-1);
+    this.#lastPosting.push(-1);
+    this.#lastTool.push(-1);
+    this.#toolCounts.push(0);
+    return termId;
+  }
+
+  /** Records one occurrence of a term in a slot (tool × field); true when it starts a new posting. */
+  #add(termId: number, toolId: number, slot: number): boolean {
+    if (this.#lastSlot.at(termId) === slot) {
+      const posting = this.#lastPosting.at(termId);
+      this.#postingCount.set(posting, this.#postingCount.at(posting) + 1);
+      return false;
+    }
+    this.#lastSlot.set(termId, slot);
+    this.#lastPosting.set(termId, this.#postingTerm.push(termId));
+    this.#postingTool.push(toolId);
+    this.#postingField.push(slot - toolId * FIELDS.length);
+    this.#postingCount.push(1);
+    if (this.#lastTool.at(termId) !== toolId) {
+      this.#lastTool.set(termId, toolId);
+      this.#toolCounts.set(termId, this.#toolCounts.at(termId) + 1);
+    }
+    return true;
+  }
+
+  /** Term → in how many tools it occurs (any field). */
+  documentFrequency(): Map<string, number> {
+    const frequencies = new Map<string, number>();
+    this.terms.forEach((term, termId) => frequencies.set(term, this.#toolCounts.at(termId)));
+    return frequencies;
+  }
+
+  /** The postings grouped by term (a counting sort: catalog order stays within each term). */
+  byTerm(): PostingsByTerm {
+    const termCount = this.terms.length;
+    const postingTerm = this.#postingTerm.view();
+    const starts = new Int32Array(termCount + 1);
+    for (const termId of postingTerm) starts[termId + 1] = (starts[termId + 1] ?? 0) + 1;
+    for (let termId = 0; termId < termCount; termId++) starts[termId + 1] = (starts[termId + 1] ?? 0) + (starts[termId] ?? 0);
+    const next = starts.slice(0, termCount);
+    const order = new Int32Array(postingTerm.length);
+    postingTerm.forEach((termId, posting) => {
+      const position = next[termId] ?? 0;
+      order[position] = posting;
+      next[termId] = position + 1;
+    });
+    return {
+      terms: this.terms,
+      starts,
+      order,
+      postingField: this.#postingField.view(),
+      postingTool: this.#postingTool.view(),
+      postingCount: this.#postingCount.view(),
+    };
+  }
+}

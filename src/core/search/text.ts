@@ -1,0 +1,82 @@
+// Splitting text into raw terms: identifiers (snake, kebab, dotted, camelCase, digits), accents folded, and Chinese,
+// Japanese and Korean runs cut into overlapping bigrams. Terms are not yet lower-cased, filtered or stemmed.
+
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+const NOT_WORD = /[^\p{L}\p{N}]+/u;
+const ASCII_SEPARATORS = /[^A-Za-z0-9]+/;
+const PLAIN_WORD = /^(?:[A-Za-z][a-z]*|[0-9]+)$/;
+const NON_ASCII = /[\u0080-\uffff]/;
+const MARKS = /\p{Mn}+/gu;
+const UPPER_INSIDE = /.\p{Lu}/u;
+const CAMEL_BOUNDARIES: readonly (readonly [RegExp, string])[] = [
+  [/(\p{Ll})(\p{Lu})/gu, "$1 $2"], // getWeather → get Weather
+  [/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2"], // HTTPServer → HTTP Server
+  [/(\p{L})(\p{N})/gu, "$1 $2"], // utf8 → utf 8
+  [/(\p{N})(\p{L})/gu, "$1 $2"], // 2fa → 2 fa
+];
+
+/**
+ * Whether a UTF-16 code unit always separates terms: every ASCII character but letters and digits. Neither folding
+ * nor CJK handling looks across one, so text cut at them tokenizes piece by piece exactly as it does whole.
+ */
+export function separatesTerms(code: number): boolean {
+  if (code >= 0x80) return false;
+  const letter = code | 0x20;
+  return !((code >= 0x30 && code <= 0x39) || (letter >= 0x61 && letter <= 0x7a));
+}
+
+/** Whether `text` holds a Chinese, Japanese or Korean character. */
+export function hasCjk(text: string): boolean {
+  return CJK_CHAR.test(text);
+}
+
+/** Removes accents (café → cafe) and folds width variants, so that either spelling finds the other. */
+function fold(text: string): string {
+  if (!NON_ASCII.test(text)) return text;
+  return text.normalize("NFKD").replace(MARKS, "").normalize("NFC");
+}
+
+/** Splits an identifier-like word at case and digit boundaries, into `terms`. */
+function pushWord(word: string, terms: string[]): void {
+  if (word.length === 0) return;
+  // Most words are plain ("weather", "The", "2024"): no boundary to look for.
+  if (PLAIN_WORD.test(word)) {
+    terms.push(word);
+    return;
+  }
+  let spaced = word;
+  for (const [pattern, replacement] of CAMEL_BOUNDARIES) spaced = spaced.replace(pattern, replacement);
+  let parts = 0;
+  for (const part of spaced.split(" ")) {
+    if (part.length === 0) continue;
+    terms.push(part);
+    parts++;
+  }
+  // A camelCase word is also kept whole, so that "github" finds "GitHub" and "weathertool" finds "WeatherTool".
+  if (parts > 1 && UPPER_INSIDE.test(word)) terms.push(word);
+}
+
+/** Overlapping bigrams of a CJK run, or its only character: "天气预报" → 天气 气预 预报. */
+function cjkBigrams(run: string): string[] {
+  const chars = Array.from(run);
+  if (chars.length === 1) return chars;
+  const grams: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) grams.push(`${chars[i] ?? ""}${chars[i + 1] ?? ""}`);
+  return grams;
+}
+
+/** Splits text into raw terms (not yet lower-cased, stop-word filtered or stemmed). */
+export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  if (!NON_ASCII.test(text)) {
+    for (const word of text.split(ASCII_SEPARATORS)) pushWord(word, terms);
+    return terms;
+  }
+  const spaced = fold(text).replace(CJK_RUNS, (run) => ` ${run} `);
+  for (const word of spaced.split(NOT_WORD)) {
+    if (!CJK_CHAR.test(word)) pushWord(word, terms);
+    else for (const gram of cjkBigrams(word)) terms.push(gram);
+  }
+  return terms;
+}

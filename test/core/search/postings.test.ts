@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { PostingCollector } from "../../../src/core/search/postings.ts";
+
+/** Each term's postings as "field:tool×count", in the order `byTerm` gives them. */
+function postingsOf(collector: PostingCollector): Record<string, string[]> {
+  const { terms, starts, order, postingField, postingTool, postingCount } = collector.byTerm();
+  return Object.fromEntries(
+    terms.map((term, termId) => {
+      const postings: string[] = [];
+      for (let k = starts[termId] ?? 0; k < (starts[termId + 1] ?? 0); k++) {
+        const posting = order[k] ?? 0;
+        postings.push(`${postingField[posting]}:${postingTool[posting]}×${postingCount[posting]}`);
+      }
+      return [term, postings];
+    }),
+  );
+}
+
+describe("PostingCollector", () => {
+  it("counts each term once per field of a tool, across the field's texts, and says how many were new", () => {
+    const collector = new PostingCollector();
+    expect(collector.addText("send_email", 0, 0)).toBe(2);
+    expect(collector.addText("Sends an email, emails and more emails.", 0, 1)).toBe(2);
+    expect(collector.addText("to subject", 0, 2)).toBe(1);
+    expect(collector.addText("subject email", 0, 2)).toBe(1);
+    expect(collector.addText("Emails the team", 1, 1)).toBe(2);
+    expect(collector.terms).toEqual(["send", "email", "subject", "team"]);
+    expect(postingsOf(collector)).toEqual({
+      send: ["0:0×1", "1:0×1"],
+      email: ["0:0×1", "1:0×3", "2:0×1", "1:1×1"],
+      subject: ["2:0×2"],
+      team: ["1:1×1"],
+    });
+  });
+
+  it("counts in how many tools each term occurs", () => {
+    const collector = new PostingCollector();
+    collector.addText("weather weather", 0, 0);
+    collector.addText("weather report", 0, 1);
+    collector.addText("Weather", 2, 1);
+    expect(collector.documentFrequency()).toEqual(new Map([["weather", 2], ["report", 1]]));
+  });
+
+  it("has nothing to index for stop words and separators", () => {
+    const collector = new PostingCollector();
+    expect(collector.addText("the of and -- ...", 0, 1)).toBe(0);
+    expect(collector.terms).toEqual([]);
+    expect(collector.byTerm().starts).toEqual(Int32Array.of(0));
+  });
+});

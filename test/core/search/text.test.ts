@@ -1,0 +1,70 @@
+import * as fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { hasCjk, separatesTerms, tokenize } from "../../../src/core/search/text.ts";
+
+describe("tokenize", () => {
+  it("splits identifiers on _ - . camelCase and digits, keeping a camelCase word whole too", () => {
+    expect(tokenize("get_weather-now.v2")).toEqual(["get", "weather", "now", "v", "2"]);
+    expect(tokenize("createCalendarEvent")).toEqual(["create", "Calendar", "Event", "createCalendarEvent"]);
+    expect(tokenize("HTTPServer utf8")).toEqual(["HTTP", "Server", "HTTPServer", "utf", "8"]);
+  });
+
+  it("splits Chinese runs into overlapping bigrams, a lone character into itself", () => {
+    expect(tokenize("天气预报")).toEqual(["天气", "气预", "预报"]);
+    expect(tokenize("查 天")).toEqual(["查", "天"]);
+    expect(tokenize("使用MCP搜索")).toEqual(["使用", "MCP", "搜索"]);
+  });
+
+  it("folds accents and width variants, keeping case for the next step", () => {
+    expect(tokenize("Café Zürich")).toEqual(["Cafe", "Zurich"]);
+    expect(tokenize("ＡＰＩ key")).toEqual(["API", "key"]);
+  });
+
+  it("returns nothing for text without letters or digits", () => {
+    expect(tokenize("")).toEqual([]);
+    expect(tokenize(" -- _ ... ")).toEqual([]);
+  });
+});
+
+describe("hasCjk", () => {
+  it("tells Chinese, Japanese and Korean characters from others", () => {
+    for (const text of ["天", "ひらがな", "カタカナ", "한국어", "a天"]) expect(hasCjk(text)).toBe(true);
+    for (const text of ["", "weather", "café", "Ωmega", "١٢"]) expect(hasCjk(text)).toBe(false);
+  });
+});
+
+/** `text` cut wherever `separatesTerms` says, as the index build cuts it. */
+function pieces(text: string): string[] {
+  const found: string[] = [];
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && !separatesTerms(text.charCodeAt(i))) continue;
+    if (i > start) found.push(text.slice(start, i));
+    start = i + 1;
+  }
+  return found;
+}
+
+describe("separatesTerms", () => {
+  it("is true for every ASCII character but letters and digits, and for nothing else", () => {
+    for (let code = 0; code < 0x80; code++) expect(separatesTerms(code)).toBe(/[^A-Za-z0-9]/u.test(String.fromCharCode(code)));
+    for (const code of [0x80, 0xa0, 0xe9, 0x2014, 0x3000, 0x5929, 0xd83d, 0xff01, 0xffff]) expect(separatesTerms(code)).toBe(false);
+  });
+
+  it("cuts text where tokenizing it piece by piece gives the terms of the whole", () => {
+    // Accents and combining marks next to separators, compatibility forms that fold to ASCII, CJK, astral and lone
+    // surrogates: the cases where folding or CJK handling could look across a cut.
+    const tricky = fc.constantFrom(
+      "a", "Z", "7", "é", "e\u0301", "\u0301", "\u0338", "<", "=", "_", "-", ".", " ", "\t", "\n", "/", "'",
+      "天", "气", "ひ", "カ", "한", "ﬁ", "½", "℀", "Ａ", "１", "\u00a0", "\u3000", "ß", "İ", "😀", "\ud800",
+      "Get", "HTTP", "Server", "utf8", "camelCase", "ID",
+    );
+    const text = fc.array(fc.oneof(tricky, fc.string({ unit: "binary", maxLength: 4 })), { maxLength: 24 }).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (sample) => {
+        expect(pieces(sample).flatMap((piece) => tokenize(piece))).toEqual(tokenize(sample));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
