@@ -2,7 +2,7 @@
 // analyzed by analyze.ts (identifiers and CJK bigrams split, stop words dropped, English stemmed).
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
-// Tuned on ../shared/eval/metatool.json with general IR choices only (see bench/README.md).
+// Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
 import MiniSearch from "minisearch";
 import type { AsPlainObject, Options, SearchOptions } from "minisearch";
 import type { ToolDefinition } from "../types.ts";
