@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { defaultConfig, type GatewayConfig } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
+import type { SearchMode } from "../../src/core/config.ts";
+import { createSearchIndex } from "../../src/core/search/index.ts";
 import { createSubstringIndex } from "../../src/core/search/substring.ts";
 import {
   compactToolNames, MAX_RELATED, parseSearchToolsParams, runSearchTools, SEARCH_TOOLS_NAME, searchToolsDefinition,
@@ -28,10 +30,18 @@ const catalog: ToolDefinition[] = [
   tool("clock", "The current time."),
 ];
 
-function search(params: SearchToolsParams, options: { enabledGroups?: readonly string[]; config?: GatewayConfig } = {}) {
+const MODES: readonly SearchMode[] = ["substring", "minisearch"];
+
+interface SearchOptions {
+  enabledGroups?: readonly string[];
+  config?: GatewayConfig;
+  mode?: SearchMode;
+}
+
+function searchWith(params: SearchToolsParams, options: SearchOptions = {}) {
   return runSearchTools(params, {
     catalog,
-    index: createSubstringIndex(catalog),
+    index: createSearchIndex(options.mode ?? "substring", catalog),
     enabledGroups: options.enabledGroups,
     config: options.config ?? config(),
   });
@@ -168,7 +178,9 @@ describe("parseSearchToolsParams", () => {
   });
 });
 
-describe("runSearchTools", () => {
+describe.each(MODES)("runSearchTools over the %s index", (mode) => {
+  const search = (params: SearchToolsParams, options: SearchOptions = {}) => searchWith(params, { ...options, mode });
+
   it("returns found, the tools with full definitions, and a hint; no pagination when everything fits", () => {
     const result = search({ query: "shell" });
     expect(result).toEqual({
@@ -244,17 +256,6 @@ describe("runSearchTools", () => {
     expect(search({ query: "file", limit: 1 }, { enabledGroups: ["files"] }).pagination).toEqual({ total: 3, offset: 0, returned: 1, nextOffset: 1 });
   });
 
-  it("lists related tools: other visible tools sharing a group with the returned ones, names only, never a gated one", () => {
-    expect(search({ query: "read_file" }).related).toEqual(["write_file", "delete_file"]);
-    expect(search({ query: "delete" }).related).toEqual(["read_file", "write_file", "shell"]);
-    // shell shares only "danger" with delete_file; with "danger" off it must not leak through `related`.
-    expect(search({ query: "delete" }, { enabledGroups: ["files"] }).related).toEqual(["read_file", "write_file"]);
-    // Returned tools are never listed as related, and ungrouped results have none.
-    expect(search({ query: "file", limit: 0 }).related).toEqual(["shell"]);
-    expect(search({ query: "web", limit: 0 }).related).toBeUndefined();
-    expect(search({ query: "calculator" }).related).toBeUndefined();
-  });
-
   it(`caps related at ${MAX_RELATED} names`, () => {
     const big = Array.from({ length: 40 }, (_, i) => tool(`g_tool_${i}`, `tool ${i}`, ["g"]));
     const result = runSearchTools({ query: "g_tool_0" }, { catalog: big, index: createSubstringIndex(big), enabledGroups: undefined, config: config() });
@@ -280,5 +281,19 @@ describe("runSearchTools", () => {
     expect(search({ query: "", limit: 2 }, { config: zh }).hint).toContain("offset 2");
     expect(search({ query: "传送" }, { config: zh }).hint).toBe("没有工具匹配「传送」。请换用其它或更少的关键词，或用空 query 列出全部工具。");
     expect(search({ query: "", offset: 9 }, { config: zh }).hint).toBe(texts("zh").hintOffsetPastEnd(9, 8));
+  });
+});
+
+// Which tools come back differs by mode; `related` is checked where the substring rule makes the results exact.
+describe("runSearchTools related tools (substring index)", () => {
+  it("lists related tools: other visible tools sharing a group with the returned ones, names only, never a gated one", () => {
+    expect(searchWith({ query: "read_file" }).related).toEqual(["write_file", "delete_file"]);
+    expect(searchWith({ query: "delete" }).related).toEqual(["read_file", "write_file", "shell"]);
+    // shell shares only "danger" with delete_file; with "danger" off it must not leak through `related`.
+    expect(searchWith({ query: "delete" }, { enabledGroups: ["files"] }).related).toEqual(["read_file", "write_file"]);
+    // Returned tools are never listed as related, and ungrouped results have none.
+    expect(searchWith({ query: "file", limit: 0 }).related).toEqual(["shell"]);
+    expect(searchWith({ query: "web", limit: 0 }).related).toBeUndefined();
+    expect(searchWith({ query: "calculator" }).related).toBeUndefined();
   });
 });
