@@ -145,14 +145,22 @@ export class RegistryObject extends DurableObject<Env> {
   /** Removes every tool a context registered (the demo context included); returns how many went. */
   disposeContext(context: string): { removed: number } & RegistryVersion {
     const removed = this.ctx.storage.transactionSync(() => {
-      const deleted = this.ctx.storage.sql.exec("DELETE FROM tools WHERE context = ?", context).rowsWritten;
+      const deletedNames = this.ctx.storage.sql
+        .exec<{ name: string }>("DELETE FROM tools WHERE context = ? RETURNING name", context)
+        .toArray()
+        .map((row) => row.name);
+      const deleted = deletedNames.length;
+      // A deleted tool that had replaced a demo tool takes the name with it (as the core registry's dispose does):
+      // the demo tool it replaced must not come back.
+      for (const name of deletedNames) {
+        if (demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
+      }
       let demoRemoved = 0;
       if (context === DEMO_CONTEXT && !this.demoDisposed()) {
         const shadowedOrRemoved = new Set([...this.persistedNames(), ...this.removedBuiltins()]);
         demoRemoved = [...demoNames()].filter((name) => !shadowedOrRemoved.has(name)).length;
         this.ctx.storage.kv.put("demoDisposed", true);
       }
-      // A deleted row may uncover a demo tool of the same name: the content changes even if no name goes.
       if (deleted > 0 || demoRemoved > 0) this.bump();
       return deleted + demoRemoved;
     });

@@ -13,6 +13,7 @@ import { SearchIndexCache } from "../core/search/index.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
 import type { ConfirmationRequest, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
+import { createExecutionGuard } from "../guard/guard.ts";
 import { loadSettings } from "../worker/settings.ts";
 import { parseSessionObjectName, principalObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";
@@ -128,6 +129,9 @@ export class SessionObject extends DurableObject<Env> {
     if (!catalog.registry) {
       const registry = new ToolRegistry({ logger: console, locale: config.locale });
       registry.registerMany(catalog.tools, "client");
+      // Client tools pass the same guard as the registry's (banned callers, denied capabilities, overrides); the
+      // grants it consults are this session's own.
+      registry.setExecutionGuard(createExecutionGuard({ config, session: () => this }));
       catalog.registry = registry;
     }
     return catalog.registry.execute(name, args, context);

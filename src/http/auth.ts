@@ -77,6 +77,9 @@ export function principalFromClaims(payload: JWTPayload): Principal {
   if (typeof sub !== "string" || sub.length === 0 || sub.length > MAX_SUBJECT_LENGTH) {
     throw unauthorized(`token claim \`sub\` must be a string of 1 to ${MAX_SUBJECT_LENGTH} characters`, true);
   }
+  // A lone surrogate cannot be URI-encoded into an object name (a 500), and would map to U+FFFD in UTF-8 names,
+  // where two different subjects could meet.
+  if (!sub.isWellFormed()) throw unauthorized("token claim `sub` must be well-formed Unicode", true);
   // The anonymous principal's id is reserved, so that a token can never share its sessions.
   if (sub === ANONYMOUS_ID) throw unauthorized(`token claim \`sub\` must not be "${ANONYMOUS_ID}"`, true);
   if (level !== undefined && (typeof level !== "number" || !Number.isSafeInteger(level))) {

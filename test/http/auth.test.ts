@@ -128,6 +128,13 @@ describe("401 over HTTP", () => {
     },
   );
 
+  it("for a sub with a lone surrogate (it cannot name a session object), never a 500", async () => {
+    for (const sub of ["a\ud800", "\udc00b"]) {
+      const lone = await token({ sub });
+      expect(await refusal(await search(lone))).toMatchObject(invalidToken("well-formed"));
+    }
+  });
+
   it("never lets a token pose as the anonymous principal", async () => {
     const anonymous = await token({ sub: "anonymous" });
     expect(await refusal(await search(anonymous))).toMatchObject(invalidToken("anonymous"));

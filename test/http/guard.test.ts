@@ -202,6 +202,25 @@ describe("the guard's decisions on POST /v1/sessions/:sid/execute", () => {
     expect(await execute(owner, sessionId(), "guard_plain", { text: "x" })).toMatchObject({ isError: false });
   });
 
+  it("guards the session's client tools too: banned callers and denied capabilities get no 'the client runs it'", async () => {
+    const clientTools = ["guard_client_plain", "guard_denied_client"].map((name) => ({
+      name, description: `Client tool ${name}.`, inputSchema: { type: "object" },
+    }));
+    const prepareAs = async (tokenText: string, sid: string): Promise<void> => {
+      const response = await api(`/v1/sessions/${sid}/prepare`, { token: tokenText, body: { messages: [], tools: clientTools } });
+      expect(response.status).toBe(200);
+    };
+    const banned = await principal("banned-client", { level: -1 });
+    const bannedSid = sessionId();
+    await prepareAs(banned.token, bannedSid);
+    expect(errorText(await execute(banned.token, bannedSid, "guard_client_plain"))).toBe(t.banned);
+
+    const ownerSid = sessionId();
+    await prepareAs(owner, ownerSid);
+    expect(errorText(await execute(owner, ownerSid, "guard_denied_client"))).toBe(t.capabilityDenied("tool:guard_denied_client"));
+    expect(await execute(owner, ownerSid, "guard_client_plain")).toEqual({ content: t.clientRuns("guard_client_plain"), isError: false });
+  });
+
   it("holds a tool that needs confirmation: not run, isError false, a confirmation and the model-facing text", async () => {
     const files = await principal("confirm", { level: 2, groups: ["files"] });
     const before = Date.now();

@@ -187,6 +187,15 @@ describe("DELETE /v1/contexts/:id", () => {
     expect(await json(await remove("/v1/contexts/lab-context"))).toMatchObject({ removed: 0 });
   });
 
+  it("does not bring back a demo tool that a disposed context had replaced", async () => {
+    const replacement = simple("A lab replacement of the demo's air quality tool.", { context: "lab-shadow", groups: ["lab"] });
+    expect((await put("get_air_quality", replacement)).status).toBe(200);
+    expect(await json(await remove("/v1/contexts/lab-shadow"))).toMatchObject({ context: "lab-shadow", removed: 1 });
+    // The core registry's rule: disposing a context removes what it registered; the replaced entry is gone for good.
+    expect(await listNames(owner)).not.toContain("get_air_quality");
+    expect(await errorOf(await remove("/v1/tools/get_air_quality"))).toMatchObject(anError(404, "tool_not_found"));
+  });
+
   it("answers 400 for a bad context id", async () => {
     expect(await errorOf(await remove("/v1/contexts/bad%20ctx"))).toMatchObject(anError(400, "invalid_request"));
   });
