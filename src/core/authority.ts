@@ -78,7 +78,8 @@ export function decideAuthority(input: {
     return { kind: "deny", code: "denied" };
   }
   const level = principal?.level ?? 0;
-  if (level < 0) return { kind: "deny", code: "banned" };
+  // `!(level >= 0)`, not `level < 0`: a NaN level must not slip past both this and the level check (fail closed).
+  if (!(level >= 0)) return { kind: "deny", code: "banned" };
   const required = minimumLevel(tool, config);
   if (!principal?.owner && level < required) return { kind: "deny", code: "level", required };
   const mode = confirmMode(tool, config);

@@ -472,13 +472,24 @@ function listedValues(values: readonly unknown[]): string[] {
   return values.length > MAX_LISTED_VALUES ? [...shown, "…"] : shown;
 }
 
+/** Whether `error` comes from a branch of the anyOf / oneOf `choice` (same or deeper instance location). */
+function isBranchOf(choice: OutputUnit, error: OutputUnit | undefined): error is OutputUnit {
+  return (
+    error !== undefined &&
+    error.keywordLocation.startsWith(`${choice.keywordLocation}/`) &&
+    (error.instanceLocation === choice.instanceLocation || error.instanceLocation.startsWith(`${choice.instanceLocation}/`))
+  );
+}
+
 /** Turns the validator's output units into one short line per problem. */
 function describe(errors: readonly OutputUnit[], args: unknown, t: ArgumentTexts): string[] {
   const problems: string[] = [];
-  // anyOf / oneOf: one line for the whole choice; the branches' own errors would only confuse.
-  const choiceLocations: string[] = [];
+  // anyOf / oneOf: one line for the whole choice; the branches' own errors would only confuse. The validator puts a
+  // choice's errors right after it, so they are found (and skipped) by looking ahead: linear, whatever the number of
+  // array items that fail the same choice.
+  let skipUntil = 0;
   errors.forEach((error, index) => {
-    if (choiceLocations.some((prefix) => error.keywordLocation.startsWith(`${prefix}/`))) return;
+    if (index < skipUntil) return;
     const path = argumentPath(error.instanceLocation, args);
     switch (error.keyword) {
       case "required": {
@@ -512,8 +523,10 @@ function describe(errors: readonly OutputUnit[], args: unknown, t: ArgumentTexts
       }
       case "anyOf":
       case "oneOf": {
-        choiceLocations.push(error.keywordLocation);
-        const branches = errors.filter((e) => e.keywordLocation.startsWith(`${error.keywordLocation}/`));
+        let end = index + 1;
+        while (isBranchOf(error, errors[end])) end++;
+        skipUntil = end;
+        const branches = errors.slice(index + 1, end);
         // `anyOf: [{type: "string"}, {type: "null"}]` reads better as one type problem.
         const typeOnly = branches.length > 0 && branches.every((e) => e.keyword === "type" && e.instanceLocation === error.instanceLocation);
         if (typeOnly) {

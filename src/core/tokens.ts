@@ -21,9 +21,30 @@ function hash53(text: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-function tokenize(text: string): number {
+/**
+ * Byte-pair encoding takes time quadratic in the length of one pre-token, and a run of letters (CJK has no spaces),
+ * of punctuation or emoji, or of white space is one pre-token: 64 KB of it in a client's tool took seconds. Such runs
+ * are cut every LONG_RUN code points and the pieces counted apart (a token or so off per cut); text without such runs
+ * is counted whole, exactly.
+ */
+const LONG_RUN = 256;
+const LONG_RUN_PATTERN = /[\p{L}\p{M}]{256}|[^\s\p{L}\p{N}]{256}|\s{256}/gu;
+
+function tokenizePiece(text: string): number {
   // Special-token text (e.g. "<|endoftext|>") inside a tool description counts as the plain text it is.
-  return countO200k(text, { disallowedSpecial: new Set() });
+  return text === "" ? 0 : countO200k(text, { disallowedSpecial: new Set() });
+}
+
+function tokenize(text: string): number {
+  if (text.length < LONG_RUN) return tokenizePiece(text);
+  let total = 0;
+  let start = 0;
+  for (const match of text.matchAll(LONG_RUN_PATTERN)) {
+    const end = match.index + match[0].length;
+    total += tokenizePiece(text.slice(start, end));
+    start = end;
+  }
+  return total + tokenizePiece(text.slice(start));
 }
 
 /** Tokens of `text` in the o200k_base encoding (the GPT-4o / GPT-5 family). */

@@ -148,6 +148,11 @@ describe("decideAuthority", () => {
     expect(decide(tool("pub"), principal(-1, true))).toStrictEqual({ kind: "deny", code: "banned" });
   });
 
+  it("fails closed on a level that is not a number (NaN passed both checks before)", () => {
+    expect(decide(tool("adm", { visibility: "restricted" }), principal(Number.NaN))).toStrictEqual({ kind: "deny", code: "banned" });
+    expect(decide(tool("pub"), principal(Number.NaN, true))).toStrictEqual({ kind: "deny", code: "banned" });
+  });
+
   it("denied capabilities stop everyone, the owner included, before anything else", () => {
     const config = { deniedCapabilities: ["tool:shell*"] };
     expect(decide(tool("shell_exec"), principal(99, true), config)).toStrictEqual({ kind: "deny", code: "denied" });

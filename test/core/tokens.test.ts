@@ -39,4 +39,25 @@ describe("countTokens", () => {
     }
     expect(countTokens(long)).toBe(first);
   });
+
+  it("counts a long run without spaces (CJK, emoji, punctuation) in linear time, nearly exactly", () => {
+    // One pre-token of 40,000 CJK characters took seconds (byte-pair encoding is quadratic in a pre-token's length).
+    const cjk = Array.from({ length: 40_000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20_000))).join("");
+    const emoji = "😀".repeat(20_000);
+    const started = performance.now();
+    const cjkTokens = countTokens(cjk);
+    const emojiTokens = countTokens(emoji);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // Cut every 256 characters: each piece is counted for real, so the total stays within a token per cut.
+    const pieces = Math.ceil(cjk.length / 256);
+    const sample = cjk.slice(0, 256 * 4);
+    expect(countTokens(sample)).toBeGreaterThanOrEqual(encode(sample).length - 4);
+    expect(countTokens(sample)).toBeLessThanOrEqual(encode(sample).length + 4);
+    expect(cjkTokens).toBeGreaterThan(cjk.length / 2);
+    expect(cjkTokens).toBeLessThan(cjk.length * 2 + pieces);
+    expect(emojiTokens).toBeGreaterThan(0);
+    // Runs shorter than the cut are counted whole, exactly.
+    const words = `${"b".repeat(255)} `.repeat(20);
+    expect(countTokens(words)).toBe(encode(words).length);
+  });
 });

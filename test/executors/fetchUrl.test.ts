@@ -127,6 +127,18 @@ describe("fetch_url: failures", () => {
     ["http://[fd00::1]/", /local or private/],
     ["http://[fe80::1]/", /local or private/],
     [`https://remote.test/${"a".repeat(9000)}`, /longer than 8192/],
+    // Review: spellings that reached a private address before.
+    ["http://localhost../", /local or private/],
+    ["http://[::127.0.0.1]/", /local or private/],
+    ["http://[::ffff:0:127.0.0.1]/", /local or private/],
+    ["http://[64:ff9b::10.0.0.1]/", /local or private/],
+    ["http://[64:ff9b:1::1]/", /local or private/],
+    ["http://[2002:7f00:1::]/", /local or private/],
+    ["http://[2002:a9fe:a9fe::1]/", /local or private/],
+    ["http://[fec0::1]/", /local or private/],
+    ["http://[ff02::1]/", /local or private/],
+    ["http://198.18.0.1/", /local or private/],
+    ["http://192.0.0.170/", /local or private/],
   ])("refuses %s", async (url, message) => {
     await expect(run(fetchUrlTool, { url })).rejects.toThrow(message);
   });
@@ -136,5 +148,10 @@ describe("fetch_url: failures", () => {
     expect(checkFetchUrl("http://8.8.8.8/").hostname).toBe("8.8.8.8");
     expect(checkFetchUrl("http://172.32.0.1/").hostname).toBe("172.32.0.1");
     expect(checkFetchUrl("http://[2001:db8::1]/").hostname).toBe("[2001:db8::1]");
+    expect(checkFetchUrl("http://[2606:4700:4700::1111]/").hostname).toBe("[2606:4700:4700::1111]");
+    // NAT64 and 6to4 of a public IPv4 address stay reachable.
+    expect(checkFetchUrl("http://[64:ff9b::8.8.8.8]/").hostname).toBe("[64:ff9b::808:808]");
+    expect(checkFetchUrl("http://[2002:808:808::1]/").hostname).toBe("[2002:808:808::1]");
+    expect(checkFetchUrl("http://example.com./").hostname).toBe("example.com.");
   });
 });
