@@ -60,6 +60,17 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   rateLimitPerMinute: 600,
 });
 
+/**
+ * `maxDiscoveredKeep: 0` means unlimited, but a session's set is stored as one value: past this many names it would
+ * outgrow what one storage value holds, so "unlimited" stops here.
+ */
+export const DISCOVERED_HARD_CAP = 10_000;
+
+/** The bound a discovered set actually keeps. */
+export function discoveredLimit(config: Pick<GatewayConfig, "maxDiscoveredKeep">): number {
+  return config.maxDiscoveredKeep === 0 ? DISCOVERED_HARD_CAP : Math.min(config.maxDiscoveredKeep, DISCOVERED_HARD_CAP);
+}
+
 export function defaultConfig(): GatewayConfig {
   return {
     enabled: true,

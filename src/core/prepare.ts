@@ -1,5 +1,6 @@
 // The prepare step (seed agent:llm:before, SPEC §2): recomputed on every turn, independent of anything else.
 import type { GatewayConfig } from "./config.ts";
+import { discoveredLimit } from "./config.ts";
 import { DiscoveredSet } from "./discovered.ts";
 import { extractDiscovered } from "./history.ts";
 import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
@@ -70,7 +71,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   const present = new Map<string, ToolDefinition>();
   for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
 
-  const set = new DiscoveredSet(config.maxDiscoveredKeep, input.discovered);
+  const set = new DiscoveredSet(discoveredLimit(config), input.discovered);
   set.touch(extractDiscovered(input.messages, SEARCH_TOOLS_NAME).filter((name) => present.has(name)));
   const discovered = set.toArray();
 

@@ -3,6 +3,7 @@
 // Every read-modify-write of stored state runs without an await in between, so concurrent calls never lose an update.
 import { DurableObject } from "cloudflare:workers";
 import type { GatewayConfig, SearchMode } from "../core/config.ts";
+import { discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
 import { texts } from "../core/locale.ts";
@@ -218,7 +219,7 @@ export class SessionObject extends DurableObject<Env> {
 
   private touchNow(names: readonly string[]): string[] {
     const stored = this.getDiscovered();
-    const set = new DiscoveredSet(this.config().maxDiscoveredKeep, stored);
+    const set = new DiscoveredSet(discoveredLimit(this.config()), stored);
     set.touch(names);
     const discovered = set.toArray();
     this.ctx.storage.kv.put(KEY.discovered, discovered);

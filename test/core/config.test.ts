@@ -1,6 +1,8 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_LIMITS, defaultConfig, parseConfig, parseConfigText } from "../../src/core/config.ts";
+import {
+  ConfigError, DEFAULT_LIMITS, DISCOVERED_HARD_CAP, defaultConfig, discoveredLimit, parseConfig, parseConfigText,
+} from "../../src/core/config.ts";
 
 describe("config", () => {
   it("has the seed's defaults", () => {
@@ -92,5 +94,11 @@ describe("config", () => {
         return caught === undefined || caught instanceof ConfigError;
       }),
     );
+  });
+
+  it("bounds an unlimited discovered set by the hard cap, and a larger limit too", () => {
+    expect(discoveredLimit({ maxDiscoveredKeep: 20 })).toBe(20);
+    expect(discoveredLimit({ maxDiscoveredKeep: 0 })).toBe(DISCOVERED_HARD_CAP);
+    expect(discoveredLimit({ maxDiscoveredKeep: DISCOVERED_HARD_CAP + 1 })).toBe(DISCOVERED_HARD_CAP);
   });
 });

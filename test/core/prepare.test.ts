@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { defaultConfig, type GatewayConfig } from "../../src/core/config.ts";
+import { DISCOVERED_HARD_CAP, defaultConfig, type GatewayConfig } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
 import { prepareTurn, WarnOnce, type PrepareInput } from "../../src/core/prepare.ts";
 import { createSubstringIndex } from "../../src/core/search/substring.ts";
@@ -213,6 +213,14 @@ describe("prepareTurn: discovered tools from history", () => {
     expect(names(out.tools)).toEqual([SEARCH_TOOLS_NAME, "weather_now", "send_email", "translate"]);
     const unlimited = prepare({ messages, discovered: ["send_email", "read_file", "fetch_url"], config: config({ maxDiscoveredKeep: 0 }) });
     expect(unlimited.discovered).toEqual(["translate", "weather_now", "send_email", "read_file", "fetch_url"]);
+  });
+
+  it("stops an unlimited set (maxDiscoveredKeep 0) at the hard cap, so that it always fits one stored value", () => {
+    const stored = Array.from({ length: DISCOVERED_HARD_CAP + 5 }, (_, i) => `stored_${i}`);
+    const out = prepare({ messages: exchange("c1", "translate", "a"), discovered: stored, config: config({ maxDiscoveredKeep: 0 }) });
+    expect(out.discovered).toHaveLength(DISCOVERED_HARD_CAP);
+    expect(out.discovered[0]).toBe("translate");
+    expect(out.discovered.at(-1)).toBe(`stored_${DISCOVERED_HARD_CAP - 2}`);
   });
 
   it("keeps the discovered set after the context is trimmed (the stored set carries it)", () => {
