@@ -16,6 +16,8 @@ export interface ArgumentTexts {
   invalid(path: string, detail: string): string;
   schemaFailed: string;
   more(count: number): string;
+  /** An array longer than the validator checks for `uniqueItems` (its check is quadratic). */
+  uniqueTooLong(max: number): string;
 }
 
 export interface Texts {
@@ -97,6 +99,7 @@ const en: Texts = {
     invalid: (path, detail) => `${path ? `argument "${path}"` : "arguments"} invalid: ${detail}`,
     schemaFailed: "the arguments could not be checked against the tool's parameter schema",
     more: (count) => `and ${count} more problem(s)`,
+    uniqueTooLong: (max) => `an array argument has more than ${max} items, more than this tool's unique-items check takes`,
   },
   toolFailed: (name, message) => `Tool "${name}" failed: ${message}`,
   clientRuns: (name) => `Tool "${name}" has no server-side executor: the client runs it.`,
@@ -154,6 +157,7 @@ const zh: Texts = {
     invalid: (path, detail) => `${path ? `参数「${path}」` : "参数"}无效：${detail}`,
     schemaFailed: "无法按工具的参数模式校验这些参数",
     more: (count) => `另有 ${count} 个问题`,
+    uniqueTooLong: (max) => `某个数组参数超过 ${max} 项，超出本工具“元素唯一”校验的上限`,
   },
   toolFailed: (name, message) => `工具「${name}」执行失败：${message}`,
   clientRuns: (name) => `工具「${name}」没有服务端执行器：由客户端执行。`,

@@ -256,15 +256,46 @@ function compile(schema: JsonSchema, root: string): Validator {
   return validator;
 }
 
-const compiled = new WeakMap<JsonSchema, Validator>();
+/**
+ * The validator's `uniqueItems` compares every item with every other one: past this many items an array is refused
+ * before validation (64,000 numbers would take seconds of CPU), for tools whose schema asks for unique items.
+ */
+export const MAX_UNIQUE_CHECKED_ITEMS = 5_000;
 
-function validatorFor(schema: JsonSchema): Validator {
-  let validator = compiled.get(schema);
-  if (!validator) {
-    validator = compile(schema, "");
-    compiled.set(schema, validator);
+interface CompiledSchema {
+  validator: Validator;
+  checksUniqueItems: boolean;
+}
+
+const compiled = new WeakMap<JsonSchema, CompiledSchema>();
+
+function compiledFor(schema: JsonSchema): CompiledSchema {
+  let entry = compiled.get(schema);
+  if (!entry) {
+    let checksUniqueItems = false;
+    forEachSubschema(schema, "", 0, (node) => {
+      if (isObject(node) && node.uniqueItems === true) checksUniqueItems = true;
+    });
+    entry = { validator: compile(schema, ""), checksUniqueItems };
+    compiled.set(schema, entry);
   }
-  return validator;
+  return entry;
+}
+
+/** The longest array anywhere in a JSON value (iterative: arguments may nest deeply). */
+function longestArray(value: unknown): number {
+  let longest = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      longest = Math.max(longest, node.length);
+      for (const item of node) if (typeof item === "object" && item !== null) stack.push(item);
+    } else if (isObject(node)) {
+      for (const item of Object.values(node)) if (typeof item === "object" && item !== null) stack.push(item);
+    }
+  }
+  return longest;
 }
 
 function errorMessage(error: unknown): string {
@@ -567,7 +598,9 @@ export function validateArguments(schema: JsonSchema, args: unknown, locale: Loc
   const t = texts(locale).argument;
   if (!isObject(args)) return [t.notObject];
   try {
-    const result = validatorFor(schema).validate(args);
+    const { validator, checksUniqueItems } = compiledFor(schema);
+    if (checksUniqueItems && longestArray(args) > MAX_UNIQUE_CHECKED_ITEMS) return [t.uniqueTooLong(MAX_UNIQUE_CHECKED_ITEMS)];
+    const result = validator.validate(args);
     return result.valid ? [] : describe(result.errors, args, t);
   } catch {
     // An uncompilable schema, a $ref loop, a value that is not JSON: a problem to report, never a crash.

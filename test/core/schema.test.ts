@@ -1,8 +1,10 @@
 import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { texts } from "../../src/core/locale.ts";
 import {
-  DEFINITION_LIMITS, TOOL_NAME_PATTERN, ToolDefinitionError, validateArguments, validateToolDefinition,
+  DEFINITION_LIMITS, MAX_UNIQUE_CHECKED_ITEMS, TOOL_NAME_PATTERN, ToolDefinitionError, validateArguments,
+  validateToolDefinition,
 } from "../../src/core/schema.ts";
 
 const weatherParameters = {
@@ -334,6 +336,21 @@ describe("validateArguments", () => {
     const problems = validateArguments(schema, { tags: Array.from({ length: 20_000 }, () => 1) });
     expect(problems).toHaveLength(11);
     expect(problems[0]).toBe('argument "tags[0]" must be string or null');
+  });
+
+  it("refuses an array past the unique-items cap before the validator's quadratic check, and checks shorter ones", () => {
+    const schema = { type: "object", properties: { ids: { type: "array", items: { type: "integer" }, uniqueItems: true } } };
+    expect(validateArguments(schema, { ids: [1, 2, 2] })).toHaveLength(1);
+    expect(validateArguments(schema, { ids: Array.from({ length: MAX_UNIQUE_CHECKED_ITEMS }, (_, i) => i) })).toEqual([]);
+    // 64,000 items took seconds of CPU in the validator's pairwise comparison; now they are refused at once.
+    const long = Array.from({ length: 64_000 }, (_, i) => i);
+    expect(validateArguments(schema, { ids: long })).toEqual([texts("en").argument.uniqueTooLong(MAX_UNIQUE_CHECKED_ITEMS)]);
+    // A nested array counts too; a schema without uniqueItems takes long arrays as before.
+    expect(validateArguments(schema, { ids: [1], extra: { deep: [long] } })).toEqual([
+      texts("en").argument.uniqueTooLong(MAX_UNIQUE_CHECKED_ITEMS),
+    ]);
+    const plain = { type: "object", properties: { ids: { type: "array", items: { type: "integer" } } } };
+    expect(validateArguments(plain, { ids: long })).toEqual([]);
   });
 
   it("caps the number of problems", () => {
