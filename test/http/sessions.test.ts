@@ -96,6 +96,17 @@ describe("POST /v1/sessions/:sid/prepare", () => {
     expect(next.tools).toHaveLength(3);
   });
 
+  it("stores no name from history that this turn's tools do not hold (a call to a made-up tool)", async () => {
+    const tools = plainTools("madeup", 8);
+    const sid = sessionId();
+    const body = await prepare(alice, sid, {
+      messages: historyInShape("openai", [], "no_such_tool_anywhere"),
+      tools: tools.map((t) => inShape(t, "openai")),
+    });
+    expect(body.discovered).toEqual([]);
+    expect(await discoveredOf(ALICE, sid)).toEqual([]);
+  });
+
   it("takes MCP and Anthropic tools without a description (both shapes make it optional)", async () => {
     const mcp = Array.from({ length: 7 }, (_, i) => ({ name: `nodesc_${i}`, inputSchema: { type: "object" } }));
     const body = await prepare(alice, sessionId(), { messages: [], tools: mcp });

@@ -1,7 +1,5 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (SPEC §2, §4).
-import { extractDiscovered } from "../../core/history.ts";
-import { prepareTurn, WarnOnce } from "../../core/prepare.ts";
-import { SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
+import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
 import { toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
 import type { ToolDefinition } from "../../core/types.ts";
@@ -44,14 +42,14 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
     tools = (await currentRegistry(env, call.settings)).registry.getDefinitions({ groups });
   }
 
-  // The history's names are merged inside the session object (atomic); prepareTurn then merges them again into the
-  // returned set, which changes nothing: touching the same names in the same order is idempotent.
+  // The history is read once, here, and merged inside the session object (atomically, with the same rule as the
+  // core: only names this turn's tools hold); prepareTurn then only shapes the turn from the merged set.
   const { discovered } = await sessionStub(call, sessionId).prepare({
     identity: sessionIdentity(call, sessionId),
-    historyNames: extractDiscovered(messages, SEARCH_TOOLS_NAME),
+    historyNames: discoveredInHistory(messages, tools),
     catalog,
   });
-  const output = prepareTurn({ tools, messages, discovered, config, warnings, shape });
+  const output = prepareTurn({ tools, messages: [], discovered, config, warnings, shape });
   return Response.json({
     tools: output.tools.map((tool) => toShape(tool, shape)),
     applied: output.applied,
