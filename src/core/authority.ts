@@ -1,9 +1,7 @@
 // Authority levels, confirmation modes and denied capabilities (SPEC §1): pure decisions, no storage.
 import type { GatewayConfig } from "./config.ts";
 import { texts } from "./locale.ts";
-import type {
-  ConfirmationRequest, ConfirmMode, ExecutionGuard, GuardDecision, Locale, Principal, ToolCallContext, ToolDefinition,
-} from "./types.ts";
+import type { ConfirmMode, Locale, Principal, ToolDefinition } from "./types.ts";
 
 export type AuthorityConfig = Pick<GatewayConfig, "authorityOverrides" | "confirmOverrides" | "deniedCapabilities">;
 
@@ -98,50 +96,4 @@ export function denialText(
   if (verdict.code === "denied") return t.capabilityDenied(capabilityKey(toolName));
   if (verdict.code === "banned") return t.banned;
   return t.levelTooLow(toolName, verdict.required ?? 0, principal?.level ?? 0);
-}
-
-/**
- * Turns a verdict into the registry's GuardDecision. A `confirm` verdict needs the pending request the caller created
- * (ids and expiry belong to the session's storage); without one it throws, which the registry answers as an error:
- * a confirmation is never skipped by accident.
- */
-export function toGuardDecision(
-  verdict: AuthorityVerdict,
-  input: { toolName: string; principal: Principal | undefined; locale?: Locale; request?: ConfirmationRequest },
-): GuardDecision {
-  if (verdict.kind === "allow") return { kind: "allow" };
-  if (verdict.kind === "deny") return { kind: "deny", reason: denialText(verdict, input.toolName, input.principal, input.locale) };
-  if (!input.request) throw new Error(`a confirmation request is needed for ${verdict.capability}`);
-  return { kind: "confirm", request: input.request };
-}
-
-export interface AuthorityGuardOptions {
-  /** Read on every call, so a configuration swap takes effect at once. */
-  config: () => AuthorityConfig;
-  locale?: Locale;
-  /** Whether an unexpired grant covers `capability` for this call (an `always` grant is used up by it). */
-  isGranted: (capability: string, context: ToolCallContext) => boolean | Promise<boolean>;
-  /** Creates the pending confirmation the user will approve or deny. */
-  requestConfirmation: (
-    capability: string,
-    mode: "session" | "always",
-    context: ToolCallContext,
-  ) => ConfirmationRequest | Promise<ConfirmationRequest>;
-}
-
-/** An ExecutionGuard that applies decideAuthority; grants are only looked up when a confirmation is due. */
-export function createAuthorityGuard(options: AuthorityGuardOptions): ExecutionGuard {
-  return async ({ tool, context }) => {
-    const definition = tool.definition;
-    const config = options.config();
-    const base = { tool: definition, principal: context.principal, config };
-    let verdict = decideAuthority({ ...base, granted: false });
-    if (verdict.kind === "confirm" && (await options.isGranted(verdict.capability, context))) {
-      verdict = decideAuthority({ ...base, granted: true });
-    }
-    const request = verdict.kind === "confirm"
-      ? await options.requestConfirmation(verdict.capability, verdict.mode, context)
-      : undefined;
-    return toGuardDecision(verdict, { toolName: definition.name, principal: context.principal, locale: options.locale, request });
-  };
 }

@@ -1,14 +1,12 @@
 import * as fc from "fast-check";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  capabilityKey, confirmMode, createAuthorityGuard, decideAuthority, denialText, matchesCapability, minimumLevel,
-  toGuardDecision,
+  capabilityKey, confirmMode, decideAuthority, denialText, matchesCapability, minimumLevel,
 } from "../../src/core/authority.ts";
-import type { AuthorityConfig, AuthorityGuardOptions } from "../../src/core/authority.ts";
+import type { AuthorityConfig } from "../../src/core/authority.ts";
 import { defaultConfig } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
-import { ToolRegistry } from "../../src/core/registry.ts";
-import type { ConfirmationRequest, Principal, ToolDefinition } from "../../src/core/types.ts";
+import type { Principal, ToolDefinition } from "../../src/core/types.ts";
 
 const noConfig: AuthorityConfig = { authorityOverrides: {}, confirmOverrides: {}, deniedCapabilities: [] };
 
@@ -187,65 +185,11 @@ describe("decideAuthority", () => {
   });
 });
 
-describe("guard decisions for the registry", () => {
-  const request: ConfirmationRequest = { id: "c1", capability: "tool:wipe", mode: "session", expiresAt: 1 };
-
-  it("turns verdicts into GuardDecisions with the locale's texts", () => {
-    const p = principal(1);
-    expect(toGuardDecision({ kind: "allow" }, { toolName: "t", principal: p })).toStrictEqual({ kind: "allow" });
-    expect(toGuardDecision({ kind: "deny", code: "level", required: 2 }, { toolName: "t", principal: p }))
-      .toStrictEqual({ kind: "deny", reason: texts().levelTooLow("t", 2, 1) });
-    expect(toGuardDecision({ kind: "deny", code: "banned" }, { toolName: "t", principal: p, locale: "zh" }))
-      .toStrictEqual({ kind: "deny", reason: texts("zh").banned });
+describe("denial texts", () => {
+  it("names what was denied, in the locale's words", () => {
     expect(denialText({ kind: "deny", code: "denied" }, "shell", undefined)).toBe(texts().capabilityDenied("tool:shell"));
     expect(denialText({ kind: "deny", code: "level", required: 2 }, "t", undefined)).toBe(texts().levelTooLow("t", 2, 0));
-    expect(toGuardDecision({ kind: "confirm", mode: "session", capability: "tool:wipe" }, { toolName: "wipe", principal: p, request }))
-      .toStrictEqual({ kind: "confirm", request });
-    expect(() => toGuardDecision({ kind: "confirm", mode: "session", capability: "tool:wipe" }, { toolName: "wipe", principal: p }))
-      .toThrow(/confirmation request/);
-  });
-
-  it("createAuthorityGuard drives the registry end to end", async () => {
-    const registry = new ToolRegistry({ logger: { warn: () => undefined } });
-    registry.register(tool("read"), "c", () => "read ok");
-    registry.register(tool("admin", { visibility: "restricted" }), "c", () => "admin ok");
-    registry.register(tool("wipe", { risk: "dangerous" }), "c", () => "wiped");
-    registry.register(tool("shell"), "c", () => "shell ok");
-    const granted = new Set<string>();
-    const isGranted = vi.fn<AuthorityGuardOptions["isGranted"]>((capability) => granted.has(capability));
-    const requestConfirmation = vi.fn<AuthorityGuardOptions["requestConfirmation"]>(async (capability, mode) =>
-      Promise.resolve({ id: "c1", capability, mode, expiresAt: 42 }));
-    let config: AuthorityConfig = { ...noConfig, deniedCapabilities: ["tool:sh*"] };
-    registry.setExecutionGuard(createAuthorityGuard({ config: () => config, isGranted, requestConfirmation }));
-
-    const level0 = { principal: principal(0) };
-    const owner = { principal: principal(0, true) };
-    expect(await registry.execute("read", {}, level0)).toStrictEqual({ isError: false, content: "read ok" });
-    expect(await registry.execute("admin", {}, level0)).toStrictEqual({
-      isError: true, content: JSON.stringify({ error: texts().levelTooLow("admin", 2, 0) }),
-    });
-    expect((await registry.execute("admin", {}, owner)).content).toBe("admin ok");
-    expect(await registry.execute("shell", {}, owner)).toStrictEqual({
-      isError: true, content: JSON.stringify({ error: texts().capabilityDenied("tool:shell") }),
-    });
-    expect(isGranted).not.toHaveBeenCalled(); // looked up only when a confirmation is due
-
-    const waiting = await registry.execute("wipe", {}, owner);
-    expect(waiting).toStrictEqual({
-      isError: false,
-      content: texts().needsConfirmation("wipe", "tool:wipe", "session"),
-      confirmation: { id: "c1", capability: "tool:wipe", mode: "session", expiresAt: 42 },
-    });
-    granted.add("tool:wipe");
-    expect((await registry.execute("wipe", {}, owner)).content).toBe("wiped");
-    expect(requestConfirmation).toHaveBeenCalledTimes(1);
-
-    // The configuration is read on every call.
-    config = { ...noConfig, authorityOverrides: { "tool:admin": 0 } };
-    expect((await registry.execute("admin", {}, level0)).content).toBe("admin ok");
-    expect((await registry.execute("shell", {}, level0)).content).toBe("shell ok");
-    expect(await registry.execute("read", {}, { principal: principal(-3) })).toStrictEqual({
-      isError: true, content: JSON.stringify({ error: texts().banned }),
-    });
+    expect(denialText({ kind: "deny", code: "level", required: 2 }, "t", principal(1))).toBe(texts().levelTooLow("t", 2, 1));
+    expect(denialText({ kind: "deny", code: "banned" }, "t", principal(1), "zh")).toBe(texts("zh").banned);
   });
 });
