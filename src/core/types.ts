@@ -74,12 +74,31 @@ export interface ToolResult {
   confirmation?: ConfirmationRequest;
 }
 
-export interface ConfirmationRequest {
+/** A JSON value (interfaces rather than one recursive alias, so that RPC's type mapping terminates). */
+export type JsonValue = null | boolean | number | string | JsonArray | JsonRecord;
+export interface JsonRecord {
+  [key: string]: JsonValue;
+}
+export interface JsonArray extends Array<JsonValue> {}
+
+/** A pending confirmation as the session's ledger hands it out. */
+export interface OpenConfirmation {
   id: string;
   capability: string;
   mode: "session" | "always";
   /** Epoch milliseconds. */
   expiresAt: number;
+}
+
+/**
+ * A pending confirmation with what its approver is shown (core/approval.ts): the tool, its description's first line
+ * and the call's arguments, bounded. `always`: the approval runs exactly these arguments once; `session`: this tool
+ * with any arguments in this session until the grant expires.
+ */
+export interface ConfirmationRequest extends OpenConfirmation {
+  tool: string;
+  description: string;
+  arguments: JsonValue;
 }
 
 /** Runs a tool in-process. Returns the text handed back to the model. */

@@ -7,13 +7,13 @@ import { discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
 import { texts } from "../core/locale.ts";
-import type { GrantState, ResolveOutcome } from "../core/grants.ts";
+import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
 import { ToolRegistry } from "../core/registry.ts";
 import { validateToolDefinition } from "../core/schema.ts";
 import { SearchIndexCache } from "../core/search/index.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
-import type { ConfirmationRequest, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
+import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
 import { createExecutionGuard } from "../guard/guard.ts";
 import { loadSettings } from "../worker/settings.ts";
 import { parseSessionObjectName, principalObjectName } from "./names.ts";
@@ -140,19 +140,19 @@ export class SessionObject extends DurableObject<Env> {
 
   // ---- confirmations and grants (the guard's SessionGrants) ---------------------------------------------------
 
-  async consumeGrant(capability: string): Promise<boolean> {
+  async consumeGrant(capability: string, binding: GrantBinding): Promise<boolean> {
     const now = Date.now();
     const ledger = this.ledger(now);
-    const granted = ledger.consume(capability, now);
+    const granted = ledger.consume(capability, binding, now);
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
     await this.afterWrite();
     return granted;
   }
 
-  async requestConfirmation(capability: string, mode: "session" | "always"): Promise<ConfirmationRequest> {
+  async requestConfirmation(capability: string, mode: "session" | "always", binding: GrantBinding): Promise<OpenConfirmation> {
     const now = Date.now();
     const ledger = this.ledger(now);
-    const request = ledger.request(capability, mode, this.confirmationTtlMs(), now, () => crypto.randomUUID());
+    const request = ledger.request(capability, mode, binding, this.confirmationTtlMs(), now, () => crypto.randomUUID());
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
     await this.afterWrite();
     return request;

@@ -4,17 +4,36 @@
 // module only adds the session's grants: it asks the session object for a grant only when the verdict is "confirm",
 // and opens a pending confirmation when none covers the call. A call without a session id cannot hold a grant, so a
 // tool that needs confirmation is refused there (with a text that says why) rather than confirmed into the void.
+//
+// Grants are bound to what the user saw (issue 9 part 2): SHA-256 digests of the tool's canonical definition and of
+// the call's canonical arguments (core/approval.ts). Hashing lives here, in the Worker shell, because it needs Web
+// Crypto; the core ledger only compares the digests. The confirmation handed back carries the approver's view: the
+// tool, its description's first line and the arguments, bounded.
+import { approvalView, canonicalJson } from "../core/approval.ts";
 import { decideAuthority, denialText } from "../core/authority.ts";
 import type { GatewayConfig } from "../core/config.ts";
+import type { GrantBinding } from "../core/grants.ts";
 import { texts } from "../core/locale.ts";
-import type { ConfirmationRequest, ExecutionGuard, GuardDecision, GuardInput } from "../core/types.ts";
+import type { ExecutionGuard, GuardDecision, GuardInput, OpenConfirmation } from "../core/types.ts";
 
 /** What the guard needs from a session's Durable Object (SessionObject implements these as RPC methods). */
 export interface SessionGrants {
-  /** True when an unexpired grant covers the capability (an `always` grant is used up). */
-  consumeGrant(capability: string): Promise<boolean>;
-  /** Records a pending confirmation and returns it. */
-  requestConfirmation(capability: string, mode: "session" | "always"): Promise<ConfirmationRequest>;
+  /** True when an unexpired grant covers the call (an `always` grant is used up). */
+  consumeGrant(capability: string, binding: GrantBinding): Promise<boolean>;
+  /** Records a pending confirmation (or finds the open one for the same call) and returns it. */
+  requestConfirmation(capability: string, mode: "session" | "always", binding: GrantBinding): Promise<OpenConfirmation>;
+}
+
+/** Lower-case hex SHA-256 of a text's UTF-8 bytes. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** What a grant for this call is bound to. Throws on arguments that cannot be encoded (the registry then refuses). */
+export async function bindingOf(input: GuardInput): Promise<GrantBinding> {
+  const [tool, args] = await Promise.all([sha256Hex(canonicalJson(input.tool.definition)), sha256Hex(canonicalJson(input.arguments))]);
+  return { tool, arguments: args };
 }
 
 export interface GuardDeps {
@@ -41,10 +60,11 @@ export function createExecutionGuard(deps: GuardDeps): ExecutionGuard {
     const sessionId = input.context.sessionId;
     if (sessionId === undefined || sessionId === "") return { kind: "deny", reason: t.confirmationNeedsSession(tool.name) };
     const grants = deps.session(principal?.id ?? ANONYMOUS_PRINCIPAL_ID, sessionId);
+    const binding = await bindingOf(input);
     // Confirmation is core's last rule: a grant that covers it leaves nothing but allow.
-    if (await grants.consumeGrant(verdict.capability)) return { kind: "allow" };
-    const request = await grants.requestConfirmation(verdict.capability, verdict.mode);
-    return { kind: "confirm", request };
+    if (await grants.consumeGrant(verdict.capability, binding)) return { kind: "allow" };
+    const open = await grants.requestConfirmation(verdict.capability, verdict.mode, binding);
+    return { kind: "confirm", request: { ...open, ...approvalView(tool, input.arguments) } };
   }
 
   return async (input) => {

@@ -50,7 +50,7 @@ describe("auditDecisionOf", () => {
     expect(auditDecisionOf({ content: "ok", isError: false })).toBe("allow");
     expect(auditDecisionOf({ content: '{"error":"x"}', isError: true })).toBe("error");
     expect(
-      auditDecisionOf({ content: "wait", isError: false, confirmation: { id: "1", capability: "tool:t", mode: "always", expiresAt: 1 } }),
+      auditDecisionOf({ content: "wait", isError: false, confirmation: { id: "1", capability: "tool:t", mode: "always", expiresAt: 1, tool: "t", description: "", arguments: {} } }),
     ).toBe("confirm");
   });
 });

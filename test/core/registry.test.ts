@@ -446,7 +446,9 @@ describe("execute", () => {
 });
 
 describe("the execution guard", () => {
-  const request: ConfirmationRequest = { id: "conf-1", capability: "tool:wipe", mode: "session", expiresAt: 1_900_000_000_000 };
+  const request: ConfirmationRequest = {
+    id: "conf-1", capability: "tool:wipe", mode: "session", expiresAt: 1_900_000_000_000, tool: "wipe", description: "Wipes.", arguments: {},
+  };
 
   it("is called on every execute, after validation, with the tool, arguments and context", async () => {
     const registry = quietRegistry();

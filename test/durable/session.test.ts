@@ -12,6 +12,8 @@ import { inShape, plainTools } from "../http/shapes.ts";
 
 const DAY_MS = 86_400_000;
 const TTL_DAYS = 30; // wrangler.toml's sessionTtlDays
+/** What a grant is bound to (the guard passes SHA-256 digests; the object only compares them). */
+const BINDING = { tool: "tool-digest", arguments: "args-digest" };
 
 const PRINCIPAL = "durable-dora";
 let dora = "";
@@ -64,13 +66,32 @@ describe("eviction", () => {
 
   it("keeps pending confirmations and grants", async () => {
     const stub = stubOf(sessionId("grants"));
-    const pending = await stub.requestConfirmation("tool:demo", "always");
+    const pending = await stub.requestConfirmation("tool:demo", "always", BINDING);
     await evictDurableObject(stub);
     expect(await stub.resolveConfirmation(pending.id, true)).toMatchObject({ ok: true, approved: true });
     await evictDurableObject(stub);
-    expect(await stub.consumeGrant("tool:demo")).toBe(true);
-    expect(await stub.consumeGrant("tool:demo")).toBe(false);
+    expect(await stub.consumeGrant("tool:demo", { ...BINDING, arguments: "other" })).toBe(false);
+    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(true);
+    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(false);
     expect(await stub.resolveConfirmation(pending.id, true)).toMatchObject({ ok: false });
+  });
+
+  it("drops confirmations and grants stored before approvals were bound to the call (fail closed)", async () => {
+    const stub = stubOf(sessionId("old-grants"));
+    const later = Date.now() + 600_000;
+    // The stored shape before issue 9: no tool or arguments digest.
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.kv.put("grants", {
+        pending: [{ id: "old-id", capability: "tool:demo", mode: "always", expiresAt: later }],
+        grants: [{ capability: "tool:demo", mode: "session", expiresAt: later }, { capability: "tool:demo", mode: "always", expiresAt: later }],
+      });
+    });
+    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(false);
+    expect(await stub.resolveConfirmation("old-id", true)).toEqual({ ok: false, code: "not_found" });
+    const fresh = await stub.requestConfirmation("tool:demo", "always", BINDING);
+    expect(fresh.id).not.toBe("old-id");
+    expect(await stub.resolveConfirmation(fresh.id, true)).toMatchObject({ ok: true, approved: true });
+    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(true);
   });
 });
 
@@ -119,7 +140,7 @@ describe("expiry", () => {
 describe("the principal's index of sessions", () => {
   it("lists a session that only the guard touched (the object reads its identity from its name)", async () => {
     const sid = sessionId("guard-only");
-    await stubOf(sid, "guard-only-user").requestConfirmation("tool:x", "session");
+    await stubOf(sid, "guard-only-user").requestConfirmation("tool:x", "session", BINDING);
     expect(await principalStub(env, "guard-only-user").listSessions()).toEqual([sid]);
   });
 

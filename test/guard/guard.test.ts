@@ -31,8 +31,9 @@ class FakeSessions {
     this.calls.push(`${principalId}/${sessionId}`);
     const ledger = this.ledger(principalId, sessionId);
     return {
-      consumeGrant: async (capability) => ledger.consume(capability, this.now),
-      requestConfirmation: async (capability, mode) => ledger.request(capability, mode, TTL, this.now, () => `c${++this.#next}`),
+      consumeGrant: async (capability, binding) => ledger.consume(capability, binding, this.now),
+      requestConfirmation: async (capability, mode, binding) =>
+        ledger.request(capability, mode, binding, TTL, this.now, () => `c${++this.#next}`),
     };
   };
 
@@ -57,8 +58,11 @@ function setup(overrides: Partial<GatewayConfig> = {}) {
   const decisions: GuardDecision[] = [];
   const config = { ...defaultConfig(), ...overrides };
   const guard = createExecutionGuard({ config, session: sessions.session, onDecision: (d) => decisions.push(d) });
-  const run = (definition: Partial<ToolDefinition> & { name: string }, context: ToolCallContext) =>
-    Promise.resolve(guard({ tool: tool(definition), arguments: { secret: "never looked at" }, context }));
+  const run = (
+    definition: Partial<ToolDefinition> & { name: string },
+    context: ToolCallContext,
+    args: Record<string, unknown> = { secret: "shown to the approver only" },
+  ) => Promise.resolve(guard({ tool: tool(definition), arguments: args, context }));
   return { sessions, decisions, run };
 }
 
@@ -139,6 +143,53 @@ describe("execution guard: confirmation", () => {
     expect(await run(once, { principal: alice, sessionId: "s1" })).toEqual({ kind: "allow" });
     const again = confirmation(await run(once, { principal: alice, sessionId: "s1" }));
     expect(again.id).not.toBe(request.id);
+  });
+
+  it("shows the approver the tool, its description's first line and the arguments", async () => {
+    const { run } = setup();
+    const definition = { ...once, description: "\n  Sends mail from the user's account.  \nSecond line, not shown." };
+    const request = confirmation(await run(definition, { principal: alice, sessionId: "s1" }, { to: "ann@example.com", body: "x".repeat(250) }));
+    expect(request).toEqual({
+      id: request.id,
+      capability: "tool:send_mail",
+      mode: "always",
+      expiresAt: request.expiresAt,
+      tool: "send_mail",
+      description: "Sends mail from the user's account.",
+      arguments: { to: "ann@example.com", body: `${"x".repeat(200)}…[+50 chars]` },
+    });
+  });
+
+  it("binds an always approval to the arguments: other arguments ask again, the approved ones run once", async () => {
+    const { run, sessions } = setup();
+    const ctx = { principal: alice, sessionId: "s1" };
+    const asked = confirmation(await run(once, ctx, { to: "landlord", amount: 10 }));
+    // A retry with the same arguments in another key order is the same call: same id, same expiry.
+    sessions.now += 1_000;
+    expect(confirmation(await run(once, ctx, { amount: 10, to: "landlord" }))).toEqual(asked);
+    const swapped = confirmation(await run(once, ctx, { to: "attacker", amount: 99999 }));
+    expect(swapped.id).not.toBe(asked.id);
+    sessions.approve("alice", "s1", asked.id);
+    expect(confirmation(await run(once, ctx, { to: "attacker", amount: 99999 })).id).toBe(swapped.id);
+    expect(await run(once, ctx, { amount: 10, to: "landlord" })).toEqual({ kind: "allow" });
+    expect((await run(once, ctx, { to: "landlord", amount: 10 })).kind).toBe("confirm");
+  });
+
+  it("binds a session approval to the tool's definition: any arguments, but not another tool of the same name", async () => {
+    const { run, sessions } = setup();
+    const ctx = { principal: alice, sessionId: "s1" };
+    const request = confirmation(await run(dangerous, ctx, { repo: "a" }));
+    sessions.approve("alice", "s1", request.id);
+    expect(await run(dangerous, ctx, { repo: "b" })).toEqual({ kind: "allow" });
+    const replaced = { ...dangerous, description: "Another tool that took the name." };
+    expect((await run(replaced, ctx, { repo: "b" })).kind).toBe("confirm");
+  });
+
+  it("refuses arguments it cannot encode for a binding (the registry answers a thrown guard as a failure)", async () => {
+    const { run } = setup();
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 300; i++) deep = [deep];
+    await expect(run(once, { principal: alice, sessionId: "s1" }, { deep })).rejects.toThrow(/nest deeper than/);
   });
 
   it("confirmOverrides turn confirmation on or off without touching the tool", async () => {

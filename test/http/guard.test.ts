@@ -25,6 +25,9 @@ interface Confirmation {
   capability: string;
   mode: "session" | "always";
   expiresAt: number;
+  tool: string;
+  description: string;
+  arguments: unknown;
 }
 
 interface ExecuteBody {
@@ -79,8 +82,8 @@ function pendingOf(body: ExecuteBody, name: string, mode: "session" | "always"):
   expect(body.isError).toBe(false);
   const confirmation = body.confirmation;
   if (!confirmation) throw new Error(`no confirmation in ${JSON.stringify(body)}`);
-  expect(Object.keys(confirmation).toSorted()).toEqual(["capability", "expiresAt", "id", "mode"]);
-  expect(confirmation).toMatchObject({ capability: `tool:${name}`, mode });
+  expect(Object.keys(confirmation).toSorted()).toEqual(["arguments", "capability", "description", "expiresAt", "id", "mode", "tool"]);
+  expect(confirmation).toMatchObject({ capability: `tool:${name}`, mode, tool: name });
   expect(body.content).toBe(t.needsConfirmation(name, `tool:${name}`, mode));
   return confirmation;
 }
