@@ -6,7 +6,6 @@ import type { GatewayConfig, SearchMode } from "../core/config.ts";
 import { discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
-import { texts } from "../core/locale.ts";
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
 import { ToolRegistry } from "../core/registry.ts";
 import { validateToolDefinition } from "../core/schema.ts";
@@ -117,17 +116,15 @@ export class SessionObject extends DurableObject<Env> {
 
   // ---- the client catalog -------------------------------------------------------------------------------------
 
-  /** Whether the session's client catalog has this tool. */
-  hasClientTool(name: string): boolean {
-    return this.loadCatalog()?.names.has(name) ?? false;
-  }
-
-  /** Runs a client tool through a registry of the client catalog (no executors: the answer says the client runs it). */
-  async executeClientTool(name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
+  /**
+   * Runs a client tool through a registry of the client catalog (no executors: the answer says the client runs it).
+   * Null when the session has no client catalog or its catalog does not hold `name`: the registry answers then.
+   */
+  async executeClientTool(name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult | null> {
     const catalog = this.loadCatalog();
-    const config = this.config();
-    if (!catalog) return { content: JSON.stringify({ error: texts(config.locale).unknownTool(name, []) }), isError: true };
+    if (!catalog?.names.has(name)) return null;
     if (!catalog.registry) {
+      const config = this.config();
       const registry = new ToolRegistry({ logger: console, locale: config.locale });
       registry.registerMany(catalog.tools, "client");
       // Client tools pass the same guard as the registry's (banned callers, denied capabilities, overrides); the

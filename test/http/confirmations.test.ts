@@ -1,6 +1,7 @@
 // Issue 9 through the Worker's own fetch. Part 2: a confirmation approves exactly the call the user saw (the tool and,
 // for `always`, the arguments), once; a retry while pending keeps its id and expiry; the approver is shown the tool,
-// its description's first line and the arguments, bounded.
+// its description's first line and the arguments, bounded. Part 4: one catalog per turn: the tool `search` shows is
+// the tool `execute` validates and runs, also when a client tool has the name of a registry tool.
 //
 // The remote end is test/fixtures/remote-worker.ts: its /echo answers with the request it received, so an answer
 // that echoes a body proves that the http executor ran, with exactly that body.
@@ -73,6 +74,12 @@ beforeAll(async () => {
       confirm: "always",
       executor: { type: "http", url: "https://remote.test/echo" },
     },
+    {
+      name: "confirm_shadow",
+      description: "Registry shadow: moves money.",
+      parameters: { type: "object", properties: { amount: { type: "integer" } }, required: ["amount"] },
+      executor: { type: "http", url: "https://remote.test/echo" },
+    },
   ];
   const response = await api("/v1/tools", { method: "PUT", token: owner, body: { tools, context: "confirmations" } });
   if (response.status !== 200) throw new Error(`registering the tools failed: ${await response.text()}`);
@@ -138,5 +145,43 @@ describe("an always confirmation approves exactly the arguments the user saw", (
     expect((await approve(user, sid, shown.id)).status).toBe(200);
     held(await execute(user, sid, TRANSFER, { to: `${to}0`, amount: 1 }));
     expect(echoed(await execute(user, sid, TRANSFER, { to, amount: 1 }))).toMatchObject({ body: { to, amount: 1 } });
+  });
+});
+
+describe("one catalog per turn: what search shows is what execute runs", () => {
+  const clientShadow = {
+    type: "function",
+    function: {
+      name: "confirm_shadow",
+      description: "Client shadow: writes a note.",
+      parameters: { type: "object", properties: { note: { type: "string" } }, required: ["note"], additionalProperties: false },
+    },
+  };
+
+  it("a client tool with a registry tool's name is the client's in prepare, search and execute alike", async () => {
+    const user = await caller("shadow");
+    const sid = sessionId("shadow");
+    const prepared = await api(`/v1/sessions/${sid}/prepare`, { token: user, body: { messages: [], tools: [clientShadow] } });
+    expect(prepared.status).toBe(200);
+    expect(await json(prepared)).toMatchObject({ tools: [clientShadow] });
+
+    const search = await api(`/v1/sessions/${sid}/search`, { token: user, body: { query: "confirm_shadow" } });
+    expect(await json(search)).toMatchObject({
+      tools: [{ name: "confirm_shadow", description: "Client shadow: writes a note.", parameters: clientShadow.function.parameters }],
+    });
+
+    // execute validates against the definition search showed, and runs that tool (the client runs it)…
+    expect(await execute(user, sid, "confirm_shadow", { note: "hi" })).toEqual({ content: t.clientRuns("confirm_shadow"), isError: false });
+    // …so the registry's arguments are refused, and nothing reaches the registry tool's remote end.
+    const refused = await execute(user, sid, "confirm_shadow", { amount: 5 });
+    expect(refused.isError).toBe(true);
+    expect(refused.content).toMatch(/^\{"error":"Invalid arguments for \\"confirm_shadow\\": /);
+    expect(refused.content).not.toContain("/echo");
+
+    // A turn without client tools drops the catalog: search and execute both mean the registry's tool again.
+    expect((await api(`/v1/sessions/${sid}/prepare`, { token: user, body: { messages: [] } })).status).toBe(200);
+    const registrySearch = await api(`/v1/sessions/${sid}/search`, { token: user, body: { query: "confirm_shadow" } });
+    expect(await json(registrySearch)).toMatchObject({ tools: [{ name: "confirm_shadow", description: "Registry shadow: moves money." }] });
+    expect(echoed(await execute(user, sid, "confirm_shadow", { amount: 5 }))).toMatchObject({ body: { amount: 5 } });
   });
 });

@@ -3,7 +3,6 @@
 import { auditDecisionOf, auditLine } from "../../core/audit.ts";
 import type { AuditDecision } from "../../core/audit.ts";
 import { texts } from "../../core/locale.ts";
-import { isVisible } from "../../core/registry.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
 import type { ToolCallContext, ToolResult } from "../../core/types.ts";
 import { currentRegistry, guardDecisionOf } from "../../worker/registry.ts";
@@ -33,14 +32,12 @@ async function executeTool(call: Call, sessionId: string, name: string, args: Js
     const result = await searchSession(call, sessionId, parsed.params, config.searchMode, groups);
     return { content: JSON.stringify(result), isError: false };
   }
+  // One catalog per turn (issue 9 part 4): prepare sends, and search shows, the session's client catalog when it has
+  // one, so a name that catalog holds is the client's tool here too (its schema, its guard), even when the registry
+  // has a tool of the same name; any other name is the registry's, which answers an absent and a gated tool alike.
+  const client = await sessionStub(call, sessionId).executeClientTool(name, args, context);
+  if (client) return client;
   const { registry } = await currentRegistry(call.env, call.settings);
-  const entry = registry.get(name);
-  if (!entry || !isVisible(entry.definition.groups, groups)) {
-    // Not a registry tool this caller can see: it may be one of the session's own client tools. If not, the
-    // registry answers below, the same way for an absent and a gated tool.
-    const session = sessionStub(call, sessionId);
-    if (await session.hasClientTool(name)) return session.executeClientTool(name, args, context);
-  }
   return registry.execute(name, args, context);
 }
 
