@@ -85,13 +85,13 @@ beforeAll(async () => {
   if (response.status !== 200) throw new Error(`registering the tools failed: ${await response.text()}`);
 }, 60_000);
 
-async function caller(label: string): Promise<string> {
+async function newCaller(label: string): Promise<string> {
   return token({ sub: `${label}-${crypto.randomUUID()}` });
 }
 
 describe("an always confirmation approves exactly the arguments the user saw", () => {
   it("the argument-swap attack: other arguments ask again, the approved ones run once", async () => {
-    const user = await caller("swap");
+    const user = await newCaller("swap");
     const sid = sessionId("swap");
 
     // The model asks for A: the approver sees the tool, its description's first line and A.
@@ -127,7 +127,7 @@ describe("an always confirmation approves exactly the arguments the user saw", (
   });
 
   it("a retry while pending gets the same id and the same expiry", async () => {
-    const user = await caller("retry");
+    const user = await newCaller("retry");
     const sid = sessionId("retry");
     const first = held(await execute(user, sid, TRANSFER, LANDLORD));
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -136,7 +136,7 @@ describe("an always confirmation approves exactly the arguments the user saw", (
   });
 
   it("shows long argument values cut, with a mark saying how much is left out", async () => {
-    const user = await caller("long");
+    const user = await newCaller("long");
     const sid = sessionId("long");
     const to = `IBAN ${"9".repeat(PREVIEW_MAX_STRING + 95)}`;
     const shown = held(await execute(user, sid, TRANSFER, { to, amount: 1 }));
@@ -159,7 +159,7 @@ describe("one catalog per turn: what search shows is what execute runs", () => {
   };
 
   it("a client tool with a registry tool's name is the client's in prepare, search and execute alike", async () => {
-    const user = await caller("shadow");
+    const user = await newCaller("shadow");
     const sid = sessionId("shadow");
     const prepared = await api(`/v1/sessions/${sid}/prepare`, { token: user, body: { messages: [], tools: [clientShadow] } });
     expect(prepared.status).toBe(200);
