@@ -37,11 +37,19 @@ export interface SearchAnswer {
   hint: string;
 }
 
+/**
+ * A call the guard holds, with what the approver must see: the tool, its description's first line and the call's
+ * arguments (long values cut by the gateway, with a visible mark). `always`: the approval runs exactly these
+ * arguments, once; `session`: this tool, with any arguments, for this session until the grant expires.
+ */
 export interface Confirmation {
   id: string;
   capability: string;
   mode: "session" | "always";
   expiresAt: number;
+  tool: string;
+  description: string;
+  arguments: unknown;
 }
 
 export interface ExecuteAnswer {
@@ -69,6 +77,11 @@ function num(value: unknown, what: string): number {
 
 function str(value: unknown, what: string): string {
   if (typeof value !== "string") throw new UnexpectedAnswer(`${what} is not a string`);
+  return value;
+}
+
+function present(value: unknown, what: string): unknown {
+  if (value === undefined) throw new UnexpectedAnswer(`${what} is missing`);
   return value;
 }
 
@@ -134,6 +147,10 @@ export function readExecute(data: unknown): ExecuteAnswer {
       capability: str(request["capability"], "confirmation.capability"),
       mode,
       expiresAt: num(request["expiresAt"], "confirmation.expiresAt"),
+      tool: str(request["tool"], "confirmation.tool"),
+      description: str(request["description"], "confirmation.description"),
+      // Without the arguments the approver would approve blind: a missing field is an unreadable answer.
+      arguments: present(request["arguments"], "confirmation.arguments"),
     };
   }
   return result;

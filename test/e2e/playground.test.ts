@@ -277,6 +277,12 @@ describe("the playground page", () => {
     await approval.waitFor();
     expect(await ui.result().locator(".badge").innerText()).toBe("waiting for approval");
     expect(await approval.innerText()).toContain("tool:send_email");
+    // The approver sees what they approve: the tool, its description's first line, the arguments, and the kind.
+    expect(await approval.locator("[data-approval=tool]").innerText()).toBe("send_email");
+    expect(await approval.locator("[data-approval=description]").innerText()).toMatch(/^Sends an email from the user's account/);
+    const shown: unknown = JSON.parse(await approval.locator(".approval-arguments").innerText());
+    expect(shown).toEqual(prefilled);
+    expect(await approval.locator(".approval-kind").innerText()).toMatch(/^One-run approval: send_email runs once, with exactly the arguments below/);
     await approval.getByRole("button", { name: "Approve" }).click();
     await expect.poll(() => ui.result().locator(".badge").innerText()).toBe("ok");
     // Approved, the call passed the guard; send_email has no executor in the Worker, so the client runs it.
@@ -296,6 +302,20 @@ describe("the playground page", () => {
     // Denied is not granted: the next call asks again.
     await page.getByRole("button", { name: "Run the tool" }).click();
     await expect.poll(() => ui.result().getByRole("group").count()).toBe(1);
+  });
+
+  it("says when an approval counts for the session, with any arguments", async () => {
+    await runTool("write_file", { path: "notes/todo.md", content: "x".repeat(250) });
+    const approval = ui.result().getByRole("group", { name: "The guard holds this call for your approval" });
+    await approval.waitFor();
+    expect(await approval.locator(".approval-kind").innerText()).toMatch(/^Session approval: write_file may run with any arguments/);
+    // A long value reaches the approver cut, with a visible mark.
+    expect(JSON.parse(await approval.locator(".approval-arguments").innerText())).toEqual({
+      path: "notes/todo.md",
+      content: `${"x".repeat(200)}…[+50 chars]`,
+    });
+    await approval.getByRole("button", { name: "Deny" }).click();
+    await expect.poll(() => ui.result().locator(".denied").innerText()).toBe("You denied the call: write_file did not run.");
   });
 
   it("shows fetch_url refusing a private address, and highlights the untrusted banner on fetched text", async () => {

@@ -14,7 +14,10 @@ describe("the page's reading of the gateway's answers", () => {
       hint: "Found 7 tool(s), showing 1.",
     };
     expect(readSearch(search)).toEqual(search);
-    const confirmation = { id: "c1", capability: "tool:send_email", mode: "always", expiresAt: 1 };
+    const confirmation = {
+      id: "c1", capability: "tool:send_email", mode: "always", expiresAt: 1,
+      tool: "send_email", description: "Sends an email.", arguments: { to: ["ann@example.com"] },
+    };
     expect(readExecute({ content: "held", isError: true, confirmation })).toEqual({ content: "held", isError: true, confirmation });
     expect(readExecute({ content: "ok", isError: false })).toEqual({ content: "ok", isError: false });
   });
@@ -27,6 +30,10 @@ describe("the page's reading of the gateway's answers", () => {
       /confirmation\.mode/,
     );
     expect(() => readExecute(null)).toThrow(/execute is not an object/);
+    // Without what it approves, the approver would approve blind: such an answer is not read.
+    const blind = { id: "c", capability: "tool:t", mode: "always", expiresAt: 1, tool: "t", description: "" };
+    expect(() => readExecute({ content: "x", isError: false, confirmation: blind })).toThrow(/confirmation\.arguments is missing/);
+    expect(() => readExecute({ content: "x", isError: false, confirmation: { ...blind, arguments: {}, tool: 1 } })).toThrow(/confirmation\.tool/);
   });
 });
 

@@ -43,14 +43,30 @@ export function renderExecuteResult(
   const deny = h("button", { className: "deny secondary", attrs: { type: "button" } }, "Deny");
   approve.addEventListener("click", handlers.approve);
   deny.addEventListener("click", handlers.deny);
-  const scope = request.mode === "session" ? "for the rest of this session" : "for this one call";
+  const expires = new Date(request.expiresAt).toLocaleTimeString("en");
+  // Which kind of approval this is, in words: the gateway binds a one-run approval to these exact arguments, and a
+  // session approval to the tool (any arguments) until it expires.
+  const kind = request.mode === "session"
+    ? `Session approval: ${request.tool} may run with any arguments for the rest of this session (until the grant expires).`
+    : `One-run approval: ${request.tool} runs once, with exactly the arguments below. Other arguments ask again.`;
   fill(container, 
     h("div", { className: "result-head" }, heading, status),
     h(
       "div",
       { className: "confirmation", attrs: { role: "group", "aria-labelledby": "confirmation-title" } },
       h("h4", { attrs: { id: "confirmation-title" } }, "The guard holds this call for your approval"),
-      h("p", null, "Capability ", h("code", null, request.capability), ` · approval counts ${scope} · expires at ${new Date(request.expiresAt).toLocaleTimeString("en")}`),
+      h(
+        "dl",
+        { className: "approval-facts" },
+        h("dt", null, "Tool"),
+        h("dd", null, h("code", { attrs: { "data-approval": "tool" } }, request.tool)),
+        h("dt", null, "Description"),
+        h("dd", { attrs: { "data-approval": "description" } }, request.description),
+        h("dt", null, "Arguments"),
+        h("dd", null, codeBlock(JSON.stringify(request.arguments, null, 2), "code approval-arguments")),
+      ),
+      h("p", { className: "approval-kind", attrs: { "data-mode": request.mode } }, kind),
+      h("p", null, "Capability ", h("code", null, request.capability), ` · the request expires at ${expires}`),
       codeBlock(answer.content, "code prose"),
       h("div", { className: "actions" }, approve, deny),
     ),
