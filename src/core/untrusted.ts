@@ -490,7 +490,11 @@ export function wrapUntrustedContent(content: string, source: string, options: W
   return banner + boundedBody(content, options.maxChars, locale);
 }
 
-/** For executors returning fetched text: strip smuggling characters, cap, then wrap. */
+/**
+ * The hardened boundary, for every text from a third party that reaches the model as content: what executors fetch
+ * and what a client hands to `POST /v1/untrusted/wrap`. Strips smuggling characters, then wraps (forged markers
+ * neutralised, capped at `maxChars` with a visible note).
+ */
 export function wrapFetchedContent(content: string, source: string, options: WrapOptions = {}): string {
   return wrapUntrustedContent(stripSmugglingCharacters(content), source, options);
 }
