@@ -477,6 +477,14 @@ export function countBannerMarkers(text: string): number {
   return forgedMarkerSpans(text).length;
 }
 
+/**
+ * Cleans a text shown to the model outside a banner (tool descriptions and parameter texts): smuggling characters
+ * stripped and forged banner markers neutralised, as content is. Nothing else changes; clean text comes back as it is.
+ */
+export function cleanUntrustedText(text: string, locale: Locale = "en"): string {
+  return neutraliseForgedBanners(stripSmugglingCharacters(text), locale);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Wrapping
 
