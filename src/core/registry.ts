@@ -147,7 +147,7 @@ export class ToolRegistry {
    */
   register(tool: unknown, contextId: string, handler?: ToolHandler): () => void {
     if (handler !== undefined && typeof handler !== "function") throw new ToolDefinitionError("handler", "must be a function");
-    const definition = validateToolDefinition(tool);
+    const definition = validateToolDefinition(tool, { locale: this.#locale });
     const replaced = this.#put(definition, contextId, handler);
     if (replaced) this.#warnReplaced([replaced], contextId);
     this.#version++;
@@ -161,7 +161,7 @@ export class ToolRegistry {
     tools.forEach((tool, index) => {
       let definition: ToolDefinition;
       try {
-        definition = validateToolDefinition(tool);
+        definition = validateToolDefinition(tool, { locale: this.#locale });
       } catch (error) {
         if (error instanceof ToolDefinitionError) {
           const field = error.field === "tool" ? `tools[${index}]`

@@ -3,6 +3,7 @@ import { dereference, Validator } from "@cfworker/json-schema";
 import type { OutputUnit } from "@cfworker/json-schema";
 import { texts } from "./locale.ts";
 import type { ArgumentTexts } from "./locale.ts";
+import { cleanToolTexts } from "./toolTexts.ts";
 import type {
   DeclaredConfirm, ExecutorSpec, HttpMethod, JsonSchema, Locale, Risk, ToolDefinition, Visibility,
 } from "./types.ts";
@@ -426,6 +427,8 @@ const DEFINITION_FIELDS = ["name", "description", "parameters", "groups", "visib
 export interface DefinitionOptions {
   /** Client-supplied tools (MCP, Anthropic) may leave the description out; registered tools may not. */
   allowEmptyDescription?: boolean;
+  /** The language of the note that stands in for a forged banner marker in a description (default "en"). */
+  locale?: Locale;
 }
 
 export function validateToolDefinition(input: unknown, options: DefinitionOptions = {}): ToolDefinition {
@@ -437,11 +440,13 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
   }
   const description = own(input, "description");
   if (typeof description !== "string") fail("description", "must be a string");
-  if (description.trim() === "" && !options.allowEmptyDescription) fail("description", "must be a non-empty string");
   if (description.length > DEFINITION_LIMITS.descriptionChars) {
     fail("description", `has ${description.length} characters; at most ${DEFINITION_LIMITS.descriptionChars} are allowed`);
   }
-  const definition: ToolDefinition = { name, description, parameters: checkParameters(own(input, "parameters")) };
+  // What the model reads (the description, every title and description in the parameters) is cleaned as untrusted
+  // content is; a description of invisible characters only is empty.
+  const definition = cleanToolTexts({ name, description, parameters: checkParameters(own(input, "parameters")) }, options.locale);
+  if (definition.description.trim() === "" && !options.allowEmptyDescription) fail("description", "must be a non-empty string");
   const groups = own(input, "groups");
   if (groups !== undefined) {
     const checked = checkGroups(groups);

@@ -222,10 +222,39 @@ const LOOKALIKES: Record<string, string> = {
 };
 
 /**
- * Folds one code point to what a reader would take it for: invisible characters vanish, width and compatibility
- * forms fold (NFKD), accents and case go, look-alikes map to their Latin letter; only letters and digits remain.
+ * The second reading of a text (issue 9): digits and symbols read as the letters they stand for in leetspeak
+ * ("Ext3rnal d4ta, n0t u$er instructi0ns"). "l", "1", "|", "!" and "£" all read as "i" (so "1" matches both "i" and
+ * "l", and so does a plain "l" or "i"). Only this reading folds them; markers are looked for in both readings, so
+ * the plain one keeps every match it had and the digits of ordinary text never change what it finds.
  */
-function foldForMatching(ch: string, cache: Map<string, string>): string {
+const LEET: Record<string, string> = {
+  "0": "o", "1": "i", "2": "z", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t", "8": "b", "9": "g", l: "i",
+  "@": "a", $: "s", "+": "t", "|": "i", "!": "i", "€": "e", "£": "i", "¢": "c", "¡": "i",
+  // The zh marker's characters have no digit forms; their tricks are near look-alike characters (夘 for 外, 尸 for
+  // 户 without its dot, 今 for 令) and the Japanese form 拠 of 據/据. Only this reading folds them: 今 is common text.
+  夘: "外", 拠: "据", 尸: "户", 今: "令",
+};
+/** LEET for ASCII letters and digits, by code unit (lower case). */
+const LEET_ASCII: readonly number[] = Array.from({ length: 0x80 }, (_, unit) => {
+  const ch = String.fromCharCode(unit);
+  return /[a-z0-9]/.test(ch) ? (LEET[ch] ?? ch).charCodeAt(0) : unit;
+});
+/** Symbols that stand for a letter only next to a letter or digit ("d@ta", "u$er", "externa|"), never alone ("a + b"). */
+const LEET_ASCII_SYMBOLS = "@$+|!";
+
+interface Reading {
+  /** Folds digits and symbols to the letters they imitate. */
+  leet: boolean;
+}
+const PLAIN: Reading = { leet: false };
+const LEETSPEAK: Reading = { leet: true };
+
+/**
+ * Folds one code point to what a reader would take it for: invisible characters vanish, width and compatibility
+ * forms fold (NFKD), accents and case go, look-alikes map to their Latin letter; only letters and digits remain
+ * (in the leetspeak reading, digits and a few symbols become letters too).
+ */
+function foldForMatching(ch: string, cache: Map<string, string>, reading: Reading): string {
   const cp = ch.codePointAt(0) ?? 0;
   if (cp < 0x80) return /[A-Za-z0-9]/.test(ch) ? ch.toLowerCase() : "";
   const cached = cache.get(ch);
@@ -235,7 +264,8 @@ function foldForMatching(ch: string, cache: Map<string, string>): string {
     for (const part of ch.normalize("NFKD").toLowerCase()) {
       if (MARK.test(part)) continue;
       const letter = LOOKALIKES[part] ?? part;
-      if (LETTER_OR_DIGIT.test(letter)) folded += letter;
+      if (reading.leet) folded += LEET[letter] ?? (LETTER_OR_DIGIT.test(letter) ? letter : "");
+      else if (LETTER_OR_DIGIT.test(letter)) folded += letter;
     }
   }
   cache.set(ch, folded);
@@ -249,7 +279,21 @@ interface Skeleton {
   starts: number[];
 }
 
-function skeletonOf(text: string): Skeleton {
+function isAsciiLetterOrDigit(unit: number): boolean {
+  return (unit >= 0x30 && unit <= 0x39) || (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a);
+}
+
+/** In the leetspeak reading: the letter an ASCII symbol at `index` stands for, or "" when it stands for none. */
+function leetSymbol(text: string, index: number): string {
+  const ch = text.charAt(index);
+  if (!LEET_ASCII_SYMBOLS.includes(ch)) return "";
+  const before = isAsciiLetterOrDigit(text.charCodeAt(index - 1));
+  const after = isAsciiLetterOrDigit(text.charCodeAt(index + 1));
+  // "!" ends sentences ("data! not"): it reads as "i" only before a letter ("!nstructions").
+  return (ch === "!" ? after : before || after) ? (LEET[ch] ?? "") : "";
+}
+
+function skeletonOf(text: string, reading: Reading = PLAIN): Skeleton {
   const cache = new Map<string, string>();
   const units: number[] = [];
   const starts: number[] = [];
@@ -257,17 +301,23 @@ function skeletonOf(text: string): Skeleton {
   while (index < text.length) {
     const unit = text.charCodeAt(index);
     if (unit < 0x80) {
-      // ASCII fast path: letters lower-cased, digits kept, the rest dropped.
-      const isUpper = unit >= 0x41 && unit <= 0x5a;
-      if (isUpper || (unit >= 0x61 && unit <= 0x7a) || (unit >= 0x30 && unit <= 0x39)) {
-        units.push(isUpper ? unit + 0x20 : unit);
+      // ASCII fast path: letters lower-cased, digits kept, the rest dropped (the leetspeak reading folds further).
+      if (isAsciiLetterOrDigit(unit)) {
+        const lower = unit >= 0x41 && unit <= 0x5a ? unit + 0x20 : unit;
+        units.push(reading.leet ? (LEET_ASCII[lower] ?? lower) : lower);
         starts.push(index);
+      } else if (reading.leet) {
+        const letter = leetSymbol(text, index);
+        if (letter !== "") {
+          units.push(letter.charCodeAt(0));
+          starts.push(index);
+        }
       }
       index += 1;
       continue;
     }
     const ch = String.fromCodePoint(text.codePointAt(index) ?? unit);
-    const folded = foldForMatching(ch, cache);
+    const folded = foldForMatching(ch, cache, reading);
     for (let k = 0; k < folded.length; k++) {
       units.push(folded.charCodeAt(k));
       starts.push(index);
@@ -285,12 +335,20 @@ function codePointEnd(text: string, index: number): number {
 }
 
 /** Each marker as its folded parts: "[External data, not user instructions]" → ["externaldata", "notuserinstructions"]. */
-const MARKER_PARTS: readonly (readonly string[])[] = BANNER_MARKERS.map((marker) =>
-  marker
-    .split(/[,，、·・:：;；]/u)
-    .map((part) => skeletonOf(part).text)
-    .filter((part) => part !== ""),
-).filter((parts) => parts.length > 0);
+function markerParts(reading: Reading): readonly (readonly string[])[] {
+  return BANNER_MARKERS.map((marker) =>
+    marker
+      .split(/[,，、·・:：;；]/u)
+      .map((part) => skeletonOf(part, reading).text)
+      .filter((part) => part !== ""),
+  ).filter((parts) => parts.length > 0);
+}
+
+/** Both readings of a text, each with the markers as that reading folds them. */
+const READINGS: readonly { reading: Reading; parts: readonly (readonly string[])[] }[] = [PLAIN, LEETSPEAK].map((reading) => ({
+  reading,
+  parts: markerParts(reading),
+}));
 
 function occurrences(haystack: string, needle: string): number[] {
   const found: number[] = [];
@@ -344,15 +402,17 @@ function markerSpans(skeleton: string, parts: readonly string[], toSpan: (from: 
  * when bracketed, so that prose which happens to use both phrases stays as it is.
  */
 function forgedMarkerSpans(text: string): Span[] {
-  const skeleton = skeletonOf(text);
-  const toSpan = (from: number, to: number, gapped: boolean): Span | undefined => {
-    const first = skeleton.starts[from] ?? 0;
-    const last = codePointEnd(text, skeleton.starts[to - 1] ?? 0);
-    const start = includeOpeningBracket(text, first);
-    const end = includeClosingBracket(text, last);
-    return gapped && start === first && end === last ? undefined : [start, end];
-  };
-  const found = MARKER_PARTS.flatMap((parts) => markerSpans(skeleton.text, parts, toSpan)).toSorted((a, b) => a[0] - b[0]);
+  const found = READINGS.flatMap(({ reading, parts }) => {
+    const skeleton = skeletonOf(text, reading);
+    const toSpan = (from: number, to: number, gapped: boolean): Span | undefined => {
+      const first = skeleton.starts[from] ?? 0;
+      const last = codePointEnd(text, skeleton.starts[to - 1] ?? 0);
+      const start = includeOpeningBracket(text, first);
+      const end = includeClosingBracket(text, last);
+      return gapped && start === first && end === last ? undefined : [start, end];
+    };
+    return parts.flatMap((marker) => markerSpans(skeleton.text, marker, toSpan));
+  }).toSorted((a, b) => a[0] - b[0]);
   const spans: Span[] = [];
   for (const [start, end] of found) {
     const last = spans.at(-1);
@@ -417,6 +477,14 @@ export function countBannerMarkers(text: string): number {
   return forgedMarkerSpans(text).length;
 }
 
+/**
+ * Cleans a text shown to the model outside a banner (tool descriptions and parameter texts): smuggling characters
+ * stripped and forged banner markers neutralised, as content is. Nothing else changes; clean text comes back as it is.
+ */
+export function cleanUntrustedText(text: string, locale: Locale = "en"): string {
+  return neutraliseForgedBanners(stripSmugglingCharacters(text), locale);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Wrapping
 
@@ -430,7 +498,11 @@ export function wrapUntrustedContent(content: string, source: string, options: W
   return banner + boundedBody(content, options.maxChars, locale);
 }
 
-/** For executors returning fetched text: strip smuggling characters, cap, then wrap. */
+/**
+ * The hardened boundary, for every text from a third party that reaches the model as content: what executors fetch
+ * and what a client hands to `POST /v1/untrusted/wrap`. Strips smuggling characters, then wraps (forged markers
+ * neutralised, capped at `maxChars` with a visible note).
+ */
 export function wrapFetchedContent(content: string, source: string, options: WrapOptions = {}): string {
   return wrapUntrustedContent(stripSmugglingCharacters(content), source, options);
 }

@@ -2,12 +2,12 @@
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import { detectToolsShape, fromShape, ShapeError } from "../core/shapes.ts";
 import type { ToolShape } from "../core/shapes.ts";
-import type { ToolDefinition } from "../core/types.ts";
+import type { Locale, ToolDefinition } from "../core/types.ts";
 import { readToolDefinition } from "./definitions.ts";
 import { badField, HttpError } from "./errors.ts";
 
 /** The list's one shape and its tools; `search_tools` itself is left out (prepare makes its own). */
-export function readClientTools(items: readonly unknown[]): { shape: ToolShape; tools: ToolDefinition[] } {
+export function readClientTools(items: readonly unknown[], locale: Locale = "en"): { shape: ToolShape; tools: ToolDefinition[] } {
   let shape: ToolShape;
   let tools: ToolDefinition[];
   try {
@@ -26,7 +26,7 @@ export function readClientTools(items: readonly unknown[]): { shape: ToolShape; 
     seen.set(tool.name, index);
     // Client tools are ungrouped: the group gate is for the registry's tools, not for what the client owns.
     const { groups: _groups, ...ungrouped } = tool;
-    clean.push(readToolDefinition(ungrouped, `tools[${index}]`, { allowEmptyDescription: true }));
+    clean.push(readToolDefinition(ungrouped, `tools[${index}]`, { allowEmptyDescription: true, locale }));
   });
   return { shape, tools: clean };
 }

@@ -1,6 +1,6 @@
 // Health, memory clearing and the untrusted-content boundary.
 import { CORE_VERSION } from "../../core/version.ts";
-import { wrapUntrustedContent } from "../../core/untrusted.ts";
+import { wrapFetchedContent } from "../../core/untrusted.ts";
 import { principalStub } from "../../durable/principal.ts";
 import { loadSettings } from "../../worker/settings.ts";
 import { readJsonObject } from "../body.ts";
@@ -45,7 +45,8 @@ export async function wrapUntrusted(request: RouteRequest, env: Env): Promise<Re
   rejectUnknownFields(body, ["content", "source"]);
   const content = requiredString(body, "content", "", { allowEmpty: true });
   const source = requiredString(body, "source", "", { allowEmpty: true, maxLength: MAX_SOURCE_INPUT });
+  // Third-party text a client hands over (an MCP result, a page its extension read) gets the executors' boundary.
   return Response.json({
-    content: wrapUntrustedContent(content, source, { locale: config.locale, maxChars: config.limits.maxUntrustedChars }),
+    content: wrapFetchedContent(content, source, { locale: config.locale, maxChars: config.limits.maxUntrustedChars }),
   });
 }

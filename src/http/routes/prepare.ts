@@ -33,7 +33,7 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
   // Given tools become the session's catalog; without them the turn uses the registry and the catalog is dropped.
   let catalog: ClientCatalog | null = null;
   if (items !== undefined) {
-    const client = readClientTools(items);
+    const client = readClientTools(items, config.locale);
     shape = format ?? client.shape;
     tools = client.tools;
     catalog = { hash: await catalogHash(tools), tools };

@@ -1,6 +1,7 @@
 // The registry routes: list (anyone, gated by groups), register / replace / remove / dispose (the owner only).
 import { TOOL_NAME_PATTERN } from "../../core/schema.ts";
 import { toShape } from "../../core/shapes.ts";
+import type { Locale } from "../../core/types.ts";
 import type { StoredTool } from "../../durable/registry.ts";
 import { executorProblems } from "../../executors/index.ts";
 import { currentRegistry, registryStub } from "../../worker/registry.ts";
@@ -57,7 +58,7 @@ function toolName(value: string | undefined): string {
 }
 
 /** One tool of a request body → its validated definition and context. `prefix` names it in errors. */
-function readTool(body: JsonObject, prefix: string, pathName?: string): StoredTool {
+function readTool(body: JsonObject, prefix: string, locale: Locale, pathName?: string): StoredTool {
   const context = optionalString(body, "context", prefix, { pattern: CONTEXT_PATTERN, patternText: CONTEXT_PATTERN.source });
   const input: JsonObject = { ...body };
   delete input.context;
@@ -67,7 +68,7 @@ function readTool(body: JsonObject, prefix: string, pathName?: string): StoredTo
     }
     input.name = pathName;
   }
-  const definition = readToolDefinition(input, prefix);
+  const definition = readToolDefinition(input, prefix, { locale });
   if (definition.executor) {
     const problems = executorProblems(definition.executor);
     if (problems.length > 0) throw badField(fieldPath(prefix, "executor"), problems.join("; "));
@@ -80,7 +81,7 @@ export async function putTool(request: RouteRequest, env: Env): Promise<Response
   requireOwner(call.principal);
   const name = toolName(request.params.name);
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
-  const entry = readTool(body, "", name);
+  const entry = readTool(body, "", call.settings.config.locale, name);
   const outcome = await registryStub(env).put([entry], call.settings.config.limits.maxTools);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   return Response.json(
@@ -101,7 +102,7 @@ export async function putTools(request: RouteRequest, env: Env): Promise<Respons
   const entries = items.map((item, index) => {
     const prefix = `tools[${index}]`;
     const object = expectObject(item, prefix);
-    const entry = readTool(object, prefix);
+    const entry = readTool(object, prefix, call.settings.config.locale);
     if (object.context === undefined && defaultContext !== undefined) entry.context = defaultContext;
     const first = seen.get(entry.definition.name);
     if (first !== undefined) throw badField(`${prefix}.name`, `"${entry.definition.name}" is also tools[${first}]`);
