@@ -131,7 +131,21 @@ export async function authenticate(authorization: string | null, auth: AuthSetti
   return principalFromClaims(payload);
 }
 
+/** A negative level bans the principal, the owner flag notwithstanding (`!(>= 0)`: a NaN level fails closed too). */
+export function isBanned(principal: Principal): boolean {
+  return !(principal.level >= 0);
+}
+
+/**
+ * 403 for a banned principal, on every route that has a caller: a ban cuts the principal off, reads included (tool
+ * lists and searches are gated by its groups, and its sessions cost storage), and an owner flag does not lift it.
+ */
+export function refuseBanned(principal: Principal): void {
+  if (isBanned(principal)) throw new HttpError(403, "banned", "this principal is banned (its token's level is negative)");
+}
+
 export function requireOwner(principal: Principal): void {
+  refuseBanned(principal);
   if (!principal.owner) throw new HttpError(403, "forbidden", "this route is for the owner only");
 }
 

@@ -158,6 +158,59 @@ describe("403 on owner routes", () => {
   });
 });
 
+describe("403 banned: a negative level is refused on every route that has a caller", () => {
+  const ownerRoutes = [
+    ["PUT", "/v1/tools/banned_owner_tool", { description: "x", parameters: { type: "object", properties: {} } }],
+    ["PUT", "/v1/tools", { tools: [] }],
+    ["DELETE", "/v1/tools/echo", undefined],
+    ["DELETE", "/v1/contexts/builtin:demo", undefined],
+  ] as const;
+
+  async function bannedAnswer(response: Response): Promise<{ status: number; code: string }> {
+    return { status: response.status, code: (await json<ErrorBody>(response)).error.code };
+  }
+
+  it("refuses a banned owner on the owner routes, and changes nothing", async () => {
+    const bannedOwner = await token({ sub: `banned-owner-${crypto.randomUUID()}`, owner: true, level: -1 });
+    for (const [method, path, payload] of ownerRoutes) {
+      const response = await api(path, { method, token: bannedOwner, body: payload });
+      expect(await bannedAnswer(response), `${method} ${path}`).toEqual({ status: 403, code: "banned" });
+    }
+    // The demo tools are still there, and the tool was not registered.
+    const listed = await json<{ tools: { name: string }[] }>(await api("/v1/tools?format=summary", { token: await token({ sub: "reader" }) }));
+    expect(listed.tools.map((tool) => tool.name)).toContain("echo");
+    expect(listed.tools.map((tool) => tool.name)).not.toContain("banned_owner_tool");
+  });
+
+  it("refuses a banned caller (owner or not) on execute, read and session routes", async () => {
+    for (const claims of [{ owner: true, level: -1 }, { level: -5, groups: ["*"] }]) {
+      const banned = await token({ sub: `banned-${crypto.randomUUID()}`, ...claims });
+      const sid = sessionId("banned");
+      const calls: [string, string, unknown][] = [
+        ["POST", `/v1/sessions/${sid}/execute`, { name: "echo", arguments: { text: "x" } }],
+        ["POST", `/v1/sessions/${sid}/execute`, { name: "search_tools", arguments: { query: "" } }],
+        ["GET", "/v1/tools", undefined],
+        ["POST", `/v1/sessions/${sid}/prepare`, { messages: [], tools: openaiTools("banned", 8) }],
+        ["POST", `/v1/sessions/${sid}/search`, { query: "" }],
+        ["POST", `/v1/sessions/${sid}/confirmations/abc`, { approve: true }],
+        ["POST", "/v1/memory/clear", { scope: "all" }],
+        ["POST", "/v1/untrusted/wrap", { content: "x", source: "y" }],
+      ];
+      for (const [method, path, body] of calls) {
+        const response = await api(path, { method, token: banned, body });
+        expect(await bannedAnswer(response), `${JSON.stringify(claims)} ${method} ${path}`).toEqual({ status: 403, code: "banned" });
+      }
+    }
+  });
+
+  it("lets level 0 and the owner through as before", async () => {
+    const zero = await token({ sub: `level-zero-${crypto.randomUUID()}`, level: 0 });
+    expect((await api(`/v1/sessions/${sessionId("banned")}/search`, { token: zero, body: { query: "" } })).status).toBe(200);
+    const owner = await token({ sub: `owner-${crypto.randomUUID()}`, owner: true });
+    expect((await api("/v1/tools/banned_check_tool", { method: "DELETE", token: owner })).status).toBe(404);
+  });
+});
+
 describe("authenticate() with HS256", () => {
   it("reads the claims into a principal, with defaults", async () => {
     const full = await token({ sub: "carol", level: 2, owner: true, groups: ["web", "mail"] });
