@@ -19,6 +19,8 @@ const ASYMMETRIC_ALGORITHMS = [
 ] as const;
 
 const CLOCK_TOLERANCE_SECONDS = 5;
+/** How far an issuer's clock may run ahead of ours: a later `iat` is refused; `exp - now` may exceed the maximum by it. */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
 const MAX_SUBJECT_LENGTH = 256;
 const MAX_TOKEN_GROUPS = 256;
 
@@ -101,6 +103,26 @@ export function principalFromClaims(payload: JWTPayload): Principal {
   };
 }
 
+/**
+ * The token's time claims against the maximum lifetime (jose has checked their types, `exp` and `nbf`): an `iat` in
+ * the future (beyond the clock skew), `exp - iat` over the maximum, or `exp` further than the maximum from now
+ * (which bounds a token without `iat` too).
+ */
+export function checkTokenLifetime(payload: JWTPayload, maxLifetimeSeconds: number, nowSeconds: number): void {
+  const { iat, exp } = payload;
+  if (typeof iat === "number" && iat > nowSeconds + MAX_CLOCK_SKEW_SECONDS) {
+    throw unauthorized("token claim `iat` is in the future", true);
+  }
+  if (typeof exp !== "number") throw unauthorized("token claim `exp` is invalid: missing", true);
+  const limit = `the maximum of ${maxLifetimeSeconds} s (AUTH_MAX_TOKEN_LIFETIME_SECONDS)`;
+  if (typeof iat === "number" && exp - iat > maxLifetimeSeconds) {
+    throw unauthorized(`token lifetime (exp - iat = ${exp - iat} s) exceeds ${limit}`, true);
+  }
+  if (exp - nowSeconds > maxLifetimeSeconds + MAX_CLOCK_SKEW_SECONDS) {
+    throw unauthorized(`token expires in ${exp - nowSeconds} s, beyond ${limit}`, true);
+  }
+}
+
 /** The caller of a request: 401 (with WWW-Authenticate) unless its token verifies or anonymous access applies. */
 export async function authenticate(authorization: string | null, auth: AuthSettings): Promise<Principal> {
   if (authorization === null || authorization.trim() === "") {
@@ -128,6 +150,7 @@ export async function authenticate(authorization: string | null, auth: AuthSetti
   } catch (error) {
     throw tokenError(error);
   }
+  checkTokenLifetime(payload, auth.maxTokenLifetimeSeconds, Math.floor(Date.now() / 1000));
   return principalFromClaims(payload);
 }
 
