@@ -24,7 +24,7 @@ export interface Limits {
   executorTimeoutMs: number;
   /** How long a pending confirmation or a grant stands, in seconds. */
   confirmationTtlSeconds: number;
-  /** Execute and search calls per principal per minute (0 = unlimited). */
+  /** Calls per principal per minute, over every rate-limited route together (src/http/limits.ts; 0 = unlimited). */
   rateLimitPerMinute: number;
 }
 

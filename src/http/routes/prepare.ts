@@ -9,6 +9,7 @@ import { readJsonObject } from "../body.ts";
 import { catalogHash, readClientTools } from "../clientTools.ts";
 import { begin, requireSessionId, sessionIdentity, sessionStub } from "../context.ts";
 import { readEnabledGroups } from "../groups.ts";
+import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray } from "../validate.ts";
 
@@ -27,6 +28,7 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
   const items = optionalArray(body, "tools", "", config.limits.maxTools);
   const groups = readEnabledGroups(call, body);
   const format = optionalOneOf(body, "format", "", SHAPES);
+  await enforceRateLimit(call);
 
   let shape: ToolShape;
   let tools: ToolDefinition[];
