@@ -167,6 +167,10 @@ function timedToken(times: { iat?: number; exp?: number }, sub = "timed-tina"): 
     .sign(new TextEncoder().encode(env.AUTH_JWT_SECRET));
 }
 
+function searchWith(vars: Record<string, string>, tokenText: string): Promise<Response> {
+  return fetchWithEnv(vars, request(authPath(), { token: tokenText, body: { query: "" } }));
+}
+
 describe("token lifetime: at most AUTH_MAX_TOKEN_LIFETIME_SECONDS (default one day), no iat in the future", () => {
   const day = DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
 
@@ -201,8 +205,6 @@ describe("token lifetime: at most AUTH_MAX_TOKEN_LIFETIME_SECONDS (default one d
     const twoHours = await timedToken({ iat: t, exp: t + 7200 });
     const oneHour = await timedToken({ iat: t, exp: t + 3600 });
     const hourly = { AUTH_MAX_TOKEN_LIFETIME_SECONDS: "3600" };
-    const searchWith = (vars: Record<string, string>, tokenText: string) =>
-      fetchWithEnv(vars, request(authPath(), { token: tokenText, body: { query: "" } }));
     expect(await refusal(await searchWith(hourly, twoHours))).toMatchObject(invalidToken("exceeds the maximum of 3600 s"));
     expect((await searchWith(hourly, oneHour)).status).toBe(200);
     for (const bad of ["59", "abc", "1e5", String(31 * day)]) {
@@ -213,6 +215,10 @@ describe("token lifetime: at most AUTH_MAX_TOKEN_LIFETIME_SECONDS (default one d
   });
 });
 
+async function bannedAnswer(response: Response): Promise<{ status: number; code: string }> {
+  return { status: response.status, code: (await json<ErrorBody>(response)).error.code };
+}
+
 describe("403 banned: a negative level is refused on every route that has a caller", () => {
   const ownerRoutes = [
     ["PUT", "/v1/tools/banned_owner_tool", { description: "x", parameters: { type: "object", properties: {} } }],
@@ -220,10 +226,6 @@ describe("403 banned: a negative level is refused on every route that has a call
     ["DELETE", "/v1/tools/echo", undefined],
     ["DELETE", "/v1/contexts/builtin:demo", undefined],
   ] as const;
-
-  async function bannedAnswer(response: Response): Promise<{ status: number; code: string }> {
-    return { status: response.status, code: (await json<ErrorBody>(response)).error.code };
-  }
 
   it("refuses a banned owner on the owner routes, and changes nothing", async () => {
     const bannedOwner = await token({ sub: `banned-owner-${crypto.randomUUID()}`, owner: true, level: -1 });

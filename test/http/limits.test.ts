@@ -62,7 +62,7 @@ describe("the rate limit covers every repeatable route", () => {
     const calls = routeCalls(caller);
     for (const name of ["prepare", "confirmation", "wrap", "list", "search"] as const) {
       const call = calls[name];
-      expect((await send(vars, call)).status, name).toBeLessThan(429);
+      expect((await send(vars, call)).status, `route ${name}`).toBeLessThan(429);
     }
     await expectRateLimited(await send(vars, calls.execute));
     await expectRateLimited(await send(vars, calls.prepare));
