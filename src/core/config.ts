@@ -26,6 +26,11 @@ export interface Limits {
   confirmationTtlSeconds: number;
   /** Calls per principal per minute, over every rate-limited route together (src/http/limits.ts; 0 = unlimited). */
   rateLimitPerMinute: number;
+  /**
+   * Live sessions per principal (0 = unlimited). Each session is a Durable Object that may hold a client catalog
+   * (up to maxBodyBytes) until it has been idle for sessionTtlDays; past this many, a new session is refused (429).
+   */
+  maxSessionsPerPrincipal: number;
 }
 
 export interface GatewayConfig {
@@ -62,6 +67,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   executorTimeoutMs: 10_000,
   confirmationTtlSeconds: 600,
   rateLimitPerMinute: 600,
+  maxSessionsPerPrincipal: 1_000,
 });
 
 /**
@@ -201,6 +207,7 @@ const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
   executorTimeoutMs: [1, 300_000],
   confirmationTtlSeconds: [1, 30 * 86_400],
   rateLimitPerMinute: [0, 1_000_000],
+  maxSessionsPerPrincipal: [0, 1_000_000],
 };
 
 function isLimitName(name: string): name is keyof Limits {

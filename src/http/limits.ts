@@ -5,6 +5,8 @@
 // numbers to tune; a normal turn (a prepare, a search or two, an execute) costs a handful of units either way. Each
 // call costs 1, but memory/clear with scope "all" costs CLEAR_ALL_COST: it fans out to up to 500 session objects in
 // the request (the rest by alarm), work that ten ordinary calls do not come near.
+import { TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
+import type { SessionRefusal } from "../durable/sessionLimit.ts";
 import { checkRateLimit } from "../guard/rateLimit.ts";
 import type { RateLimitOutcome } from "../guard/rateLimit.ts";
 import type { Call } from "./context.ts";
@@ -31,4 +33,12 @@ export async function enforceRateLimit(call: Call, cost = 1): Promise<void> {
     const seconds = Math.max(1, Math.ceil(outcome.retryAfterSeconds));
     throw new HttpError(429, "rate_limited", `too many requests; retry in ${seconds} s`, { "Retry-After": String(seconds) });
   }
+}
+
+/**
+ * 429 for a new session past limits.maxSessionsPerPrincipal (the session object refused to store anything). No
+ * Retry-After: a place frees when one of the principal's sessions expires or is cleared empty, which nobody here knows.
+ */
+export function tooManySessions(refusal: SessionRefusal): HttpError {
+  return new HttpError(429, TOO_MANY_SESSIONS, refusal.refused);
 }

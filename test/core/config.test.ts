@@ -70,6 +70,7 @@ describe("config", () => {
     ['{"limits": {"maxBodyBytes": 1}}', "TOOL_SEARCH_CONFIG.limits.maxBodyBytes"],
     ['{"limits": {"bogus": 1}}', "TOOL_SEARCH_CONFIG.limits.bogus"],
     ['{"sessionTtlDays": 0}', "TOOL_SEARCH_CONFIG.sessionTtlDays"],
+    ['{"limits": {"maxSessionsPerPrincipal": -1}}', "TOOL_SEARCH_CONFIG.limits.maxSessionsPerPrincipal"],
     ['{"fetchUrl": []}', "TOOL_SEARCH_CONFIG.fetchUrl"],
     ['{"fetchUrl": {"allow": ["a.com"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.allow"],
     ['{"fetchUrl": {"allowHosts": "a.com"}}', "TOOL_SEARCH_CONFIG.fetchUrl.allowHosts"],
