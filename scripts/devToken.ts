@@ -1,6 +1,7 @@
 // Development tokens, signed with the secret `npm start` uses (AUTH_JWT_SECRET, or else the one in .dev.vars).
 import { readFileSync } from "node:fs";
 import { SignJWT } from "jose";
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from "../src/worker/settings.ts";
 
 export interface DevClaims {
   sub: string;
@@ -12,20 +13,36 @@ export interface DevClaims {
   iss?: string;
 }
 
-export function devSecret(): string {
-  if (process.env.AUTH_JWT_SECRET) return process.env.AUTH_JWT_SECRET;
+/** A variable from the environment, else from .dev.vars (what `wrangler dev` reads), else undefined. */
+function devVar(name: string): string | undefined {
+  if (process.env[name]) return process.env[name];
   let text = "";
   try {
     text = readFileSync(new URL("../.dev.vars", import.meta.url), "utf8");
   } catch {
-    // no .dev.vars: the error below says what to do
+    return undefined;
   }
-  const line = text.split("\n").find((l) => l.startsWith("AUTH_JWT_SECRET="));
-  if (!line) throw new Error("no secret: set AUTH_JWT_SECRET or keep .dev.vars");
-  return line.slice("AUTH_JWT_SECRET=".length).trim();
+  const line = text.split("\n").find((l) => l.startsWith(`${name}=`));
+  return line?.slice(name.length + 1).trim();
+}
+
+export function devSecret(): string {
+  const secret = devVar("AUTH_JWT_SECRET");
+  if (!secret) throw new Error("no secret: set AUTH_JWT_SECRET or keep .dev.vars");
+  return secret;
+}
+
+/** The longest lifetime the local gateway accepts (AUTH_MAX_TOKEN_LIFETIME_SECONDS, default one day). */
+export function devMaxTokenLifetime(): number {
+  const text = devVar("AUTH_MAX_TOKEN_LIFETIME_SECONDS");
+  return text === undefined || text === "" ? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS : Number(text);
 }
 
 export async function mintDevToken(claims: DevClaims): Promise<string> {
+  const max = devMaxTokenLifetime();
+  if (claims.ttlSeconds > max) {
+    throw new Error(`a lifetime of ${claims.ttlSeconds} s is over the gateway's maximum of ${max} s (AUTH_MAX_TOKEN_LIFETIME_SECONDS)`);
+  }
   let jwt = new SignJWT({ level: claims.level, owner: claims.owner, groups: claims.groups })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)

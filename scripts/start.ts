@@ -1,7 +1,7 @@
 // `npm start`: wrangler dev on loopback, then a playground link that carries a development token (level 2, every
 // group, not owner) in the URL fragment, so that the whole demo catalog shows without curl or a token command.
 import { spawn } from "node:child_process";
-import { mintDevToken } from "./devToken.ts";
+import { devMaxTokenLifetime, mintDevToken } from "./devToken.ts";
 
 const HOST = "127.0.0.1";
 const PORT = process.env.PORT ?? "8787";
@@ -23,7 +23,7 @@ async function announceWhenUp(): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  const token = await mintDevToken({ sub: "developer", level: 2, groups: ["*"], owner: false, ttlSeconds: 7 * 86_400 });
+  const token = await mintDevToken({ sub: "developer", level: 2, groups: ["*"], owner: false, ttlSeconds: devMaxTokenLifetime() });
   console.log(`\ntoolgate is up on ${origin}`);
   console.log(`Playground with a development token (every demo group, level 2):\n  ${origin}/#token=${token}`);
   console.log(`Anonymous access (ungrouped tools only): ${origin}/\n`);

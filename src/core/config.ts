@@ -1,4 +1,6 @@
 // Gateway configuration (SPEC §2 and §4 "Contract details"), with the seed's defaults, validated field by field.
+import { HOST_PATTERN, isLocalName, MAX_HOST_LENGTH, normalizeHost } from "./hosts.ts";
+import type { HostLists } from "./hosts.ts";
 import type { ConfirmMode, Locale } from "./types.ts";
 
 export type SearchMode = "substring" | "minisearch";
@@ -22,8 +24,13 @@ export interface Limits {
   executorTimeoutMs: number;
   /** How long a pending confirmation or a grant stands, in seconds. */
   confirmationTtlSeconds: number;
-  /** Execute and search calls per principal per minute (0 = unlimited). */
+  /** Calls per principal per minute, over every rate-limited route together (src/http/limits.ts; 0 = unlimited). */
   rateLimitPerMinute: number;
+  /**
+   * Live sessions per principal (0 = unlimited). Each session is a Durable Object that may hold a client catalog
+   * (up to maxBodyBytes) until it has been idle for sessionTtlDays; past this many, a new session is refused (429).
+   */
+  maxSessionsPerPrincipal: number;
 }
 
 export interface GatewayConfig {
@@ -44,6 +51,8 @@ export interface GatewayConfig {
   confirmOverrides: Record<string, ConfirmMode>;
   /** Glob patterns over `tool:<name>` (`*` any run, `?` one character) that nobody may run, the owner included. */
   deniedCapabilities: string[];
+  /** The owner's host lists for fetch_url (on top of its built-in refusals of local and private addresses). */
+  fetchUrl: HostLists;
   limits: Limits;
 }
 
@@ -58,6 +67,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   executorTimeoutMs: 10_000,
   confirmationTtlSeconds: 600,
   rateLimitPerMinute: 600,
+  maxSessionsPerPrincipal: 1_000,
 });
 
 /**
@@ -85,6 +95,7 @@ export function defaultConfig(): GatewayConfig {
     authorityOverrides: {},
     confirmOverrides: {},
     deniedCapabilities: [],
+    fetchUrl: { denyHosts: [] },
     limits: { ...DEFAULT_LIMITS },
   };
 }
@@ -146,6 +157,45 @@ function capabilityMap<T>(value: unknown, field: string, read: (v: unknown, f: s
   return out;
 }
 
+/** Most patterns in one of fetchUrl's host lists. */
+export const MAX_HOST_PATTERNS = 1_000;
+
+function hostPatterns(value: unknown, field: string, allowList: boolean): string[] {
+  if (!Array.isArray(value)) throw new ConfigError(field, "must be an array of host names (`example.com`, `*.example.com`)");
+  if (value.length > MAX_HOST_PATTERNS) throw new ConfigError(field, `must have at most ${MAX_HOST_PATTERNS} entries`);
+  if (allowList && value.length === 0) {
+    throw new ConfigError(field, "must not be empty (leave it out to allow every public host; deny fetch_url with deniedCapabilities)");
+  }
+  return value.map((entry: unknown, index) => {
+    const at = `${field}[${index}]`;
+    if (typeof entry !== "string") throw new ConfigError(at, "must be a string");
+    const pattern = normalizeHost(entry.trim());
+    if (pattern.length > MAX_HOST_LENGTH || !HOST_PATTERN.test(pattern)) {
+      throw new ConfigError(
+        at,
+        `${JSON.stringify(entry)} is not a host name or \`*.\` followed by one (ASCII, IDNs in their xn-- form; no scheme, port or path)`,
+      );
+    }
+    // An allowed name that fetch_url always refuses would never pass: say so now rather than at the first fetch.
+    const example = pattern.startsWith("*.") ? `x${pattern.slice(1)}` : pattern;
+    if (allowList && isLocalName(example)) {
+      throw new ConfigError(at, `${JSON.stringify(entry)} is a local or special-use name, which fetch_url always refuses`);
+    }
+    return pattern;
+  });
+}
+
+function fetchUrlLists(value: unknown, field: string): HostLists {
+  if (!isObject(value)) throw new ConfigError(field, "must be an object: {allowHosts?, denyHosts?}");
+  const lists: HostLists = { denyHosts: [] };
+  for (const [key, v] of Object.entries(value)) {
+    if (key === "allowHosts") lists.allowHosts = hostPatterns(v, `${field}.allowHosts`, true);
+    else if (key === "denyHosts") lists.denyHosts = hostPatterns(v, `${field}.denyHosts`, false);
+    else throw new ConfigError(`${field}.${key}`, "unknown field; known: allowHosts, denyHosts");
+  }
+  return lists;
+}
+
 const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
   maxBodyBytes: [1024, 100 * 1024 * 1024],
   maxBulkBodyBytes: [1024, 100 * 1024 * 1024],
@@ -157,6 +207,7 @@ const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
   executorTimeoutMs: [1, 300_000],
   confirmationTtlSeconds: [1, 30 * 86_400],
   rateLimitPerMinute: [0, 1_000_000],
+  maxSessionsPerPrincipal: [0, 1_000_000],
 };
 
 function isLimitName(name: string): name is keyof Limits {
@@ -203,6 +254,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "confirmOverrides":
         config.confirmOverrides = capabilityMap(value, field, (v, f) => oneOf(v, f, ["off", "session", "always"] as const));
+        break;
+      case "fetchUrl":
+        config.fetchUrl = fetchUrlLists(value, field);
         break;
       case "limits": {
         if (!isObject(value)) throw new ConfigError(field, "must be an object");

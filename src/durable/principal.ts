@@ -1,5 +1,6 @@
 // One SQLite-backed Durable Object per principal: the index of that principal's sessions, so that memory/clear with
-// scope "all" reaches every one of them. A clear fans out to the session objects in parallel batches; past
+// scope "all" reaches every one of them, and so that their number is bounded (limits.maxSessionsPerPrincipal: a
+// session joins before its first write is kept, and leaves when it expires or is cleared empty). A clear fans out to the session objects in parallel batches; past
 // SYNC_LIMIT sessions the rest continues in alarm invocations (each with a fresh subrequest budget), so any
 // number of sessions is cleared without one request exceeding the platform's subrequest limit.
 import { DurableObject } from "cloudflare:workers";
@@ -35,15 +36,19 @@ export class PrincipalObject extends DurableObject<Env> {
     this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, added INTEGER NOT NULL)");
   }
 
-  addSession(sessionId: string): void {
-    this.ctx.storage.sql.exec(
-      "INSERT OR IGNORE INTO sessions (session_id, added) VALUES (?, ?)",
-      sessionId,
-      Date.now(),
-    );
+  /**
+   * Lists a session unless the index already holds `limit` others (0 = no limit). True when the session is listed
+   * (already, or now). Count and insert run without an await in between: concurrent new sessions cannot overshoot.
+   */
+  addSession(sessionId: string, limit = 0): boolean {
+    const listed = this.ctx.storage.sql.exec("SELECT 1 FROM sessions WHERE session_id = ?", sessionId).toArray().length > 0;
+    if (listed) return true;
+    if (limit > 0 && this.sessionCount() >= limit) return false;
+    this.ctx.storage.sql.exec("INSERT INTO sessions (session_id, added) VALUES (?, ?)", sessionId, Date.now());
+    return true;
   }
 
-  /** An expired session leaves the index; an empty index deletes the object's storage. */
+  /** An expired (or cleared, empty) session leaves the index; an empty index deletes the object's storage. */
   async removeSession(sessionId: string): Promise<void> {
     this.ctx.storage.sql.exec("DELETE FROM sessions WHERE session_id = ?", sessionId);
     if (this.sessionCount() === 0 && this.ctx.storage.kv.get<ClearJob>("clearJob") === undefined) {

@@ -1,5 +1,5 @@
 // One rate-limit counter per principal (issue 4): a SQLite-backed Durable Object named by the principal id, asked
-// through RPC (`hit`) once per execute or search call.
+// through RPC (`hit`) once per rate-limited call (src/http/limits.ts says which, and what each costs).
 //
 // Counting is a sliding one-minute window, estimated from two fixed windows (the current minute's count plus the
 // previous minute's count weighted by how much of it still overlaps the last 60 s), the scheme Cloudflare's own rate
@@ -18,14 +18,17 @@ export interface WindowState {
 }
 
 /**
- * Counts one call at `now` against `limit` calls per sliding window. Returns the new state (unchanged when refused)
- * and the outcome; `retryAfterSeconds` is the (rounded up, at least 1) wait until the same call would pass.
+ * Counts one call of weight `cost` at `now` against `limit` units per sliding window. Returns the new state
+ * (unchanged when refused) and the outcome; `retryAfterSeconds` is the (rounded up, at least 1) wait until the same
+ * call would pass. A cost above the limit counts as the whole limit, so that such a call can still pass in an empty
+ * window.
  */
 export function countCall(
   state: WindowState | undefined,
   limit: number,
   now: number,
   windowMs = WINDOW_MS,
+  cost = 1,
 ): { state: WindowState; outcome: RateLimitOutcome } {
   const aligned = Math.floor(now / windowMs) * windowMs;
   let next: WindowState = state ? { ...state } : { start: aligned, current: 0, previous: 0 };
@@ -35,20 +38,21 @@ export function countCall(
     next = { start: next.start + elapsedWindows * windowMs, current: 0, previous: elapsedWindows === 1 ? next.current : 0 };
   }
   if (limit <= 0) return { state: next, outcome: { allowed: true } };
+  const weight = Math.min(Math.max(1, Math.ceil(cost)), limit);
 
   const elapsed = now - next.start;
   const estimate = next.previous * (1 - elapsed / windowMs) + next.current;
-  if (estimate + 1 <= limit) {
-    return { state: { ...next, current: next.current + 1 }, outcome: { allowed: true } };
+  if (estimate + weight <= limit) {
+    return { state: { ...next, current: next.current + weight }, outcome: { allowed: true } };
   }
   let waitMs: number;
-  if (next.current + 1 <= limit) {
+  if (next.current + weight <= limit) {
     // Only the previous window's weight is in the way: wait until it has decayed enough.
-    const needed = windowMs * (1 - (limit - next.current - 1) / next.previous);
+    const needed = windowMs * (1 - (limit - next.current - weight) / next.previous);
     waitMs = needed - elapsed;
   } else {
     // This window is full: wait for the next one, then until this window's count (now "previous") decays enough.
-    const needed = windowMs * (1 - (limit - 1) / next.current);
+    const needed = windowMs * (1 - (limit - weight) / next.current);
     waitMs = windowMs - elapsed + needed;
   }
   return { state: next, outcome: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) } };
@@ -72,11 +76,11 @@ export class RateLimiterObject extends DurableObject<Env> {
     return { start: Number(row.start), current: Number(row.current), previous: Number(row.previous) };
   }
 
-  /** Counts one call against `limitPerMinute` (0 = unlimited: nothing is counted). */
-  async hit(limitPerMinute: number): Promise<RateLimitOutcome> {
+  /** Counts one call of weight `cost` against `limitPerMinute` (0 = unlimited: nothing is counted). */
+  async hit(limitPerMinute: number, cost = 1): Promise<RateLimitOutcome> {
     if (!Number.isFinite(limitPerMinute) || limitPerMinute <= 0) return { allowed: true };
     const now = Date.now();
-    const { state, outcome } = countCall(this.#read(), limitPerMinute, now);
+    const { state, outcome } = countCall(this.#read(), limitPerMinute, now, WINDOW_MS, Number.isFinite(cost) ? cost : 1);
     this.ctx.storage.sql.exec(
       "INSERT INTO rate_window (id, start, current, previous) VALUES (1, ?, ?, ?) " +
         "ON CONFLICT (id) DO UPDATE SET start = excluded.start, current = excluded.current, previous = excluded.previous",

@@ -1,6 +1,10 @@
 // One SQLite-backed Durable Object per (principal, session id): the session's discovered set, its client-supplied
 // catalog, its confirmations and grants, and an idle timer. Storage and RPC only; the logic is the core's.
 // Every read-modify-write of stored state runs without an await in between, so concurrent calls never lose an update.
+//
+// A session counts against limits.maxSessionsPerPrincipal from its first kept write to its end (expiry, or a clear
+// that leaves it empty): it joins the principal's index (PrincipalObject) before that write is kept, and a session
+// the index has no room for stores nothing and answers a SessionRefusal (429 over HTTP).
 import { DurableObject } from "cloudflare:workers";
 import type { GatewayConfig, SearchMode } from "../core/config.ts";
 import { discoveredLimit } from "../core/config.ts";
@@ -17,6 +21,9 @@ import { createExecutionGuard } from "../guard/guard.ts";
 import { loadSettings } from "../worker/settings.ts";
 import { parseSessionObjectName, principalObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";
+import type { PrincipalObject } from "./principal.ts";
+import { sessionRefusalError, tooManySessionsMessage } from "./sessionLimit.ts";
+import type { SessionRefusal } from "./sessionLimit.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -63,6 +70,10 @@ export class SessionObject extends DurableObject<Env> {
   private readonly indexes = new SearchIndexCache(2);
   /** Whether this instance already knows that an expiry alarm is scheduled. */
   private alarmScheduled = false;
+  /** Writes seen by this instance (a release that awaited the principal's index checks that none came meanwhile). */
+  private writes = 0;
+  /** The pending request to join the principal's index, shared by concurrent calls so that they see one answer. */
+  private admission: Promise<SessionRefusal | undefined> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -72,7 +83,9 @@ export class SessionObject extends DurableObject<Env> {
   // ---- the discovered set -------------------------------------------------------------------------------------
 
   /** A prepare turn: history names join the set; the client's catalog (if any) becomes the session's catalog. */
-  async prepare(input: SessionPrepareInput): Promise<{ discovered: string[] }> {
+  async prepare(input: SessionPrepareInput): Promise<{ discovered: string[] } | SessionRefusal> {
+    const refusal = await this.admit(input.identity);
+    if (refusal) return refusal;
     const discovered = this.touchNow(input.historyNames);
     this.storeCatalog(input.catalog);
     await this.afterWrite(input.identity);
@@ -80,7 +93,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** Names join the set now (the last given ends up most recent); returns the set, most recent first. */
-  async touchDiscovered(identity: SessionIdentity, names: string[]): Promise<string[]> {
+  async touchDiscovered(identity: SessionIdentity, names: string[]): Promise<string[] | SessionRefusal> {
+    const refusal = await this.admit(identity);
+    if (refusal) return refusal;
     const discovered = this.touchNow(names);
     await this.afterWrite(identity);
     return discovered;
@@ -90,9 +105,11 @@ export class SessionObject extends DurableObject<Env> {
    * Searches the session's client catalog and records the returned tools as discovered, in one step.
    * Null when the session has no client catalog (the caller then searches the registry).
    */
-  async search(input: SessionSearchInput): Promise<SearchToolsResult | null> {
+  async search(input: SessionSearchInput): Promise<SearchToolsResult | SessionRefusal | null> {
     const catalog = this.loadCatalog();
     if (!catalog) return null;
+    const refusal = await this.admit(input.identity);
+    if (refusal) return refusal;
     const index = this.indexes.get(catalog.hash, input.mode, () => catalog.tools);
     const result = runSearchTools(input.params, {
       catalog: catalog.tools,
@@ -109,9 +126,15 @@ export class SessionObject extends DurableObject<Env> {
     return this.ctx.storage.kv.get<string[]>(KEY.discovered) ?? [];
   }
 
-  /** Empties the discovered set (memory:clear); the catalog and grants stay. Not an activity: the idle timer runs on. */
-  clearDiscovered(): boolean {
-    return this.ctx.storage.kv.delete(KEY.discovered);
+  /**
+   * Empties the discovered set (memory:clear); the catalog and grants stay. Not an activity: the idle timer runs on.
+   * A session left holding nothing else (no client catalog, no confirmation or grant) is deleted at once, which frees
+   * its place in the principal's index; it starts again from nothing like any new session.
+   */
+  async clearDiscovered(): Promise<boolean> {
+    const cleared = this.ctx.storage.kv.delete(KEY.discovered);
+    if (this.holdsNothingElse()) await this.release();
+    return cleared;
   }
 
   // ---- the client catalog -------------------------------------------------------------------------------------
@@ -179,17 +202,82 @@ export class SessionObject extends DurableObject<Env> {
       this.alarmScheduled = true;
       return;
     }
-    const identity = this.identity();
-    const indexed = this.ctx.storage.kv.get<boolean>(KEY.indexed) === true;
+    if (!(await this.release())) {
+      // Written to while it was leaving the index: it lives on, with a new deadline.
+      await this.ctx.storage.setAlarm(Date.now() + this.ttlMs());
+      this.alarmScheduled = true;
+    }
+  }
+
+  /**
+   * Deletes the session's storage and frees its place in the principal's index; false when a write came in meanwhile
+   * (the session then stays, and stays listed). The index entry goes first: if that call fails, everything is still
+   * here for the alarm's retry, whereas deleting first would forget whose entry it was and leak the place for good.
+   */
+  private async release(): Promise<boolean> {
+    const identity = this.ctx.storage.kv.get<SessionIdentity>(KEY.identity);
+    if (identity && this.ctx.storage.kv.get<boolean>(KEY.indexed) === true) {
+      const writes = this.writes;
+      const principal = this.principal(identity);
+      await principal.removeSession(identity.sessionId);
+      // The object serves other calls while it awaits another object: one may have written (it saw the session
+      // still listed). Keep the session, and list it again (it held a place a moment ago: no limit applies).
+      if (this.writes !== writes) {
+        await principal.addSession(identity.sessionId);
+        return false;
+      }
+    }
+    await this.wipe();
+    return true;
+  }
+
+  /** Deletes every stored thing, the alarm included; this instance may serve the session again if it comes back. */
+  private async wipe(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    // deleteAll drops the tables too; this instance may serve the session again if it comes back.
+    // deleteAll drops the tables too.
     this.createTables();
     this.catalog = undefined;
     this.alarmScheduled = false;
-    if (identity && indexed) {
-      await this.env.PRINCIPAL.getByName(principalObjectName(identity.principalId)).removeSession(identity.sessionId);
+  }
+
+  /** Whether the session holds nothing but its discovered set: no client catalog, no confirmation, no grant. */
+  private holdsNothingElse(): boolean {
+    if (this.ctx.storage.kv.get<string>(KEY.catalogHash) !== undefined) return false;
+    const stored = this.ctx.storage.kv.get<GrantState>(KEY.grants);
+    if (stored === undefined) return true;
+    const state = new ConfirmationLedger(stored).toState();
+    return state.pending.length === 0 && state.grants.length === 0;
+  }
+
+  private principal(identity: SessionIdentity): DurableObjectStub<PrincipalObject> {
+    return this.env.PRINCIPAL.getByName(principalObjectName(identity.principalId));
+  }
+
+  /**
+   * Joins the principal's index unless already listed; a SessionRefusal when the index has no room (then nothing
+   * of this session is stored). Concurrent calls share one request. An object whose name names no session (not one
+   * of ours) has nothing to be counted under and is let through.
+   */
+  private admit(given?: SessionIdentity): Promise<SessionRefusal | undefined> {
+    if (this.ctx.storage.kv.get<boolean>(KEY.indexed) === true) return Promise.resolve(undefined);
+    this.admission ??= this.requestAdmission(given).finally(() => {
+      this.admission = undefined;
+    });
+    return this.admission;
+  }
+
+  private async requestAdmission(given?: SessionIdentity): Promise<SessionRefusal | undefined> {
+    const identity = this.ctx.storage.kv.get<SessionIdentity>(KEY.identity) ??
+      given ?? (this.ctx.id.name !== undefined ? parseSessionObjectName(this.ctx.id.name) : undefined);
+    if (!identity) return undefined;
+    const limit = this.config().limits.maxSessionsPerPrincipal;
+    if (!(await this.principal(identity).addSession(identity.sessionId, limit))) {
+      return { refused: tooManySessionsMessage(limit) };
     }
+    this.ctx.storage.kv.put(KEY.identity, identity);
+    this.ctx.storage.kv.put(KEY.indexed, true);
+    return undefined;
   }
 
   // ---- internals ------------------------------------------------------------------------------------------------
@@ -238,18 +326,25 @@ export class SessionObject extends DurableObject<Env> {
     return identity;
   }
 
-  /** After any write: note the activity, keep an expiry alarm, and join the principal's index of sessions once. */
+  /**
+   * After any write: note the activity, keep an expiry alarm, and make sure the session is in the principal's index.
+   * The routes of the discovered set ask first (admit) and store nothing when refused; a write that did not (the
+   * guard's confirmations and grants on a new session) is undone when the index has no room, and the refusal is
+   * thrown (the execute route answers it with 429). A session that is not listed has stored nothing before this call.
+   */
   private async afterWrite(given?: SessionIdentity): Promise<void> {
+    this.writes++;
     const now = Date.now();
     this.ctx.storage.kv.put(KEY.lastActive, now);
-    const identity = this.identity(given);
+    this.identity(given);
     if (!this.alarmScheduled) {
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + this.ttlMs());
       this.alarmScheduled = true;
     }
-    if (identity && this.ctx.storage.kv.get<boolean>(KEY.indexed) !== true) {
-      await this.env.PRINCIPAL.getByName(principalObjectName(identity.principalId)).addSession(identity.sessionId);
-      this.ctx.storage.kv.put(KEY.indexed, true);
+    const refusal = await this.admit(given);
+    if (refusal) {
+      await this.wipe();
+      throw sessionRefusalError(refusal);
     }
   }
 

@@ -1,9 +1,18 @@
 // The `fetch_url` builtin: GET a model-chosen URL and hand back its text inside the untrusted-content boundary.
 //
 // The URL comes from the model, which may be under a prompt injection, so it is checked before every hop: http or
-// https only, no credentials in it, no local or private address literal. Redirects are followed by hand (at most
-// MAX_REDIRECTS) so that each target passes the same checks. One timeout covers every hop and the body.
+// https only, no credentials in it, no local or private address literal, no name that only resolves locally
+// (single-label names, `.local`, `.internal`, … see core/hosts.ts), and the owner's `fetchUrl` host lists. Redirects
+// are followed by hand (at most MAX_REDIRECTS) so that each target passes the same checks. One timeout covers every
+// hop and the body.
+//
+// What this cannot check: where a public-looking name resolves. A Worker cannot resolve DNS, so a name whose records
+// point at a private address (or change between checks: DNS rebinding) passes. On Cloudflare that is harmless, since
+// the Worker's outbound fetch does not reach private networks; on self-hosted workerd or `wrangler dev` it is the
+// network around the process that must keep the fetch out (or an allow list).
 import type { GatewayConfig } from "../core/config.ts";
+import { hostListRefusal, isLocalName } from "../core/hosts.ts";
+import type { HostLists } from "../core/hosts.ts";
 import { wrapFetchedContent } from "../core/untrusted.ts";
 import { fetchFailure, readTextBody, type ReadOptions } from "./response.ts";
 
@@ -71,21 +80,17 @@ function isPrivateIPv6(host: string): boolean {
   );
 }
 
-/** Host names that never name a public site. (The URL parser has already normalised IPv4 spellings like 0x7f.1.) */
+/** Hosts that never name a public site. (The URL parser has already normalised IPv4 spellings like 0x7f.1.) */
 function isLocalHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/\.+$/, ""); // "localhost." and "localhost.." name localhost too
-  return (
-    host === "localhost" ||
-    host.endsWith(".localhost") ||
-    host.endsWith(".local") ||
-    host.endsWith(".internal") ||
-    isPrivateIPv4(host) ||
-    isPrivateIPv6(host)
-  );
+  return isPrivateIPv4(host) || isPrivateIPv6(host) || isLocalName(host);
 }
 
-/** The URL if the model may fetch it; throws a message for the model otherwise. */
-export function checkFetchUrl(raw: unknown): URL {
+/**
+ * The URL if the model may fetch it; throws a message for the model otherwise. `hosts` are the owner's lists
+ * (TOOL_SEARCH_CONFIG.fetchUrl); the built-in refusals apply whatever they say.
+ */
+export function checkFetchUrl(raw: unknown, hosts: HostLists = { denyHosts: [] }): URL {
   if (typeof raw !== "string" || raw.trim() === "") throw new Error('"url" must be a non-empty string');
   if (raw.length > MAX_URL_LENGTH) throw new Error(`the URL is longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
@@ -99,12 +104,17 @@ export function checkFetchUrl(raw: unknown): URL {
   }
   if (url.username !== "" || url.password !== "") throw new Error("URLs with credentials (user:password@) are refused");
   if (isLocalHost(url.hostname)) throw new Error(`refusing to fetch a local or private address (${url.hostname})`);
+  const refusal = hostListRefusal(hosts, url.hostname);
+  if (refusal === "denied") throw new Error(`refusing to fetch ${url.hostname}: the gateway's owner denies this host`);
+  if (refusal === "not_allowed") {
+    throw new Error(`refusing to fetch ${url.hostname}: it is not among the hosts the gateway's owner allows`);
+  }
   url.hash = "";
   return url;
 }
 
 export async function fetchUrl(args: Record<string, unknown>, config: GatewayConfig): Promise<string> {
-  let url = checkFetchUrl(args.url);
+  let url = checkFetchUrl(args.url, config.fetchUrl);
   const timeoutMs = config.limits.executorTimeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   for (let hop = 0; ; hop++) {
@@ -134,7 +144,7 @@ export async function fetchUrl(args: Record<string, unknown>, config: GatewayCon
       } catch {
         throw new Error(`HTTP ${response.status} from ${url.host} with an invalid Location`);
       }
-      url = checkFetchUrl(target);
+      url = checkFetchUrl(target, config.fetchUrl);
       continue;
     }
     const text = await readTextBody(response, options);

@@ -19,6 +19,8 @@ const ASYMMETRIC_ALGORITHMS = [
 ] as const;
 
 const CLOCK_TOLERANCE_SECONDS = 5;
+/** How far an issuer's clock may run ahead of ours: a later `iat` is refused; `exp - now` may exceed the maximum by it. */
+export const MAX_CLOCK_SKEW_SECONDS = 60;
 const MAX_SUBJECT_LENGTH = 256;
 const MAX_TOKEN_GROUPS = 256;
 
@@ -101,6 +103,26 @@ export function principalFromClaims(payload: JWTPayload): Principal {
   };
 }
 
+/**
+ * The token's time claims against the maximum lifetime (jose has checked their types, `exp` and `nbf`): an `iat` in
+ * the future (beyond the clock skew), `exp - iat` over the maximum, or `exp` further than the maximum from now
+ * (which bounds a token without `iat` too).
+ */
+export function checkTokenLifetime(payload: JWTPayload, maxLifetimeSeconds: number, nowSeconds: number): void {
+  const { iat, exp } = payload;
+  if (typeof iat === "number" && iat > nowSeconds + MAX_CLOCK_SKEW_SECONDS) {
+    throw unauthorized("token claim `iat` is in the future", true);
+  }
+  if (typeof exp !== "number") throw unauthorized("token claim `exp` is invalid: missing", true);
+  const limit = `the maximum of ${maxLifetimeSeconds} s (AUTH_MAX_TOKEN_LIFETIME_SECONDS)`;
+  if (typeof iat === "number" && exp - iat > maxLifetimeSeconds) {
+    throw unauthorized(`token lifetime (exp - iat = ${exp - iat} s) exceeds ${limit}`, true);
+  }
+  if (exp - nowSeconds > maxLifetimeSeconds + MAX_CLOCK_SKEW_SECONDS) {
+    throw unauthorized(`token expires in ${exp - nowSeconds} s, beyond ${limit}`, true);
+  }
+}
+
 /** The caller of a request: 401 (with WWW-Authenticate) unless its token verifies or anonymous access applies. */
 export async function authenticate(authorization: string | null, auth: AuthSettings): Promise<Principal> {
   if (authorization === null || authorization.trim() === "") {
@@ -128,10 +150,25 @@ export async function authenticate(authorization: string | null, auth: AuthSetti
   } catch (error) {
     throw tokenError(error);
   }
+  checkTokenLifetime(payload, auth.maxTokenLifetimeSeconds, Math.floor(Date.now() / 1000));
   return principalFromClaims(payload);
 }
 
+/** A negative level bans the principal, the owner flag notwithstanding (`!(>= 0)`: a NaN level fails closed too). */
+export function isBanned(principal: Principal): boolean {
+  return !(principal.level >= 0);
+}
+
+/**
+ * 403 for a banned principal, on every route that has a caller: a ban cuts the principal off, reads included (tool
+ * lists and searches are gated by its groups, and its sessions cost storage), and an owner flag does not lift it.
+ */
+export function refuseBanned(principal: Principal): void {
+  if (isBanned(principal)) throw new HttpError(403, "banned", "this principal is banned (its token's level is negative)");
+}
+
 export function requireOwner(principal: Principal): void {
+  refuseBanned(principal);
   if (!principal.owner) throw new HttpError(403, "forbidden", "this route is for the owner only");
 }
 

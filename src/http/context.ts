@@ -1,4 +1,5 @@
-// What every authenticated route starts with: the settings (503 when a variable is wrong) and the caller (401).
+// What every authenticated route starts with: the settings (503 when a variable is wrong) and the caller (401; 403
+// when banned).
 import type { Principal } from "../core/types.ts";
 import { SESSION_ID_PATTERN } from "../durable/names.ts";
 import type { SessionIdentity } from "../durable/names.ts";
@@ -6,7 +7,7 @@ import type { SessionObject } from "../durable/session.ts";
 import { sessionObjectName } from "../durable/names.ts";
 import { loadSettings } from "../worker/settings.ts";
 import type { Settings } from "../worker/settings.ts";
-import { authenticate } from "./auth.ts";
+import { authenticate, refuseBanned } from "./auth.ts";
 import { HttpError } from "./errors.ts";
 
 export interface Call {
@@ -26,6 +27,7 @@ export function requireSettings(env: Env): Settings {
 export async function begin(request: Request, env: Env): Promise<Call> {
   const settings = requireSettings(env);
   const principal = await authenticate(request.headers.get("authorization"), settings.auth);
+  refuseBanned(principal);
   return { env, settings, principal };
 }
 

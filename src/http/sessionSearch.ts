@@ -3,9 +3,11 @@
 import type { SearchMode } from "../core/config.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
+import { isSessionRefusal } from "../durable/sessionLimit.ts";
 import { currentRegistry, registrySearchIndex } from "../worker/registry.ts";
 import { sessionIdentity, sessionStub } from "./context.ts";
 import type { Call } from "./context.ts";
+import { tooManySessions } from "./limits.ts";
 
 export async function searchSession(
   call: Call,
@@ -18,6 +20,7 @@ export async function searchSession(
   const identity = sessionIdentity(call, sessionId);
   // A client catalog is searched inside the session object: search and discovery in one atomic step.
   const inClientCatalog = await session.search({ identity, params, mode, enabledGroups });
+  if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
   if (inClientCatalog) return inClientCatalog;
   const loaded = await currentRegistry(call.env, call.settings);
   const result = runSearchTools(params, {
@@ -26,6 +29,8 @@ export async function searchSession(
     enabledGroups,
     config: call.settings.config,
   });
-  await session.touchDiscovered(identity, result.tools.map((tool) => tool.name));
+  // A new session past the principal's limit keeps nothing: 429 (the search itself is not kept either).
+  const touched = await session.touchDiscovered(identity, result.tools.map((tool) => tool.name));
+  if (isSessionRefusal(touched)) throw tooManySessions(touched);
   return result;
 }

@@ -10,6 +10,8 @@ import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, ToolCallContext, ToolDefinition,
 } from "../core/types.ts";
 import { REGISTRY_OBJECT_NAME, sessionObjectName } from "../durable/names.ts";
+import { refusalOfError } from "../durable/sessionLimit.ts";
+import type { SessionRefusal } from "../durable/sessionLimit.ts";
 import type { RegistryObject, RegistryPage, RegistryVersion, StoredToolText } from "../durable/registry.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import { createExecutionGuard } from "../guard/guard.ts";
@@ -32,6 +34,12 @@ const guardDecisions = new WeakMap<ToolCallContext, GuardDecision>();
 
 export function guardDecisionOf(context: ToolCallContext): GuardDecision | undefined {
   return guardDecisions.get(context);
+}
+/** Calls whose guard could not open a new session (the principal's session limit), for the execute route's 429. */
+const sessionRefusals = new WeakMap<ToolCallContext, SessionRefusal>();
+
+export function sessionRefusalOf(context: ToolCallContext): SessionRefusal | undefined {
+  return sessionRefusals.get(context);
 }
 let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
 let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
@@ -131,11 +139,22 @@ function executorRunner(env: Env, settings: Settings): ExecutorRunner {
 /** The guard of issue 4; if it cannot be built, every call is denied (fail closed), never run unguarded. */
 function executionGuard(env: Env, settings: Settings): ExecutionGuard {
   try {
-    return createExecutionGuard({
+    const guard = createExecutionGuard({
       config: settings.config,
       session: (principalId, sessionId) => env.SESSION.getByName(sessionObjectName(principalId, sessionId)),
       onDecision: (decision, input) => guardDecisions.set(input.context, decision),
     });
+    return async (input) => {
+      try {
+        return await guard(input);
+      } catch (error) {
+        // A confirmation in a new session past the principal's limit: the session kept nothing; the registry
+        // answers a tool error, which the execute route turns into 429 (the refusal is noted for it here).
+        const refusal = refusalOfError(error);
+        if (refusal) sessionRefusals.set(input.context, refusal);
+        throw error;
+      }
+    };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     console.error(`execution guard unavailable: ${reason}`);

@@ -11,6 +11,8 @@ export interface AuthSettings {
   audience?: string;
   issuer?: string;
   allowAnonymous: boolean;
+  /** Longest token lifetime accepted, in seconds (AUTH_MAX_TOKEN_LIFETIME_SECONDS): `exp - iat` and `exp - now`. */
+  maxTokenLifetimeSeconds: number;
 }
 
 export interface Settings {
@@ -25,9 +27,17 @@ export type SettingsResult = { ok: true; settings: Settings } | { ok: false; err
 /** Shortest HS256 secret accepted: 256 bits, the size of the hash (RFC 7518 §3.2). */
 export const MIN_SECRET_LENGTH = 32;
 
+/**
+ * Tokens cannot be revoked (there is no deny list), so their lifetime bounds how long a leaked one works: one day by
+ * default, enough for a working session or a daily token refresh. AUTH_MAX_TOKEN_LIFETIME_SECONDS sets it, from
+ * one minute to 30 days.
+ */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 86_400;
+export const MAX_TOKEN_LIFETIME_RANGE: readonly [number, number] = [60, 30 * 86_400];
+
 const VARIABLES = [
   "TOOL_SEARCH_CONFIG", "AUTH_JWT_SECRET", "AUTH_JWKS_URL", "AUTH_AUDIENCE", "AUTH_ISSUER", "ALLOW_ANONYMOUS",
-  "CORS_ALLOW_ORIGINS",
+  "CORS_ALLOW_ORIGINS", "AUTH_MAX_TOKEN_LIFETIME_SECONDS",
 ] as const;
 type Variable = (typeof VARIABLES)[number];
 export type SettingsVars = Partial<Record<Variable, string>>;
@@ -83,6 +93,16 @@ function readCorsOrigins(text: string | undefined): readonly string[] | "*" {
   });
 }
 
+function readMaxTokenLifetime(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
+  const [min, max] = MAX_TOKEN_LIFETIME_RANGE;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError("AUTH_MAX_TOKEN_LIFETIME_SECONDS", `must be a whole number of seconds from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
 /** Parses the variables; throws ConfigError naming the first bad one. */
 export function parseSettings(vars: SettingsVars): Settings {
   const config = parseConfigText(vars.TOOL_SEARCH_CONFIG, "TOOL_SEARCH_CONFIG");
@@ -92,7 +112,10 @@ export function parseSettings(vars: SettingsVars): Settings {
     throw new ConfigError("ALLOW_ANONYMOUS", `must be "true" or "false", got ${JSON.stringify(anonymous)}`);
   }
 
-  const auth: AuthSettings = { allowAnonymous: anonymous === "true" };
+  const auth: AuthSettings = {
+    allowAnonymous: anonymous === "true",
+    maxTokenLifetimeSeconds: readMaxTokenLifetime(optionalText(vars, "AUTH_MAX_TOKEN_LIFETIME_SECONDS")),
+  };
   const secret = optionalText(vars, "AUTH_JWT_SECRET");
   if (secret !== undefined) {
     if (secret.length < MIN_SECRET_LENGTH) {

@@ -70,6 +70,20 @@ describe("config", () => {
     ['{"limits": {"maxBodyBytes": 1}}', "TOOL_SEARCH_CONFIG.limits.maxBodyBytes"],
     ['{"limits": {"bogus": 1}}', "TOOL_SEARCH_CONFIG.limits.bogus"],
     ['{"sessionTtlDays": 0}', "TOOL_SEARCH_CONFIG.sessionTtlDays"],
+    ['{"limits": {"maxSessionsPerPrincipal": -1}}', "TOOL_SEARCH_CONFIG.limits.maxSessionsPerPrincipal"],
+    ['{"fetchUrl": []}', "TOOL_SEARCH_CONFIG.fetchUrl"],
+    ['{"fetchUrl": {"allow": ["a.com"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.allow"],
+    ['{"fetchUrl": {"allowHosts": "a.com"}}', "TOOL_SEARCH_CONFIG.fetchUrl.allowHosts"],
+    ['{"fetchUrl": {"allowHosts": []}}', "TOOL_SEARCH_CONFIG.fetchUrl.allowHosts"],
+    ['{"fetchUrl": {"allowHosts": ["a.com", "https://b.com/"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.allowHosts[1]"],
+    ['{"fetchUrl": {"allowHosts": ["wiki.corp"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.allowHosts[0]"],
+    ['{"fetchUrl": {"allowHosts": ["*.internal"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.allowHosts[0]"],
+    ['{"fetchUrl": {"allowHosts": ["intranet"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.allowHosts[0]"],
+    ['{"fetchUrl": {"denyHosts": ["a.*.com"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.denyHosts[0]"],
+    ['{"fetchUrl": {"denyHosts": ["*"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.denyHosts[0]"],
+    ['{"fetchUrl": {"denyHosts": ["b\u00fccher.de"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.denyHosts[0]"],
+    ['{"fetchUrl": {"denyHosts": ["a.com:8080"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.denyHosts[0]"],
+    ['{"fetchUrl": {"denyHosts": [7]}}', "TOOL_SEARCH_CONFIG.fetchUrl.denyHosts[0]"],
   ])("rejects %s naming %s", (text, field) => {
     let caught: unknown;
     try {
@@ -94,6 +108,19 @@ describe("config", () => {
         return caught === undefined || caught instanceof ConfigError;
       }),
     );
+  });
+
+  it("reads fetchUrl's host lists: lower case, no trailing dot; wildcards only as a first label", () => {
+    expect(defaultConfig().fetchUrl).toEqual({ denyHosts: [] });
+    const config = parseConfig({
+      fetchUrl: { allowHosts: ["Docs.Example.COM.", "*.com", "*.wikipedia.org", "xn--bcher-kva.de"], denyHosts: ["*.test"] },
+    });
+    expect(config.fetchUrl).toEqual({
+      allowHosts: ["docs.example.com", "*.com", "*.wikipedia.org", "xn--bcher-kva.de"],
+      denyHosts: ["*.test"],
+    });
+    // Denying a local name is allowed (and redundant); only the allow list refuses names that can never pass.
+    expect(parseConfig({ fetchUrl: { denyHosts: ["*.corp", "router"] } }).fetchUrl.denyHosts).toEqual(["*.corp", "router"]);
   });
 
   it("bounds an unlimited discovered set by the hard cap, and a larger limit too", () => {

@@ -139,8 +139,31 @@ describe("fetch_url: failures", () => {
     ["http://[ff02::1]/", /local or private/],
     ["http://198.18.0.1/", /local or private/],
     ["http://192.0.0.170/", /local or private/],
+    // Names that only resolve inside a private network: single labels and special-use suffixes (core/hosts.ts).
+    ["http://intranet/", /local or private address \(intranet\)/],
+    ["http://router./wpad.dat", /local or private/],
+    ["http://LOCALHOST./", /local or private/],
+    ["http://wiki.corp/", /local or private address \(wiki\.corp\)/],
+    ["http://db.internal./", /local or private/],
+    ["http://nas.home.arpa/", /local or private/],
+    ["http://10.0.0.10.in-addr.arpa/", /local or private/],
+    ["http://files.intranet/", /local or private/],
+    ["http://vault.private/", /local or private/],
+    ["http://printer.lan/", /local or private/],
+    ["http://media.home/", /local or private/],
+    ["http://Printer.LOCAL/", /local or private/],
+    ["http://hidden.onion/", /local or private/],
+    ["http://nothing.invalid/", /local or private/],
+    ["http://name.alt/", /local or private/],
   ])("refuses %s", async (url, message) => {
     await expect(run(fetchUrlTool, { url })).rejects.toThrow(message);
+  });
+
+  it("refuses a redirect to a single-label or special-use name", async () => {
+    for (const target of ["http://intranet/admin", "https://grafana.internal/", "http://nas.home.arpa/"]) {
+      const url = `${REMOTE}/redirect?to=${encodeURIComponent(target)}`;
+      await expect(run(fetchUrlTool, { url })).rejects.toThrow(/refusing to fetch a local or private address/);
+    }
   });
 
   it("accepts public addresses", () => {
@@ -153,5 +176,48 @@ describe("fetch_url: failures", () => {
     expect(checkFetchUrl("http://[64:ff9b::8.8.8.8]/").hostname).toBe("[64:ff9b::808:808]");
     expect(checkFetchUrl("http://[2002:808:808::1]/").hostname).toBe("[2002:808:808::1]");
     expect(checkFetchUrl("http://example.com./").hostname).toBe("example.com.");
+    // Names that merely contain a special-use word are public.
+    expect(checkFetchUrl("https://local.example.com/").hostname).toBe("local.example.com");
+    expect(checkFetchUrl("https://corp.com/").hostname).toBe("corp.com");
+    expect(checkFetchUrl("https://internal.io/").hostname).toBe("internal.io");
+  });
+});
+
+const withHosts = (fetchUrl: { allowHosts?: string[]; denyHosts: string[] }) => configWith({}, { fetchUrl });
+
+describe("fetch_url: the owner's host lists (TOOL_SEARCH_CONFIG.fetchUrl)", () => {
+  it("refuses a denied host, exact or under a wildcard, and lets others through", async () => {
+    const config = withHosts({ denyHosts: ["blocked.example", "*.remote.test"] });
+    await expect(run(fetchUrlTool, { url: "https://blocked.example/x" }, config)).rejects.toThrow(
+      "refusing to fetch blocked.example: the gateway's owner denies this host",
+    );
+    await expect(run(fetchUrlTool, { url: "https://api.remote.test/x" }, config)).rejects.toThrow(/owner denies this host/);
+    await expect(run(fetchUrlTool, { url: "https://a.b.remote.test/x" }, config)).rejects.toThrow(/owner denies this host/);
+    // `*.remote.test` is every name under remote.test, not remote.test itself.
+    expect(await run(fetchUrlTool, { url: textUrl("apex") }, config)).toContain("apex");
+  });
+
+  it("with an allow list, only those hosts pass; deny wins over allow", async () => {
+    const config = withHosts({ allowHosts: ["remote.test", "*.docs.example"], denyHosts: ["private.docs.example"] });
+    expect(await run(fetchUrlTool, { url: textUrl("allowed") }, config)).toContain("allowed");
+    await expect(run(fetchUrlTool, { url: "https://other.example/x" }, config)).rejects.toThrow(
+      "refusing to fetch other.example: it is not among the hosts the gateway's owner allows",
+    );
+    await expect(run(fetchUrlTool, { url: "https://private.docs.example/x" }, config)).rejects.toThrow(/owner denies this host/);
+    // An allow list never lifts the built-in refusals.
+    await expect(run(fetchUrlTool, { url: "http://127.0.0.1/" }, withHosts({ allowHosts: ["*.com"], denyHosts: [] }))).rejects.toThrow(
+      /local or private address/,
+    );
+  });
+
+  it("applies the lists on every redirect hop", async () => {
+    const config = withHosts({ allowHosts: ["remote.test"], denyHosts: [] });
+    const away = `${REMOTE}/redirect?to=${encodeURIComponent("https://elsewhere.example/page")}`;
+    await expect(run(fetchUrlTool, { url: away }, config)).rejects.toThrow(/elsewhere\.example: it is not among the hosts/);
+    const denied = withHosts({ denyHosts: ["elsewhere.example"] });
+    await expect(run(fetchUrlTool, { url: away }, denied)).rejects.toThrow(/elsewhere\.example: the gateway's owner denies/);
+    // A redirect that stays on an allowed host is followed.
+    const stays = `${REMOTE}/redirect?to=${encodeURIComponent(textUrl("stayed"))}`;
+    expect(await run(fetchUrlTool, { url: stays }, config)).toContain("stayed");
   });
 });

@@ -47,6 +47,51 @@ describe("countCall (sliding one-minute window)", () => {
     expect(later).toEqual([{ allowed: true }, { allowed: true }]);
   });
 
+  it("counts a call's cost; a cost above the limit takes the whole window", () => {
+    let state: WindowState | undefined;
+    const at = (t: number, cost: number) => {
+      const next = countCall(state, 12, MINUTE_START + t, WINDOW_MS, cost);
+      state = next.state;
+      return next.outcome;
+    };
+    expect(at(0, 10)).toEqual({ allowed: true });
+    expect(at(1, 2)).toEqual({ allowed: true });
+    expect(at(2, 1)).toMatchObject({ allowed: false });
+    expect(state?.current).toBe(12);
+    const big = countCall(undefined, 4, MINUTE_START, WINDOW_MS, 10);
+    expect(big).toEqual({ state: { start: MINUTE_START, current: 4, previous: 0 }, outcome: { allowed: true } });
+  });
+
+  it("property: with costs, never more than twice the limit in any 60 s, and waiting retryAfterSeconds is enough", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 20_000 }), fc.integer({ min: 1, max: 25 })), { minLength: 1, maxLength: 60 }),
+        (limit, calls) => {
+          let now = MINUTE_START;
+          let state: WindowState | undefined;
+          const allowed: [number, number][] = [];
+          for (const [gap, cost] of calls) {
+            now += gap;
+            const { state: next, outcome } = countCall(state, limit, now, WINDOW_MS, cost);
+            if (outcome.allowed) {
+              allowed.push([now, Math.min(cost, limit)]);
+              check(next.current <= limit, `window holds ${next.current} > ${limit}`);
+              const lastMinute = allowed.filter(([t]) => t > now - WINDOW_MS).reduce((sum, [, c]) => sum + c, 0);
+              check(lastMinute <= 2 * limit, `${lastMinute} units in 60 s with limit ${limit}`);
+            } else {
+              const wait = outcome.retryAfterSeconds;
+              check(wait > 0 && wait <= 120, `retryAfterSeconds ${wait}`);
+              check(countCall(next, limit, now + wait * 1000, WINDOW_MS, cost).outcome.allowed, `still refused after ${wait} s`);
+            }
+            state = next;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("0 means unlimited", () => {
     const { outcomes } = replay(0, Array.from({ length: 100 }, () => MINUTE_START));
     expect(outcomes.every((o) => o.allowed)).toBe(true);

@@ -2,11 +2,12 @@
 // owner-only routes, and the rule that enabledGroups never exceed the token's groups.
 import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
+import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { anonymousPrincipal, authenticate, effectiveGroups } from "../../src/http/auth.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import type { Principal } from "../../src/core/types.ts";
-import { parseSettings } from "../../src/worker/settings.ts";
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, parseSettings } from "../../src/worker/settings.ts";
 import type { AuthSettings } from "../../src/worker/settings.ts";
 import { api, fetchWithEnv, json, openaiTools, request, sessionId, token } from "./helpers.ts";
 import type { ErrorBody } from "./helpers.ts";
@@ -14,6 +15,7 @@ import type { ErrorBody } from "./helpers.ts";
 const secretSettings = (): AuthSettings => ({
   secret: new TextEncoder().encode(env.AUTH_JWT_SECRET),
   allowAnonymous: false,
+  maxTokenLifetimeSeconds: DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
 });
 
 function base64url(value: unknown): string {
@@ -158,6 +160,114 @@ describe("403 on owner routes", () => {
   });
 });
 
+/** An HS256 token with exactly these time claims (seconds; undefined leaves the claim out). */
+function timedToken(times: { iat?: number; exp?: number }, sub = "timed-tina"): Promise<string> {
+  return new SignJWT({ sub, ...times })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .sign(new TextEncoder().encode(env.AUTH_JWT_SECRET));
+}
+
+function searchWith(vars: Record<string, string>, tokenText: string): Promise<Response> {
+  return fetchWithEnv(vars, request(authPath(), { token: tokenText, body: { query: "" } }));
+}
+
+describe("token lifetime: at most AUTH_MAX_TOKEN_LIFETIME_SECONDS (default one day), no iat in the future", () => {
+  const day = DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
+
+  it("refuses a token that lives longer than the maximum, by exp - iat or by exp - now", async () => {
+    const t = now();
+    // Minted with a week of life: refused at once, though it has not expired.
+    const week = await timedToken({ iat: t, exp: t + 7 * day });
+    expect(await refusal(await search(week))).toMatchObject(invalidToken(`exp - iat = ${7 * day} s) exceeds the maximum of ${day} s`));
+    // Minted two days ago for three days: one day left, but its lifetime is over the maximum.
+    const old = await timedToken({ iat: t - 2 * day, exp: t + day - 60 });
+    expect(await refusal(await search(old))).toMatchObject(invalidToken("AUTH_MAX_TOKEN_LIFETIME_SECONDS"));
+    // Without iat, exp itself must be within the maximum (plus the clock skew) from now.
+    const noIat = await timedToken({ exp: t + 2 * day });
+    expect(await refusal(await search(noIat))).toMatchObject(invalidToken("beyond the maximum of 86400 s"));
+  });
+
+  it("accepts a token of exactly the maximum, and one without iat within it", async () => {
+    const t = now();
+    expect((await search(await timedToken({ iat: t, exp: t + day }))).status).toBe(200);
+    expect((await search(await timedToken({ exp: t + day }))).status).toBe(200);
+  });
+
+  it("refuses an iat in the future beyond 60 s of clock skew, and accepts one within it", async () => {
+    const t = now();
+    const ahead = await timedToken({ iat: t + 600, exp: t + 3600 });
+    expect(await refusal(await search(ahead))).toMatchObject(invalidToken("token claim `iat` is in the future"));
+    expect((await search(await timedToken({ iat: t + 30, exp: t + 3600 }))).status).toBe(200);
+  });
+
+  it("reads AUTH_MAX_TOKEN_LIFETIME_SECONDS, and answers 503 naming it when it is bad", async () => {
+    const t = now();
+    const twoHours = await timedToken({ iat: t, exp: t + 7200 });
+    const oneHour = await timedToken({ iat: t, exp: t + 3600 });
+    const hourly = { AUTH_MAX_TOKEN_LIFETIME_SECONDS: "3600" };
+    expect(await refusal(await searchWith(hourly, twoHours))).toMatchObject(invalidToken("exceeds the maximum of 3600 s"));
+    expect((await searchWith(hourly, oneHour)).status).toBe(200);
+    for (const bad of ["59", "abc", "1e5", String(31 * day)]) {
+      const response = await searchWith({ AUTH_MAX_TOKEN_LIFETIME_SECONDS: bad }, oneHour);
+      expect(response.status).toBe(503);
+      expect((await json<ErrorBody>(response)).error.message).toContain("AUTH_MAX_TOKEN_LIFETIME_SECONDS");
+    }
+  });
+});
+
+async function bannedAnswer(response: Response): Promise<{ status: number; code: string }> {
+  return { status: response.status, code: (await json<ErrorBody>(response)).error.code };
+}
+
+describe("403 banned: a negative level is refused on every route that has a caller", () => {
+  const ownerRoutes = [
+    ["PUT", "/v1/tools/banned_owner_tool", { description: "x", parameters: { type: "object", properties: {} } }],
+    ["PUT", "/v1/tools", { tools: [] }],
+    ["DELETE", "/v1/tools/echo", undefined],
+    ["DELETE", "/v1/contexts/builtin:demo", undefined],
+  ] as const;
+
+  it("refuses a banned owner on the owner routes, and changes nothing", async () => {
+    const bannedOwner = await token({ sub: `banned-owner-${crypto.randomUUID()}`, owner: true, level: -1 });
+    for (const [method, path, payload] of ownerRoutes) {
+      const response = await api(path, { method, token: bannedOwner, body: payload });
+      expect(await bannedAnswer(response), `${method} ${path}`).toEqual({ status: 403, code: "banned" });
+    }
+    // The demo tools are still there, and the tool was not registered.
+    const listed = await json<{ tools: { name: string }[] }>(await api("/v1/tools?format=summary", { token: await token({ sub: "reader" }) }));
+    expect(listed.tools.map((tool) => tool.name)).toContain("echo");
+    expect(listed.tools.map((tool) => tool.name)).not.toContain("banned_owner_tool");
+  });
+
+  it("refuses a banned caller (owner or not) on execute, read and session routes", async () => {
+    for (const claims of [{ owner: true, level: -1 }, { level: -5, groups: ["*"] }]) {
+      const banned = await token({ sub: `banned-${crypto.randomUUID()}`, ...claims });
+      const sid = sessionId("banned");
+      const calls: [string, string, unknown][] = [
+        ["POST", `/v1/sessions/${sid}/execute`, { name: "echo", arguments: { text: "x" } }],
+        ["POST", `/v1/sessions/${sid}/execute`, { name: "search_tools", arguments: { query: "" } }],
+        ["GET", "/v1/tools", undefined],
+        ["POST", `/v1/sessions/${sid}/prepare`, { messages: [], tools: openaiTools("banned", 8) }],
+        ["POST", `/v1/sessions/${sid}/search`, { query: "" }],
+        ["POST", `/v1/sessions/${sid}/confirmations/abc`, { approve: true }],
+        ["POST", "/v1/memory/clear", { scope: "all" }],
+        ["POST", "/v1/untrusted/wrap", { content: "x", source: "y" }],
+      ];
+      for (const [method, path, body] of calls) {
+        const response = await api(path, { method, token: banned, body });
+        expect(await bannedAnswer(response), `${JSON.stringify(claims)} ${method} ${path}`).toEqual({ status: 403, code: "banned" });
+      }
+    }
+  });
+
+  it("lets level 0 and the owner through as before", async () => {
+    const zero = await token({ sub: `level-zero-${crypto.randomUUID()}`, level: 0 });
+    expect((await api(`/v1/sessions/${sessionId("banned")}/search`, { token: zero, body: { query: "" } })).status).toBe(200);
+    const owner = await token({ sub: `owner-${crypto.randomUUID()}`, owner: true });
+    expect((await api("/v1/tools/banned_check_tool", { method: "DELETE", token: owner })).status).toBe(404);
+  });
+});
+
 describe("authenticate() with HS256", () => {
   it("reads the claims into a principal, with defaults", async () => {
     const full = await token({ sub: "carol", level: 2, owner: true, groups: ["web", "mail"] });
@@ -185,7 +295,11 @@ describe("authenticate() with HS256", () => {
 });
 
 function jwksSettings(): AuthSettings {
-  return { jwksUrl: new URL("https://remote.test/jwks.json"), allowAnonymous: false };
+  return {
+    jwksUrl: new URL("https://remote.test/jwks.json"),
+    allowAnonymous: false,
+    maxTokenLifetimeSeconds: DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
+  };
 }
 
 describe("authenticate() with a JWKS URL", () => {

@@ -60,6 +60,10 @@ async function execute(
   return body;
 }
 
+function executeResponse(tokenText: string, sid: string, name: string, args: Record<string, unknown> = {}): Promise<Response> {
+  return api(`/v1/sessions/${sid}/execute`, { token: tokenText, body: { name, arguments: args } });
+}
+
 function isExecuteBody(value: unknown): value is ExecuteBody {
   return typeof value === "object" && value !== null && "content" in value && typeof value.content === "string" &&
     "isError" in value && typeof value.isError === "boolean";
@@ -185,14 +189,16 @@ describe("the guard's decisions on POST /v1/sessions/:sid/execute", () => {
     expect(errorText(await execute(zero.token, sessionId(), "guard_restricted", { text: "x" }))).toBe(t.levelTooLow("guard_restricted", 2, 0));
   });
 
-  it("refuses a banned caller (negative level) every tool, even a public one, even with the owner flag", async () => {
+  it("refuses a banned caller (negative level) every tool, even a public one, even with the owner flag: 403 banned", async () => {
+    // A ban is refused at the door (src/http/auth.ts), before the guard; the guard's own banned rule stays behind it.
     const banned = await principal("banned", { level: -1, groups: ["web"] });
     const calls: [string, Record<string, unknown>][] = [["guard_plain", {}], ["echo", {}], ["calculate", { expression: "1 + 1" }]];
     for (const [name, args] of calls) {
-      expect(errorText(await execute(banned.token, sessionId(), name, args))).toBe(t.banned);
+      expect(await errorOf(await executeResponse(banned.token, sessionId(), name, args))).toMatchObject(anError(403, "banned"));
     }
     const bannedOwner = await principal("banned-owner", { level: -1, owner: true });
-    expect(errorText(await execute(bannedOwner.token, sessionId(), "guard_plain", {}))).toBe(t.banned);
+    expect(await errorOf(await executeResponse(bannedOwner.token, sessionId(), "guard_plain")))
+      .toMatchObject(anError(403, "banned"));
   });
 
   it("refuses a denied capability (deniedCapabilities glob) to everyone, the owner included", async () => {
@@ -213,10 +219,11 @@ describe("the guard's decisions on POST /v1/sessions/:sid/execute", () => {
       const response = await api(`/v1/sessions/${sid}/prepare`, { token: tokenText, body: { messages: [], tools: clientTools } });
       expect(response.status).toBe(200);
     };
+    // A principal banned after its session got a client catalog (a new token of the same sub) runs none of it.
     const banned = await principal("banned-client", { level: -1 });
     const bannedSid = sessionId();
-    await prepareAs(banned.token, bannedSid);
-    expect(errorText(await execute(banned.token, bannedSid, "guard_client_plain"))).toBe(t.banned);
+    await prepareAs(await token({ sub: banned.id }), bannedSid);
+    expect(await errorOf(await executeResponse(banned.token, bannedSid, "guard_client_plain"))).toMatchObject(anError(403, "banned"));
 
     const ownerSid = sessionId();
     await prepareAs(owner, ownerSid);

@@ -2,6 +2,7 @@
 import { readJsonObject } from "../body.ts";
 import { begin, requireSessionId, sessionStub } from "../context.ts";
 import { badField, HttpError } from "../errors.ts";
+import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { rejectUnknownFields, requiredBoolean } from "../validate.ts";
 
@@ -17,6 +18,7 @@ export async function resolveConfirmation(request: RouteRequest, env: Env): Prom
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
   rejectUnknownFields(body, ["approve"]);
   const approve = requiredBoolean(body, "approve", "");
+  await enforceRateLimit(call);
   // The session object is the caller's own: another principal's confirmation is simply not found there.
   const outcome = await sessionStub(call, sessionId).resolveConfirmation(id, approve);
   if (outcome.ok) {

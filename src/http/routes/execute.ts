@@ -5,13 +5,13 @@ import type { AuditDecision } from "../../core/audit.ts";
 import { texts } from "../../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
 import type { ToolCallContext, ToolResult } from "../../core/types.ts";
-import { currentRegistry, guardDecisionOf } from "../../worker/registry.ts";
+import { currentRegistry, guardDecisionOf, sessionRefusalOf } from "../../worker/registry.ts";
 import { readJsonObject } from "../body.ts";
 import { begin, requireSessionId, sessionStub } from "../context.ts";
 import type { Call } from "../context.ts";
-import { badField } from "../errors.ts";
+import { badField, HttpError } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
-import { enforceRateLimit } from "../limits.ts";
+import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { searchSession } from "../sessionSearch.ts";
 import { isJsonObject, rejectUnknownFields, requiredString } from "../validate.ts";
@@ -68,9 +68,19 @@ export async function execute(request: RouteRequest, env: Env): Promise<Response
   try {
     result = await executeTool(call, sessionId, name, args, context);
   } catch (error) {
+    // A new session past the principal's session limit (search_tools in it): 429, like a prepare or search would.
+    if (error instanceof HttpError) {
+      audit("rate_limited");
+      throw error;
+    }
     // registry.execute() never throws; anything that still does (a failed RPC, a bug) is a tool error, not a 500.
     console.error(`execute ${name}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
     result = toolError(texts(config.locale).toolFailed(name, "internal error"));
+  }
+  const refusal = sessionRefusalOf(context);
+  if (refusal) {
+    audit("rate_limited");
+    throw tooManySessions(refusal);
   }
   audit(guardDecisionOf(context)?.kind === "deny" ? "deny" : auditDecisionOf(result));
   return Response.json({

@@ -6,6 +6,7 @@ import { loadSettings } from "../../worker/settings.ts";
 import { readJsonObject } from "../body.ts";
 import { begin, requireSessionId, sessionStub } from "../context.ts";
 import { badField } from "../errors.ts";
+import { CLEAR_ALL_COST, enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { optionalString, rejectUnknownFields, requiredString } from "../validate.ts";
 
@@ -27,11 +28,13 @@ export async function clearMemory(request: RouteRequest, env: Env): Promise<Resp
   if (scope === "session") {
     if (sessionIdText === undefined) throw badField("sessionId", 'is required with scope "session"');
     const sessionId = requireSessionId(sessionIdText);
+    await enforceRateLimit(call);
     const cleared = await sessionStub(call, sessionId).clearDiscovered();
     return Response.json({ scope, sessionId, cleared: cleared ? 1 : 0, pending: 0 });
   }
   if (scope === "all") {
     if (sessionIdText !== undefined) throw badField("sessionId", 'is not allowed with scope "all"');
+    await enforceRateLimit(call, CLEAR_ALL_COST);
     const outcome = await principalStub(env, call.principal.id).clearAll(call.principal.id);
     return Response.json({ scope, cleared: outcome.cleared, pending: outcome.pending });
   }
@@ -45,6 +48,7 @@ export async function wrapUntrusted(request: RouteRequest, env: Env): Promise<Re
   rejectUnknownFields(body, ["content", "source"]);
   const content = requiredString(body, "content", "", { allowEmpty: true });
   const source = requiredString(body, "source", "", { allowEmpty: true, maxLength: MAX_SOURCE_INPUT });
+  await enforceRateLimit(call);
   // Third-party text a client hands over (an MCP result, a page its extension read) gets the executors' boundary.
   return Response.json({
     content: wrapFetchedContent(content, source, { locale: config.locale, maxChars: config.limits.maxUntrustedChars }),

@@ -4,11 +4,13 @@ import { toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/session.ts";
+import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { currentRegistry } from "../../worker/registry.ts";
 import { readJsonObject } from "../body.ts";
 import { catalogHash, readClientTools } from "../clientTools.ts";
 import { begin, requireSessionId, sessionIdentity, sessionStub } from "../context.ts";
 import { readEnabledGroups } from "../groups.ts";
+import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray } from "../validate.ts";
 
@@ -27,6 +29,7 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
   const items = optionalArray(body, "tools", "", config.limits.maxTools);
   const groups = readEnabledGroups(call, body);
   const format = optionalOneOf(body, "format", "", SHAPES);
+  await enforceRateLimit(call);
 
   let shape: ToolShape;
   let tools: ToolDefinition[];
@@ -44,11 +47,13 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
 
   // The history is read once, here, and merged inside the session object (atomically, with the same rule as the
   // core: only names this turn's tools hold); prepareTurn then only shapes the turn from the merged set.
-  const { discovered } = await sessionStub(call, sessionId).prepare({
+  const prepared = await sessionStub(call, sessionId).prepare({
     identity: sessionIdentity(call, sessionId),
     historyNames: discoveredInHistory(messages, tools),
     catalog,
   });
+  if (isSessionRefusal(prepared)) throw tooManySessions(prepared);
+  const { discovered } = prepared;
   const output = prepareTurn({ tools, messages: [], discovered, config, warnings, shape });
   return Response.json({
     tools: output.tools.map((tool) => toShape(tool, shape)),

@@ -10,6 +10,7 @@ import { readJsonObject } from "../body.ts";
 import { begin } from "../context.ts";
 import { readToolDefinition } from "../definitions.ts";
 import { badField, HttpError } from "../errors.ts";
+import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { expectObject, fieldPath, isOneOf, optionalString, rejectUnknownFields, requiredArray } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
@@ -45,6 +46,7 @@ export async function listTools(request: RouteRequest, env: Env): Promise<Respon
   if (!isOneOf(LIST_FORMATS, format)) throw badField("format", `must be one of ${LIST_FORMATS.join(", ")}`);
   const requested = params.has("groups") ? parseGroupList(params.get("groups") ?? "") : undefined;
   const groups = effectiveGroups(call.principal, requested);
+  await enforceRateLimit(call);
   const { registry } = await currentRegistry(env, call.settings);
   if (format === "summary") return Response.json({ tools: registry.getSummaries({ groups }) });
   return Response.json({ tools: registry.getDefinitions({ groups }).map((tool) => toShape(tool, format)) });

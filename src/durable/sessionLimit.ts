@@ -1,0 +1,31 @@
+// The bound on a principal's live sessions (limits.maxSessionsPerPrincipal): the refusal a session object gives
+// when the principal's index has no room for it, in the two forms it travels in (a value, or an error's message).
+
+/** The code of the refusal, also the prefix of the message of an error that carries it across a guard. */
+export const TOO_MANY_SESSIONS = "too_many_sessions";
+
+/** What a session object answers instead of doing the work when it could not join its principal's index. */
+export interface SessionRefusal {
+  refused: string;
+}
+
+export function isSessionRefusal(value: unknown): value is SessionRefusal {
+  return typeof value === "object" && value !== null && "refused" in value && typeof value.refused === "string";
+}
+
+export function tooManySessionsMessage(limit: number): string {
+  return `this principal already has ${limit} live sessions (limits.maxSessionsPerPrincipal): reuse a session id; ` +
+    "idle sessions free their place after sessionTtlDays, and a cleared session that holds nothing else at once";
+}
+
+/** An error thrown where only errors can travel (the guard's session calls); the message keeps the code first. */
+export function sessionRefusalError(refusal: SessionRefusal): Error {
+  return new Error(`${TOO_MANY_SESSIONS}: ${refusal.refused}`);
+}
+
+/** The refusal an error carries, if it is one (errors crossing an RPC keep their message, not their class). */
+export function refusalOfError(error: unknown): SessionRefusal | undefined {
+  const message = error instanceof Error ? error.message : undefined;
+  const prefix = `${TOO_MANY_SESSIONS}: `;
+  return message?.startsWith(prefix) ? { refused: message.slice(prefix.length) } : undefined;
+}
