@@ -17,7 +17,6 @@ export const EVAL_MISSING = "eval data not found: set TOOLGATE_EVAL_DIR or run n
 
 export const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const EVAL_CACHE_DIR = join(REPO_ROOT, ".eval-cache");
-const SHARED_DIR = join(REPO_ROOT, "..", "shared", "eval");
 
 export type EvalLocation =
   | { found: true; dir: string; from: string }
@@ -31,7 +30,7 @@ function missingIn(dir: string): EvalFile[] {
  * The folder to read the data from. A TOOLGATE_EVAL_DIR that lacks a file is an error (it was asked for), never a
  * silent fallback; the other two places are simply tried in turn.
  */
-export function locateEvalData(env: NodeJS.ProcessEnv = process.env): EvalLocation {
+export function locateEvalData(env: NodeJS.ProcessEnv = process.env, root: string = REPO_ROOT): EvalLocation {
   const explicit = env["TOOLGATE_EVAL_DIR"];
   if (explicit !== undefined && explicit !== "") {
     const dir = resolve(explicit);
@@ -40,8 +39,8 @@ export function locateEvalData(env: NodeJS.ProcessEnv = process.env): EvalLocati
     return { found: true, dir, from: "TOOLGATE_EVAL_DIR" };
   }
   const candidates: [string, string][] = [
-    [SHARED_DIR, "../shared/eval"],
-    [EVAL_CACHE_DIR, ".eval-cache (npm run eval:fetch)"],
+    [join(root, "..", "shared", "eval"), "../shared/eval"],
+    [join(root, ".eval-cache"), ".eval-cache (npm run eval:fetch)"],
   ];
   for (const [dir, from] of candidates) {
     if (missingIn(dir).length === 0) return { found: true, dir, from };
