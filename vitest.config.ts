@@ -3,12 +3,21 @@ import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { buildSync } from "esbuild";
 import { defineConfig } from "vitest/config";
+import { loadEvalData } from "./scripts/evalData.ts";
 
-// The evaluation data stays in ../shared/eval (never copied into the repo); tests get it as JSON bindings.
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
-function evalData(file: string): Json {
-  return JSON.parse(readFileSync(new URL(`../shared/eval/${file}`, import.meta.url), "utf8"));
+// The evaluation data is read here, at test time, from where scripts/evalData.ts finds it (TOOLGATE_EVAL_DIR,
+// ../shared/eval, or the .eval-cache that npm run eval:fetch fills; never copied into the repo), and reaches the tests
+// as JSON bindings. Without it the tests get EVAL_MISSING instead, and those that need the data skip with that reason
+// (test/evalData.ts).
+function evalBindings(): Record<string, unknown> {
+  const loaded = loadEvalData();
+  if ("missing" in loaded) {
+    console.warn(`[toolgate] ${loaded.missing} (looked in ${loaded.looked.join(", ")}): the tests that need it are skipped`);
+    return { EVAL_MISSING: loaded.missing };
+  }
+  return { EVAL_MCP_TOOLS: loaded.data.mcpTools, EVAL_METATOOL: loaded.data.metatool, EVAL_INJECTIONS: loaded.data.injections };
 }
 
 // The remote end of executor and JWKS tests (test/fixtures/remote-worker.ts): a real second Worker, bundled here
@@ -55,9 +64,7 @@ export default defineConfig({
           ALLOW_ANONYMOUS: "false",
           AUTH_JWT_SECRET: "test-secret-for-vitest-only-0123456789",
           TOOL_SEARCH_CONFIG: testConfig(),
-          EVAL_MCP_TOOLS: evalData("mcp-tools.json"),
-          EVAL_METATOOL: evalData("metatool.json"),
-          EVAL_INJECTIONS: evalData("injections.json"),
+          ...evalBindings(),
           // A secret the http executor may use (only TOOL_SECRET_* names are usable); echoed back by the remote /echo.
           TOOL_SECRET_REMOTE_TOKEN: "remote-token-for-vitest-only",
         },

@@ -1,64 +1,20 @@
-// Benchmark catalogs: the 527 real MCP tool definitions of ../shared/eval/mcp-tools.json, enlarged to any size by a
-// deterministic generator, and the MetaTool retrieval set. Read at run time, never copied into the repo.
-import { readFileSync } from "node:fs";
+// Benchmark catalogs: the 527 real MCP tool definitions of the evaluation data's mcp-tools.json, enlarged to any size
+// by a deterministic generator, and the MetaTool retrieval set. Read at run time through scripts/evalData.ts (the
+// resolver the tests use too: TOOLGATE_EVAL_DIR, ../shared/eval, .eval-cache), never copied into the repo.
+import { loadEvalData } from "../scripts/evalData.ts";
+import type { EvalMcpTool, EvalMetaTool } from "../scripts/evalData.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 
-export interface EvalMcpTool {
-  server: string;
-  category: string;
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
+export type { EvalMcpTool };
+export type MetaToolSet = EvalMetaTool;
+
+/** The two data sets the bench uses, or why they are missing (EVAL_MISSING and where it looked). */
+export function loadBenchData(): { real: EvalMcpTool[]; meta: MetaToolSet; from: string } | { missing: string } {
+  const loaded = loadEvalData();
+  if ("missing" in loaded) return { missing: `${loaded.missing} (looked in ${loaded.looked.join(", ")})` };
+  return { real: loaded.data.mcpTools.tools, meta: loaded.data.metatool, from: `${loaded.dir} (${loaded.from})` };
 }
 
-export interface MetaToolSet {
-  tools: { name: string; description: string }[];
-  queries: { query: string; tools: string[] }[];
-}
-
-function readEval(file: string): unknown {
-  return JSON.parse(readFileSync(new URL(`../../shared/eval/${file}`, import.meta.url), "utf8"));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function listOf(data: unknown, key: string, file: string): Record<string, unknown>[] {
-  const list = isRecord(data) ? data[key] : undefined;
-  if (!Array.isArray(list) || !list.every(isRecord)) throw new Error(`${file}: expected {${key}: [objects]}`);
-  return list;
-}
-
-function stringField(record: Record<string, unknown>, key: string): string {
-  const value = record[key];
-  if (typeof value !== "string") throw new Error(`expected a string ${key}, got ${JSON.stringify(value)}`);
-  return value;
-}
-
-function stringsField(record: Record<string, unknown>, key: string): string[] {
-  const value = record[key];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw new Error(`expected strings in ${key}`);
-  return value;
-}
-
-export function loadMcpTools(): EvalMcpTool[] {
-  return listOf(readEval("mcp-tools.json"), "tools", "mcp-tools.json").map((t) => {
-    const inputSchema = t.inputSchema;
-    if (!isRecord(inputSchema)) throw new Error(`mcp-tools.json: ${stringField(t, "name")} has no inputSchema object`);
-    return { server: stringField(t, "server"), category: stringField(t, "category"), name: stringField(t, "name"), description: stringField(t, "description"), inputSchema };
-  });
-}
-
-export function loadMetaTool(): MetaToolSet {
-  const data = readEval("metatool.json");
-  return {
-    tools: listOf(data, "tools", "metatool.json").map((t) => ({ name: stringField(t, "name"), description: stringField(t, "description") })),
-    queries: listOf(data, "queries", "metatool.json").map((q) => ({ query: stringField(q, "query"), tools: stringsField(q, "tools") })),
-  };
-}
-
-/** A server's name reduced to letters, digits and `_` (as the core's tests do). */
 export function serverSlug(server: string): string {
   return server.replaceAll(/[^A-Za-z0-9]+/gu, "_").replaceAll(/^_+|_+$/gu, "");
 }

@@ -12,8 +12,7 @@ import type { ToolDefinition } from "../src/core/types.ts";
 import {
   enlargedCatalog,
   keywordQueries,
-  loadMcpTools,
-  loadMetaTool,
+  loadBenchData,
   metaToolCatalog,
   realCatalog,
   registrableCatalog,
@@ -210,12 +209,25 @@ function atLeast(target: string, value: number | undefined, limit: number): Targ
 
 // ---------------------------------------------------------------------------------------------------------------
 
+function commandLine(): string {
+  return `node --expose-gc bench/run.ts${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`;
+}
+
 async function main(): Promise<void> {
   const startedAt = new Date();
   const loadBefore = loadavg();
   if (!collectGarbage) log("heap figures need --expose-gc (npm run bench sets it); reporting null");
-  const real = loadMcpTools();
-  const meta = loadMetaTool();
+  const data = loadBenchData();
+  if ("missing" in data) {
+    // Every section measures the real catalogs: without them, each says so, and the summary is still printed.
+    log(`${data.missing}: skipping every section`);
+    const skipped = { skipped: data.missing };
+    const summary = { command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, http: skipped, targets: [], targetsMet: "0/0" };
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    return;
+  }
+  log(`evaluation data from ${data.from}`);
+  const { real, meta } = data;
   const queries = {
     keywords3: keywordQueries(real, QUERIES_PER_KIND),
     sentence20: sentenceQueries(meta, QUERIES_PER_KIND),
@@ -286,7 +298,7 @@ async function main(): Promise<void> {
 
   const cpu = cpus()[0];
   const summary = {
-    command: `node --expose-gc bench/run.ts${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`,
+    command: commandLine(),
     startedAt: startedAt.toISOString(),
     seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
     machine: {
@@ -297,14 +309,15 @@ async function main(): Promise<void> {
       loadAverageAfter: loadavg().map((l) => round(l)),
       gcExposed: collectGarbage !== undefined,
     },
+    evalData: data.from,
     method: {
-      catalogs: "../shared/eval/mcp-tools.json (527 real tools, named server__name, grouped by category), enlarged by a seeded generator",
+      catalogs: "the evaluation data's mcp-tools.json (527 real tools, named server__name, grouped by category), enlarged by a seeded generator",
       queries: `${QUERIES_PER_KIND} per kind: keywords3 = 3 words from real descriptions; sentence20 = 20 words of MetaTool queries`,
       latency: `SearchIndex.search (every match, ranked), one query at a time after a warm-up, each query set ${LATENCY_ROUNDS} times: wall time per query, and the mean thread CPU time`,
       build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held",
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base)",
-      quality: "../shared/eval/metatool.json, every query whose tools are all in the catalog",
+      quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
     },
     modes,
     tokens,

@@ -1,17 +1,20 @@
-// Bindings that only the tests have (vitest.config.ts reads them from ../shared/eval at test time).
+// Bindings that only the tests have. vitest.config.ts reads the evaluation data at test time (scripts/evalData.ts
+// finds it) and passes either the three EVAL_* files or, when there is none, EVAL_MISSING with the reason; the tests
+// read them through test/evalData.ts.
 interface EvalMcpTool {
   server: string;
   category: string;
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
+  annotations?: Record<string, unknown> | null;
 }
 
 declare namespace Cloudflare {
   interface Env {
-    EVAL_MCP_TOOLS: { tools: EvalMcpTool[] };
-    EVAL_METATOOL: { tools: { name: string; description: string }[]; queries: { query: string; tools: string[] }[] };
-    EVAL_INJECTIONS: { payloads: { source: string; text: string }[] };
+    EVAL_MCP_TOOLS?: { tools: EvalMcpTool[] };
+    EVAL_METATOOL?: { tools: { name: string; description: string }[]; queries: { query: string; tools: string[] }[] };
+    EVAL_INJECTIONS?: { payloads: { source: string; text: string }[] };
+    EVAL_MISSING?: string;
   }
 }

@@ -22,6 +22,7 @@
 // of the result that used it. One pass over the messages, no recursion: linear in the size of the history.
 import { TOOL_NAME_PATTERN } from "./schema.ts";
 import { SEARCH_TOOLS_NAME } from "./searchTools.ts";
+import type { ToolShape } from "./shapes.ts";
 
 type Json = Record<string, unknown>;
 
@@ -187,4 +188,82 @@ export function extractDiscovered(messages: readonly unknown[], searchToolName: 
   if (!Array.isArray(messages)) return [];
   for (const message of messages) scan.message(message);
   return lastOccurrences(scan.uses);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The message shape of a history, for answering in the client's shape when it sends no tools.
+
+/** Responses input items that are not messages: every `type` ending in `_call` or `_call_output`, and these. */
+const RESPONSES_ITEM_TYPES: ReadonlySet<unknown> = new Set(["message", "reasoning", "item_reference"]);
+/** Content part types only one shape uses. */
+const RESPONSES_PART_TYPES: ReadonlySet<unknown> = new Set(["input_text", "output_text", "input_image", "input_file"]);
+const OPENAI_PART_TYPES: ReadonlySet<unknown> = new Set(["image_url", "input_audio"]);
+const ANTHROPIC_BLOCK_TYPES: ReadonlySet<unknown> = new Set(["thinking", "redacted_thinking", "document", "server_tool_use", "search_result"]);
+
+interface ShapeEvidence {
+  shape: ToolShape;
+  /** A `tool_use` block in an array is Anthropic's, or MCP's with a result still to come: weak evidence. */
+  strong: boolean;
+}
+
+function blockEvidence(block: unknown): ShapeEvidence | undefined {
+  if (!isRecord(block)) return undefined;
+  const type = block["type"];
+  if (RESPONSES_PART_TYPES.has(type)) return { shape: "responses", strong: true };
+  if (OPENAI_PART_TYPES.has(type)) return { shape: "openai", strong: true };
+  if (ANTHROPIC_BLOCK_TYPES.has(type)) return { shape: "anthropic", strong: true };
+  if (type === "tool_result") {
+    if ("toolUseId" in block) return { shape: "mcp", strong: true };
+    if ("tool_use_id" in block) return { shape: "anthropic", strong: true };
+  }
+  // Images and audio: Anthropic's carry a `source`, MCP's carry `data` and `mimeType`.
+  if (type === "image" || type === "audio") {
+    if ("source" in block) return { shape: "anthropic", strong: true };
+    if ("mimeType" in block) return { shape: "mcp", strong: true };
+  }
+  if (type === "tool_use") return { shape: "anthropic", strong: false };
+  return undefined;
+}
+
+function messageEvidence(message: unknown): ShapeEvidence | undefined {
+  if (!isRecord(message)) return undefined;
+  const type = message["type"];
+  if (RESPONSES_ITEM_TYPES.has(type) || (typeof type === "string" && /_call(?:_output)?$/.test(type))) {
+    return { shape: "responses", strong: true };
+  }
+  // (The design documents' `role: "tool"` messages carry `toolCallId`, not `tool_call_id`.)
+  if (Array.isArray(message["tool_calls"]) || "tool_call_id" in message || message["role"] === "function" || "function_call" in message) {
+    return { shape: "openai", strong: true };
+  }
+  const content = message["content"];
+  // MCP sampling messages may hold one content block as an object; the other shapes hold a string or an array.
+  if (isRecord(content)) return { shape: "mcp", strong: true };
+  if (!Array.isArray(content)) return undefined;
+  let weak: ShapeEvidence | undefined;
+  for (const block of content as readonly unknown[]) {
+    const evidence = blockEvidence(block);
+    if (evidence?.strong) return evidence;
+    weak ??= evidence;
+  }
+  return weak;
+}
+
+/**
+ * The shape a history is written in, from what only one shape has: OpenAI Chat `tool_calls` / `role: "tool"` with
+ * `tool_call_id` / `image_url` parts; OpenAI Responses items (`function_call`, `function_call_output`, `message`, …)
+ * and `input_text` / `output_text` parts; Anthropic `tool_result` blocks with `tool_use_id`, `thinking`, images with a
+ * `source`; MCP sampling content held as one object, `tool_result` with `toolUseId`. The first message that tells
+ * decides; a bare `tool_use` block (Anthropic's, or MCP's) counts only when nothing else tells. Undefined when no
+ * message tells (plain text turns fit every shape). The design documents' own shape is not a client shape: it tells
+ * nothing. Linear in the number of messages and their content blocks.
+ */
+export function detectMessagesShape(messages: readonly unknown[]): ToolShape | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  let weak: ShapeEvidence | undefined;
+  for (const message of messages) {
+    const evidence = messageEvidence(message);
+    if (evidence?.strong) return evidence.shape;
+    weak ??= evidence;
+  }
+  return weak?.shape;
 }

@@ -1,7 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DiscoveredSet } from "../../src/core/discovered.ts";
-import { extractDiscovered } from "../../src/core/history.ts";
+import { detectMessagesShape, extractDiscovered } from "../../src/core/history.ts";
 import { TOOL_NAME_PATTERN } from "../../src/core/schema.ts";
 import type { SearchToolsResult } from "../../src/core/searchTools.ts";
 
@@ -441,4 +441,59 @@ describe("cost", () => {
       expect(names.at(-1)).toBe("found_19999");
     }
   }, 10_000);
+});
+
+describe("detectMessagesShape", () => {
+  const conversation: Turn[] = [
+    { calls: [{ id: "c1", name: "search_tools" }] },
+    { results: [{ id: "c1", text: searchResult(["get_weather"]) }] },
+    { calls: [{ id: "c2", name: "get_weather" }] },
+    { results: [{ id: "c2", text: "sunny" }] },
+  ];
+
+  it("names the shape of a conversation with tool calls in every client shape; the design documents' tells nothing", () => {
+    for (const shape of SHAPES) {
+      expect(detectMessagesShape(render(conversation, shape))).toBe(shape === "design" ? undefined : shape);
+    }
+  });
+
+  it("tells nothing from plain text turns, which fit every shape", () => {
+    expect(detectMessagesShape([])).toBeUndefined();
+    expect(detectMessagesShape([{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }])).toBeUndefined();
+    expect(detectMessagesShape([{ role: "user", content: [{ type: "text", text: "hi" }] }])).toBeUndefined();
+    expect(detectMessagesShape([null, 3, "x", [], { role: "user" }])).toBeUndefined();
+  });
+
+  it.each([
+    ["a Responses message item", [{ type: "message", role: "user", content: "hi" }], "responses"],
+    ["a Responses reasoning item", [{ type: "reasoning", id: "r", summary: [] }], "responses"],
+    ["a Responses tool call item", [{ type: "web_search_call", id: "w" }], "responses"],
+    ["Responses input_text parts", [{ role: "user", content: [{ type: "input_text", text: "hi" }] }], "responses"],
+    ["Responses output_text parts", [{ role: "assistant", content: [{ type: "output_text", text: "hi" }] }], "responses"],
+    ["OpenAI Chat image_url parts", [{ role: "user", content: [{ type: "text", text: "see" }, { type: "image_url", image_url: { url: "u" } }] }], "openai"],
+    ["an OpenAI Chat tool result", [{ role: "tool", tool_call_id: "c", content: "ok" }], "openai"],
+    ["a legacy OpenAI function call", [{ role: "assistant", content: null, function_call: { name: "f", arguments: "{}" } }], "openai"],
+    ["an Anthropic thinking block", [{ role: "assistant", content: [{ type: "thinking", thinking: "t", signature: "s" }] }], "anthropic"],
+    ["an Anthropic image", [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "" } }] }], "anthropic"],
+    ["a lone Anthropic tool_use block", [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }], "anthropic"],
+    ["an MCP content object", [{ role: "user", content: { type: "text", text: "hi" } }], "mcp"],
+    ["an MCP image", [{ role: "user", content: [{ type: "image", data: "", mimeType: "image/png" }] }], "mcp"],
+  ])("reads %s", (_label, messages, shape) => {
+    expect(detectMessagesShape(messages)).toBe(shape);
+  });
+
+  it("lets a sure sign later in the history outrank a bare tool_use block", () => {
+    const mcp = [
+      { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", toolUseId: "t", content: [] }] },
+    ];
+    expect(detectMessagesShape(mcp)).toBe("mcp");
+  });
+
+  it("goes by the first message that tells, in a mixed history", () => {
+    const chat = { role: "tool", tool_call_id: "c", content: "ok" };
+    const responses = { type: "function_call_output", call_id: "c", output: "ok" };
+    expect(detectMessagesShape([{ role: "user", content: "hi" }, chat, responses])).toBe("openai");
+    expect(detectMessagesShape([responses, chat])).toBe("responses");
+  });
 });

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DISCOVERED_HARD_CAP, defaultConfig, type GatewayConfig } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
@@ -8,6 +7,7 @@ import { compactToolNames, runSearchTools, SEARCH_TOOLS_NAME, searchToolsDefinit
 import { toShape } from "../../src/core/shapes.ts";
 import { countTokens } from "../../src/core/tokens.ts";
 import type { ToolDefinition } from "../../src/core/types.ts";
+import { everyTestNeedsEvalData, evalMcpTools } from "../evalData.ts";
 
 function tool(name: string, description = `The ${name} tool.`, groups?: string[]): ToolDefinition {
   const parameters = { type: "object", properties: { input: { type: "string", description: `Input of ${name}` } } };
@@ -240,7 +240,8 @@ const ratio = (out: ReturnType<typeof prepareTurn>): number => out.stats.tokensS
 
 // Measured when written: 2,708 / 91,820 = 2.95% (names on), 177 / 91,820 = 0.19% (off), 6,007 / 91,820 = 6.54% (20 found).
 describe("prepareTurn on the 527-tool eval catalog: tokens of the tool list", () => {
-  const evalCatalog: ToolDefinition[] = env.EVAL_MCP_TOOLS.tools.map((t) => ({
+  everyTestNeedsEvalData();
+  const evalCatalog: ToolDefinition[] = evalMcpTools.map((t) => ({
     // Names repeat across servers: `server__name`, the server's name reduced to letters, digits and `_`.
     name: `${t.server.replaceAll(/[^A-Za-z0-9]+/gu, "_").replaceAll(/^_+|_+$/gu, "")}__${t.name}`,
     description: t.description,

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
@@ -6,6 +5,7 @@ import {
   DEFINITION_LIMITS, MAX_UNIQUE_CHECKED_ITEMS, TOOL_NAME_PATTERN, ToolDefinitionError, validateArguments,
   validateToolDefinition,
 } from "../../src/core/schema.ts";
+import { evalMcpTools, needsEvalData } from "../evalData.ts";
 
 const weatherParameters = {
   type: "object",
@@ -99,8 +99,9 @@ describe("validateToolDefinition: the accepted shape", () => {
     expect(validateToolDefinition({ ...weather, executor: service }).executor).toStrictEqual(service);
   });
 
-  it("accepts every real MCP tool schema of the evaluation set (527 tools, 70 servers)", () => {
-    const tools = env.EVAL_MCP_TOOLS.tools;
+  it("accepts every real MCP tool schema of the evaluation set (527 tools, 70 servers)", (context) => {
+    needsEvalData(context);
+    const tools = evalMcpTools;
     expect(tools.length).toBeGreaterThan(500);
     for (const tool of tools) {
       const name = `${tool.server}__${tool.name}`.replace(/[^a-zA-Z0-9_.-]/g, "_").slice(0, 64);

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -6,6 +5,7 @@ import {
 } from "../../src/core/shapes.ts";
 import type { ToolShape } from "../../src/core/shapes.ts";
 import type { ToolDefinition } from "../../src/core/types.ts";
+import { everyTestNeedsEvalData, evalMcpTools } from "../evalData.ts";
 
 const weatherSchema = {
   type: "object",
@@ -322,7 +322,8 @@ describe("round trips", () => {
 });
 
 describe("real MCP tools (eval data: 527 tools from 70 public servers)", () => {
-  const evalTools = env.EVAL_MCP_TOOLS.tools;
+  everyTestNeedsEvalData();
+  const evalTools = evalMcpTools;
 
   it("reads every one as MCP and carries it through every shape unchanged", () => {
     expect(evalTools.length).toBeGreaterThan(500);

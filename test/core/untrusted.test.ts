@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BANNER_MARKERS, texts } from "../../src/core/locale.ts";
@@ -7,9 +6,10 @@ import {
   countBannerMarkers, DEFAULT_MAX_SOURCE_LENGTH, neutraliseForgedBanners, sanitizeSource, stripSmugglingCharacters,
   wrapFetchedContent, wrapUntrustedContent,
 } from "../../src/core/untrusted.ts";
+import { everyTestNeedsEvalData, evalInjections } from "../evalData.ts";
 
 const LOCALES: readonly Locale[] = ["en", "zh"];
-const payloads = env.EVAL_INJECTIONS.payloads.map((payload) => payload.text);
+const payloads = evalInjections.map((payload) => payload.text);
 
 // ---- independent checkers (they do not reuse the module's own character classes) ------------------------------
 
@@ -440,7 +440,9 @@ describe("maxChars", () => {
 
 // ---- the injection corpus --------------------------------------------------------------------------------------
 
-describe("the injection corpus (shared/eval/injections.json)", () => {
+describe("the injection corpus (injections.json of the evaluation data)", () => {
+  everyTestNeedsEvalData();
+
   it("holds the real payloads", () => {
     expect(payloads.length).toBeGreaterThanOrEqual(300);
   });

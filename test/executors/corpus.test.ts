@@ -1,9 +1,9 @@
 // The hardened boundary against the whole injection corpus: every payload is served by the remote worker and fetched
 // through the fetch_url executor, as a model's call would be.
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { countBannerMarkers, sanitizeSource } from "../../src/core/untrusted.ts";
+import { evalInjections, everyTestNeedsEvalData } from "../evalData.ts";
 import { configWith, fetchUrlTool, run, textUrl } from "./helpers.ts";
 
 /**
@@ -15,7 +15,7 @@ import { configWith, fetchUrlTool, run, textUrl } from "./helpers.ts";
 // oxlint-disable-next-line no-control-regex -- matching control characters is the point
 const SMUGGLING = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\u{E0000}-\u{E007F}]/u;
 
-const payloads = env.EVAL_INJECTIONS.payloads;
+const payloads = evalInjections;
 
 async function inBatches<T, R>(items: readonly T[], size: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
@@ -26,6 +26,8 @@ async function inBatches<T, R>(items: readonly T[], size: number, work: (item: T
 }
 
 describe("injection corpus through fetch_url", () => {
+  everyTestNeedsEvalData();
+
   it("has the corpus, smuggling characters included", () => {
     expect(payloads.length).toBeGreaterThanOrEqual(300);
     expect(payloads.some((p) => SMUGGLING.test(p.text))).toBe(true);

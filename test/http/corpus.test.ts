@@ -2,11 +2,11 @@
 // fetched through POST /v1/sessions/:sid/execute of fetch_url, as a model's call would be, and must come back with
 // exactly one banner, at the start, and none of the characters that smuggle instructions; ordinary text (Chinese,
 // emoji, code) comes back exactly as served.
-import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { BANNER_MARKERS, texts } from "../../src/core/locale.ts";
 import { countBannerMarkers, sanitizeSource } from "../../src/core/untrusted.ts";
+import { evalInjections, needsEvalData } from "../evalData.ts";
 import { textUrl } from "../executors/helpers.ts";
 import { api, json, sessionId, token } from "./helpers.ts";
 
@@ -18,7 +18,7 @@ interface ExecuteBody {
 /** Calls at once: enough to finish in a few seconds, few enough for a shared two-core machine. */
 const CONCURRENCY = 12;
 
-const payloads = env.EVAL_INJECTIONS.payloads;
+const payloads = evalInjections;
 
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
 const EMOJI_MODIFIER = /[\u{1F3FB}-\u{1F3FF}]/u;
@@ -107,7 +107,8 @@ describe("the injection corpus through POST /v1/sessions/:sid/execute of fetch_u
     return { url, body: await json<ExecuteBody>(response) };
   }
 
-  it("the checker finds what it must and lets ordinary text pass", () => {
+  it("the checker finds what it must and lets ordinary text pass", (context) => {
+    needsEvalData(context);
     expect(smuggled("a\u200Bb\u202Ec\u0007d\r\u{E0041}\u00AD\uFEFF\u2066")).toEqual(
       ["U+200B", "U+202E", "U+0007", "U+000D", "U+E0041", "U+00AD", "U+FEFF", "U+2066"],
     );
@@ -121,7 +122,8 @@ describe("the injection corpus through POST /v1/sessions/:sid/execute of fetch_u
     expect(payloads.filter((p) => countBannerMarkers(p.text) > 0).length).toBeGreaterThan(0);
   });
 
-  it("every payload comes back with exactly one banner, at the start, and no smuggling character", async () => {
+  it("every payload comes back with exactly one banner, at the start, and no smuggling character", async (context) => {
+    needsEvalData(context);
     const sid = sessionId("corpus");
     const failures: string[] = [];
     let clean = 0;

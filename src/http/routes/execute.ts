@@ -23,6 +23,29 @@ function toolError(message: string): ToolResult {
   return { content: JSON.stringify({ error: message }), isError: true };
 }
 
+/**
+ * `arguments` as an object, or as the JSON text of one: OpenAI's `tool_calls[].function.arguments` is a string, which a
+ * client may pass on as it came. The text is part of the body, so `limits.maxBodyBytes` already bounds it.
+ */
+function readArguments(value: unknown): JsonObject {
+  if (value === undefined || value === null) return {};
+  if (typeof value === "string") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : "parse error";
+      throw badField("arguments", `a string must be the JSON text of an object; this one is not valid JSON (${reason.slice(0, 200)})`);
+    }
+    if (!isJsonObject(parsed)) {
+      throw badField("arguments", `a string must be the JSON text of an object, got the text of ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : `a ${typeof parsed}`}`);
+    }
+    return parsed;
+  }
+  if (!isJsonObject(value)) throw badField("arguments", "must be an object, or the JSON text of one (a string)");
+  return value;
+}
+
 async function executeTool(call: Call, sessionId: string, name: string, args: JsonObject, context: ToolCallContext): Promise<ToolResult> {
   const { config } = call.settings;
   const groups = [...(context.enabledGroups ?? [])];
@@ -48,8 +71,7 @@ export async function execute(request: RouteRequest, env: Env): Promise<Response
   const body = await readJsonObject(request, config.limits.maxBodyBytes);
   rejectUnknownFields(body, ["name", "arguments", "enabledGroups"]);
   const name = requiredString(body, "name", "", { maxLength: TOOL_NAME_MAX });
-  const args = body.arguments ?? {};
-  if (!isJsonObject(args)) throw badField("arguments", "must be an object");
+  const args = readArguments(body.arguments);
   const groups = readEnabledGroups(call, body);
 
   const started = Date.now();

@@ -1,4 +1,5 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (SPEC §2, §4).
+import { detectMessagesShape } from "../../core/history.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
 import { toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
@@ -31,19 +32,22 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
   const format = optionalOneOf(body, "format", "", SHAPES);
   await enforceRateLimit(call);
 
-  let shape: ToolShape;
+  let toolsShape: ToolShape | undefined;
   let tools: ToolDefinition[];
   // Given tools become the session's catalog; without them the turn uses the registry and the catalog is dropped.
   let catalog: ClientCatalog | null = null;
   if (items !== undefined) {
     const client = readClientTools(items, config.locale);
-    shape = format ?? client.shape;
+    toolsShape = client.shape;
     tools = client.tools;
     catalog = { hash: await catalogHash(tools), tools };
   } else {
-    shape = format ?? "openai";
     tools = (await currentRegistry(env, call.settings)).registry.getDefinitions({ groups });
   }
+  // The answer's shape: `format` first, since a client that names a shape means it (a gateway between an MCP tool list
+  // and an OpenAI model asks for openai); then the tools' shape, the most direct sign of what the client sends its
+  // model; then the history's shape (detectMessagesShape: what only one shape has); else openai.
+  const shape: ToolShape = format ?? toolsShape ?? detectMessagesShape(messages) ?? "openai";
 
   // The history is read once, here, and merged inside the session object (atomically, with the same rule as the
   // core: only names this turn's tools hold); prepareTurn then only shapes the turn from the merged set.

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
@@ -7,6 +6,7 @@ import { analyze } from "../../../src/core/search/analyze.ts";
 import { FIELDS, toolFieldTexts } from "../../../src/core/search/fields.ts";
 import { buildIndex, createMiniSearchIndex, MINISEARCH_OPTIONS } from "../../../src/core/search/minisearch.ts";
 import type { JsonSchema, ToolDefinition } from "../../../src/core/types.ts";
+import { everyTestNeedsEvalData, evalMcpTools, evalMetaTool } from "../../evalData.ts";
 
 function tool(name: string, description: string, parameters: JsonSchema = { type: "object", properties: {} }, groups?: string[]): ToolDefinition {
   return groups ? { name, description, parameters, groups } : { name, description, parameters };
@@ -124,13 +124,14 @@ describe("createMiniSearchIndex: ranking", () => {
 });
 
 // The real catalog: 527 MCP tools, 61 of them described in Chinese.
-const mcpCatalog: ToolDefinition[] = env.EVAL_MCP_TOOLS.tools.map((t) => ({
+const mcpCatalog: ToolDefinition[] = evalMcpTools.map((t) => ({
   name: `${t.server.replaceAll(/[^A-Za-z0-9]+/gu, "_").replaceAll(/^_+|_+$/gu, "")}__${t.name}`,
   description: t.description,
   parameters: t.inputSchema,
 }));
 
 describe("createMiniSearchIndex on the 527 real MCP tools", () => {
+  everyTestNeedsEvalData();
   const real = createMiniSearchIndex(mcpCatalog);
   const descriptionOf = new Map(mcpCatalog.map((t) => [t.name, t.description]));
 
@@ -202,8 +203,9 @@ describe("buildIndex", () => {
 });
 
 describe("retrieval quality on MetaTool (issue 5 targets)", () => {
+  everyTestNeedsEvalData();
   it("reaches nDCG@10 ≥ 0.60 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
-    const { tools, queries } = env.EVAL_METATOOL;
+    const { tools, queries } = evalMetaTool;
     const metaIndex = createMiniSearchIndex(tools.map((t) => tool(t.name, t.description)));
     const quality = measureRetrieval((query) => metaIndex.search(query), queries, new Set(tools.map((t) => t.name)));
     expect(quality.queries).toBe(queries.length);

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:workers";
 import { array, assert, constantFrom, oneof, property, record, stringMatching, uniqueArray } from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSubstringIndex, queryKeywords } from "../../../src/core/search/substring.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
+import { evalMcpTools, needsEvalData } from "../../evalData.ts";
 
 function tool(name: string, description: string): ToolDefinition {
   return { name, description, parameters: { type: "object", properties: {} } };
@@ -109,8 +109,9 @@ describe("createSubstringIndex", () => {
     );
   });
 
-  it("stays exact on a 10,000-tool catalog from the eval data", () => {
-    const base = env.EVAL_MCP_TOOLS.tools;
+  it("stays exact on a 10,000-tool catalog from the eval data", (context) => {
+    needsEvalData(context);
+    const base = evalMcpTools;
     const big = Array.from({ length: 10_000 }, (_, i) => {
       const source = base[i % base.length];
       return tool(`${source?.name ?? "t"}_${i}`, `${source?.description ?? ""} #${i}`);
