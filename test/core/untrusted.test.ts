@@ -34,8 +34,12 @@ function expectOneBannerAtStart(result: string, locale: Locale): void {
 // oxlint-disable-next-line no-control-regex -- looking for control characters is the point
 const LINE_BREAKS = /[\n\r\u000B\u000C\u0085\u2028\u2029]/u;
 const BRACKETS = /[[\]<>{}`【】「」『』〔〕《》〈〉［］｛｝＜＞]/u;
-/** Controls, format characters (bidi, zero-width, BOM, soft hyphen, tags), variation selectors, fillers. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\u{34F}\u{FE00}-\u{FE0F}\u{E0000}-\u{E0FFF}\u{115F}\u{1160}\u{3164}\u{FFA0}]/u;
+/**
+ * Controls, format characters (bidi, zero-width, BOM, soft hyphen, tags), variation selectors, fillers; less the format
+ * characters that render visibly (Arabic number signs and the like), which the sanitiser keeps on purpose.
+ */
+const INVISIBLE =
+  /[[\p{Cc}\p{Cf}\u{34F}\u{FE00}-\u{FE0F}\u{E0000}-\u{E0FFF}\u{115F}\u{1160}\u{3164}\u{FFA0}]--[\u0600-\u0605\u06DD\u070F\u0890\u0891\u08E2\u{110BD}\u{110CD}]]/v;
 
 function codePoints(text: string): number {
   return Array.from(text).length;
