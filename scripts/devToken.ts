@@ -1,7 +1,7 @@
 // Development tokens, signed with the secret `npm start` uses (AUTH_JWT_SECRET, or else the one in .dev.vars).
 import { readFileSync } from "node:fs";
 import { SignJWT } from "jose";
-import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from "../src/worker/settings.ts";
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from "../src/isolate/settings.ts";
 
 export interface DevClaims {
   sub: string;

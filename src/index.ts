@@ -2,12 +2,12 @@
 import { preflight, withCors } from "./http/cors.ts";
 import { toErrorResponse } from "./http/errors.ts";
 import { createRouter, isApiPath, staticAsset } from "./http/router.ts";
-import { loadSettings } from "./worker/settings.ts";
+import { loadSettings } from "./isolate/settings.ts";
 
-export { PrincipalObject } from "./durable/principal.ts";
-export { RateLimiterObject } from "./durable/rateLimiter.ts";
-export { RegistryObject } from "./durable/registry.ts";
-export { SessionObject } from "./durable/session.ts";
+export { PrincipalObject } from "./durable/principalObject.ts";
+export { RateLimiterObject } from "./durable/rateLimiterObject.ts";
+export { RegistryObject } from "./durable/registryObject.ts";
+export { SessionObject } from "./durable/sessionObject.ts";
 
 const router = createRouter();
 

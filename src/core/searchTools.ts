@@ -1,7 +1,7 @@
 // The `search_tools` meta-tool (SPEC §2): its definition and its result.
 import type { GatewayConfig } from "./config.ts";
 import { texts } from "./locale.ts";
-import { isVisible } from "./registry.ts";
+import { isVisible } from "./toolRegistry.ts";
 import type { SearchIndex } from "./search/types.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "./types.ts";
 

@@ -3,7 +3,7 @@
 import { createRemoteJWKSet, errors, jwtVerify } from "jose";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import type { Principal } from "../core/types.ts";
-import type { AuthSettings } from "../worker/settings.ts";
+import type { AuthSettings } from "../isolate/settings.ts";
 import { HttpError } from "./errors.ts";
 
 export const ANONYMOUS_ID = "anonymous";

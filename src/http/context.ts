@@ -3,10 +3,10 @@
 import type { Principal } from "../core/types.ts";
 import { SESSION_ID_PATTERN } from "../durable/names.ts";
 import type { SessionIdentity } from "../durable/names.ts";
-import type { SessionObject } from "../durable/session.ts";
+import type { SessionObject } from "../durable/sessionObject.ts";
 import { sessionObjectName } from "../durable/names.ts";
-import { loadSettings } from "../worker/settings.ts";
-import type { Settings } from "../worker/settings.ts";
+import { loadSettings } from "../isolate/settings.ts";
+import type { Settings } from "../isolate/settings.ts";
 import { authenticate, refuseBanned } from "./auth.ts";
 import { HttpError } from "./errors.ts";
 

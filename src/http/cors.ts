@@ -1,6 +1,6 @@
 // CORS for browsers that call the API from another origin (web chatbots; extension pages). Off unless
 // CORS_ALLOW_ORIGINS names origins. Tokens travel in the Authorization header, never in cookies, so no credentials.
-import type { Settings } from "../worker/settings.ts";
+import type { Settings } from "../isolate/settings.ts";
 
 const ALLOW_METHODS = "GET, POST, PUT, DELETE";
 const ALLOW_HEADERS = "authorization, content-type";

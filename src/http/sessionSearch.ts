@@ -4,7 +4,7 @@ import type { SearchMode } from "../core/config.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
-import { currentRegistry, registrySearchIndex } from "../worker/registry.ts";
+import { currentRegistry, registrySearchIndex } from "../isolate/registryCache.ts";
 import { sessionIdentity, sessionStub } from "./context.ts";
 import type { Call } from "./context.ts";
 import { tooManySessions } from "./limits.ts";

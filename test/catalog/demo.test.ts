@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_CONTEXT, demoCatalog } from "../../src/catalog/demo.ts";
 import { confirmMode, minimumLevel } from "../../src/core/authority.ts";
-import { ToolRegistry } from "../../src/core/registry.ts";
+import { ToolRegistry } from "../../src/core/toolRegistry.ts";
 import { validateArguments, validateToolDefinition } from "../../src/core/schema.ts";
 import type { JsonSchema, ToolDefinition } from "../../src/core/types.ts";
 

@@ -3,7 +3,7 @@
 // (enum, const, default, examples, property names) are exactly as given.
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
-import { ToolRegistry } from "../../src/core/registry.ts";
+import { ToolRegistry } from "../../src/core/toolRegistry.ts";
 import { ToolDefinitionError, validateToolDefinition } from "../../src/core/schema.ts";
 import { cleanToolTexts } from "../../src/core/toolTexts.ts";
 import { countBannerMarkers } from "../../src/core/untrusted.ts";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countCall, WINDOW_MS, type WindowState } from "../../src/durable/rateLimiter.ts";
+import { countCall, WINDOW_MS, type WindowState } from "../../src/durable/rateLimiterObject.ts";
 import { checkRateLimit, type RateLimitOutcome } from "../../src/guard/rateLimit.ts";
 
 const MINUTE_START = 1_700_000_040_000; // a whole minute

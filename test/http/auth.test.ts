@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { anonymousPrincipal, authenticate, effectiveGroups } from "../../src/http/auth.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import type { Principal } from "../../src/core/types.ts";
-import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, parseSettings } from "../../src/worker/settings.ts";
-import type { AuthSettings } from "../../src/worker/settings.ts";
+import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS, parseSettings } from "../../src/isolate/settings.ts";
+import type { AuthSettings } from "../../src/isolate/settings.ts";
 import { api, fetchWithEnv, json, openaiTools, request, sessionId, token } from "./helpers.ts";
 import type { ErrorBody } from "./helpers.ts";
 

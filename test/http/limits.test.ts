@@ -6,8 +6,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { sessionObjectName } from "../../src/durable/names.ts";
-import { principalStub } from "../../src/durable/principal.ts";
-import type { SessionObject } from "../../src/durable/session.ts";
+import { principalStub } from "../../src/durable/principalObject.ts";
+import type { SessionObject } from "../../src/durable/sessionObject.ts";
 import { anError, api, errorOf, fetchWithEnv, json, openaiTools, request, sessionId, token } from "./helpers.ts";
 import type { ApiOptions } from "./helpers.ts";
 

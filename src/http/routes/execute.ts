@@ -5,7 +5,7 @@ import type { AuditDecision } from "../../core/audit.ts";
 import { texts } from "../../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
 import type { ToolCallContext, ToolResult } from "../../core/types.ts";
-import { currentRegistry, guardDecisionOf, sessionRefusalOf } from "../../worker/registry.ts";
+import { currentRegistry, guardDecisionOf, sessionRefusalOf } from "../../isolate/registryCache.ts";
 import { readJsonObject } from "../body.ts";
 import { begin, requireSessionId, sessionStub } from "../context.ts";
 import type { Call } from "../context.ts";

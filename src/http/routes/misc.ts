@@ -1,8 +1,8 @@
 // Health, memory clearing and the untrusted-content boundary.
 import { CORE_VERSION } from "../../core/version.ts";
 import { wrapFetchedContent } from "../../core/untrusted.ts";
-import { principalStub } from "../../durable/principal.ts";
-import { loadSettings } from "../../worker/settings.ts";
+import { principalStub } from "../../durable/principalObject.ts";
+import { loadSettings } from "../../isolate/settings.ts";
 import { readJsonObject } from "../body.ts";
 import { begin, requireSessionId, sessionStub } from "../context.ts";
 import { badField } from "../errors.ts";

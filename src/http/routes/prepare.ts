@@ -4,9 +4,9 @@ import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.t
 import { toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
 import type { ToolDefinition } from "../../core/types.ts";
-import type { ClientCatalog } from "../../durable/session.ts";
+import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
-import { currentRegistry } from "../../worker/registry.ts";
+import { currentRegistry } from "../../isolate/registryCache.ts";
 import { readJsonObject } from "../body.ts";
 import { catalogHash, readClientTools } from "../clientTools.ts";
 import { begin, requireSessionId, sessionIdentity, sessionStub } from "../context.ts";

@@ -2,9 +2,9 @@
 import { TOOL_NAME_PATTERN } from "../../core/schema.ts";
 import { toShape } from "../../core/shapes.ts";
 import type { Locale } from "../../core/types.ts";
-import type { StoredTool } from "../../durable/registry.ts";
+import type { StoredTool } from "../../durable/registryObject.ts";
 import { executorProblems } from "../../executors/index.ts";
-import { currentRegistry, registryStub } from "../../worker/registry.ts";
+import { currentRegistry, registryStub } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
 import { begin } from "../context.ts";

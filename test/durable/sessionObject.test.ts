@@ -5,8 +5,8 @@ import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseSessionObjectName, SESSION_ID_PATTERN, sessionObjectName } from "../../src/durable/names.ts";
-import { principalStub } from "../../src/durable/principal.ts";
-import type { SessionObject } from "../../src/durable/session.ts";
+import { principalStub } from "../../src/durable/principalObject.ts";
+import type { SessionObject } from "../../src/durable/sessionObject.ts";
 import { api, json, sessionId, token } from "../http/helpers.ts";
 import { inShape, plainTools } from "../http/shapes.ts";
 

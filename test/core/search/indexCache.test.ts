@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SearchMode } from "../../../src/core/config.ts";
-import { createSearchIndex, SearchIndexCache } from "../../../src/core/search/index.ts";
+import { createSearchIndex, SearchIndexCache } from "../../../src/core/search/indexCache.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 

@@ -3,8 +3,8 @@
 // (one small RPC answered from memory), so a change is visible to the next request from any isolate.
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
-import { ToolRegistry } from "../core/registry.ts";
-import { SearchIndexCache } from "../core/search/index.ts";
+import { ToolRegistry } from "../core/toolRegistry.ts";
+import { SearchIndexCache } from "../core/search/indexCache.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, ToolCallContext, ToolDefinition,
@@ -12,7 +12,7 @@ import type {
 import { REGISTRY_OBJECT_NAME, sessionObjectName } from "../durable/names.ts";
 import { refusalOfError } from "../durable/sessionLimit.ts";
 import type { SessionRefusal } from "../durable/sessionLimit.ts";
-import type { RegistryObject, RegistryPage, RegistryVersion, StoredToolText } from "../durable/registry.ts";
+import type { RegistryObject, RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import { createExecutionGuard } from "../guard/guard.ts";
 import type { Settings } from "./settings.ts";
