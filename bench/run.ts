@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { defaultConfig, type SearchMode } from "../src/core/config.ts";
 import { prepareTurn, WarnOnce } from "../src/core/prepare.ts";
-import { createSearchIndex } from "../src/core/search/indexCache.ts";
+import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import type { SearchIndex } from "../src/core/search/types.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import {

@@ -3,7 +3,9 @@ import { HOST_PATTERN, isLocalName, MAX_HOST_LENGTH, normalizeHost } from "./hos
 import type { HostLists } from "./hosts.ts";
 import type { ConfirmMode, Locale } from "./types.ts";
 
-export type SearchMode = "substring" | "minisearch";
+/** Every search mode, in a fixed order. */
+export const SEARCH_MODES = ["substring", "minisearch"] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 export interface Limits {
   /** Largest request body, in bytes, on every route but bulk registration. */
@@ -244,7 +246,7 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         config.deniedCapabilities = stringList(value, field);
         break;
       case "searchMode":
-        config.searchMode = oneOf(value, field, ["substring", "minisearch"] as const);
+        config.searchMode = oneOf(value, field, SEARCH_MODES);
         break;
       case "locale":
         config.locale = oneOf(value, field, ["en", "zh"] as const);

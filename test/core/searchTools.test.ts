@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { defaultConfig, type GatewayConfig } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
 import type { SearchMode } from "../../src/core/config.ts";
-import { createSearchIndex } from "../../src/core/search/indexCache.ts";
+import { createSearchIndex } from "../../src/core/search/createIndex.ts";
 import { createSubstringIndex } from "../../src/core/search/substring.ts";
 import {
   compactToolNames, MAX_RELATED, parseSearchToolsParams, runSearchTools, SEARCH_TOOLS_NAME, searchToolsDefinition,

@@ -1,20 +1,9 @@
-// Chooses the index of a search mode, and caches built indexes per catalog version (never built per request).
+// Caches built search indexes per catalog version and mode, so that an index is never built per request.
+import { SEARCH_MODES } from "../config.ts";
 import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
-import { createMiniSearchIndex } from "./minisearch.ts";
-import { createSubstringIndex } from "./substring.ts";
-import type { SearchIndex, SearchIndexFactory } from "./types.ts";
-
-const FACTORIES: Readonly<Record<SearchMode, SearchIndexFactory>> = {
-  substring: createSubstringIndex,
-  minisearch: createMiniSearchIndex,
-};
-
-export function createSearchIndex(mode: SearchMode, tools: readonly ToolDefinition[]): SearchIndex {
-  const factory = FACTORIES[mode] as SearchIndexFactory | undefined;
-  if (!factory) throw new Error(`unknown search mode ${JSON.stringify(mode)}`);
-  return factory(tools);
-}
+import { createSearchIndex } from "./createIndex.ts";
+import type { SearchIndex } from "./types.ts";
 
 /** Keeps the indexes of one catalog; `key` identifies a catalog version (e.g. registry version, catalog hash). */
 export class SearchIndexCache {
@@ -60,7 +49,7 @@ export class SearchIndexCache {
 
   /** Drops every index of `key` (e.g. a catalog that will not be asked for again). */
   delete(key: string): void {
-    for (const mode of Object.keys(FACTORIES)) this.#entries.delete(JSON.stringify([key, mode]));
+    for (const mode of SEARCH_MODES) this.#entries.delete(JSON.stringify([key, mode]));
   }
 
   clear(): void {

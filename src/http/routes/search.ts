@@ -1,4 +1,5 @@
 // POST /v1/sessions/:sid/search: the search_tools result object itself (SPEC §4).
+import { SEARCH_MODES } from "../../core/config.ts";
 import { parseSearchToolsParams } from "../../core/searchTools.ts";
 import { readJsonObject } from "../body.ts";
 import { begin, requireSessionId } from "../context.ts";
@@ -8,8 +9,6 @@ import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { searchSession } from "../sessionSearch.ts";
 import { optionalInteger, optionalOneOf, rejectUnknownFields, requiredString } from "../validate.ts";
-
-const SEARCH_MODES = ["substring", "minisearch"] as const;
 
 export async function search(request: RouteRequest, env: Env): Promise<Response> {
   const call = await begin(request, env);
