@@ -30,5 +30,13 @@ export function principalObjectName(principalId: string): string {
   return encodeURIComponent(principalId);
 }
 
+/**
+ * The principal id as it is: the counter's name since it was introduced (unlike principalObjectName, not encoded; any
+ * string is a valid name), kept so that live counters carry on.
+ */
+export function rateLimiterObjectName(principalId: string): string {
+  return principalId;
+}
+
 /** The one registry object of the deployment. */
 export const REGISTRY_OBJECT_NAME = "registry";

@@ -4,7 +4,7 @@
 // SYNC_LIMIT sessions the rest continues in alarm invocations (each with a fresh subrequest budget), so any
 // number of sessions is cleared without one request exceeding the platform's subrequest limit.
 import { DurableObject } from "cloudflare:workers";
-import { principalObjectName, sessionObjectName } from "./names.ts";
+import { sessionStub } from "./stubs.ts";
 
 /** Sessions cleared inside the clear request itself; the rest follows through the alarm. */
 export const SYNC_LIMIT = 500;
@@ -94,7 +94,7 @@ export class PrincipalObject extends DurableObject<Env> {
       const chunk = batch.slice(start, start + CONCURRENCY);
       await Promise.all(
         chunk.map((sessionId) =>
-          this.env.SESSION.getByName(sessionObjectName(job.principalId, sessionId)).clearDiscovered(),
+          sessionStub(this.env, job.principalId, sessionId).clearDiscovered(),
         ),
       );
     }
@@ -114,8 +114,4 @@ export class PrincipalObject extends DurableObject<Env> {
       .exec<{ n: number }>("SELECT COUNT(*) AS n FROM sessions WHERE session_id > ? AND added <= ?", after, startedAt)
       .one().n;
   }
-}
-
-export function principalStub(env: Env, principalId: string): DurableObjectStub<PrincipalObject> {
-  return env.PRINCIPAL.getByName(principalObjectName(principalId));
 }

@@ -19,10 +19,11 @@ import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.t
 import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
 import { createExecutionGuard } from "../guard/guard.ts";
 import { loadSettings } from "../isolate/settings.ts";
-import { parseSessionObjectName, principalObjectName } from "./names.ts";
+import { parseSessionObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";
 import type { PrincipalObject } from "./principalObject.ts";
 import { sessionRefusalError, tooManySessionsMessage } from "./sessionLimit.ts";
+import { principalStub } from "./stubs.ts";
 import type { SessionRefusal } from "./sessionLimit.ts";
 
 const DAY_MS = 86_400_000;
@@ -251,7 +252,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private principal(identity: SessionIdentity): DurableObjectStub<PrincipalObject> {
-    return this.env.PRINCIPAL.getByName(principalObjectName(identity.principalId));
+    return principalStub(this.env, identity.principalId);
   }
 
   /**

@@ -3,8 +3,6 @@
 import type { Principal } from "../core/types.ts";
 import { SESSION_ID_PATTERN } from "../durable/names.ts";
 import type { SessionIdentity } from "../durable/names.ts";
-import type { SessionObject } from "../durable/sessionObject.ts";
-import { sessionObjectName } from "../durable/names.ts";
 import { loadSettings } from "../isolate/settings.ts";
 import type { Settings } from "../isolate/settings.ts";
 import { authenticate, refuseBanned } from "./auth.ts";
@@ -40,8 +38,4 @@ export function requireSessionId(value: string | undefined): string {
 
 export function sessionIdentity(call: Call, sessionId: string): SessionIdentity {
   return { principalId: call.principal.id, sessionId };
-}
-
-export function sessionStub(call: Call, sessionId: string): DurableObjectStub<SessionObject> {
-  return call.env.SESSION.getByName(sessionObjectName(call.principal.id, sessionId));
 }

@@ -1,4 +1,4 @@
-// The per-principal rate limit (the counter itself is src/guard/rateLimit.ts). Every route a caller can repeat at
+// The per-principal rate limit (the window arithmetic is core/rateLimit.ts, the counter durable/rateLimiterObject.ts). Every route a caller can repeat at
 // will, owner routes aside, draws on ONE budget per principal, limits.rateLimitPerMinute: execute, search, prepare,
 // confirmations, memory/clear, untrusted/wrap and GET /v1/tools. One budget, rather than one per route, because
 // separate budgets would multiply what a client may do (seven routes, seven times the limit) and leave the owner seven
@@ -7,13 +7,19 @@
 // the request (the rest by alarm), work that ten ordinary calls do not come near.
 import { TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import type { SessionRefusal } from "../durable/sessionLimit.ts";
-import { checkRateLimit } from "../guard/rateLimit.ts";
-import type { RateLimitOutcome } from "../guard/rateLimit.ts";
+import type { RateLimitOutcome } from "../core/rateLimit.ts";
+import { rateLimiterStub } from "../durable/stubs.ts";
 import type { Call } from "./context.ts";
 import { HttpError } from "./errors.ts";
 
 /** What memory/clear with scope "all" costs from the budget. */
 export const CLEAR_ALL_COST = 10;
+
+/** Counts one call of `principalId` (weighing `cost` units); `limitPerMinute` 0 = unlimited (the object is not called). */
+export async function checkRateLimit(env: Env, principalId: string, limitPerMinute: number, cost = 1): Promise<RateLimitOutcome> {
+  if (limitPerMinute <= 0) return { allowed: true };
+  return rateLimiterStub(env, principalId).hit(limitPerMinute, cost);
+}
 
 /**
  * 429 with Retry-After when the caller is over its limit; `cost` units are counted (1 for most calls). A failing
@@ -24,7 +30,7 @@ export async function enforceRateLimit(call: Call, cost = 1): Promise<void> {
   if (limit === 0) return;
   let outcome: RateLimitOutcome;
   try {
-    outcome = await checkRateLimit(call.env.RATE_LIMITER, call.principal.id, limit, cost);
+    outcome = await checkRateLimit(call.env, call.principal.id, limit, cost);
   } catch (error) {
     console.error(`rate limit unavailable: ${error instanceof Error ? error.message : String(error)}`);
     return;

@@ -5,7 +5,8 @@ import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
 import { currentRegistry, registrySearchIndex } from "../isolate/registryCache.ts";
-import { sessionIdentity, sessionStub } from "./context.ts";
+import { sessionStub } from "../durable/stubs.ts";
+import { sessionIdentity } from "./context.ts";
 import type { Call } from "./context.ts";
 import { tooManySessions } from "./limits.ts";
 
@@ -16,7 +17,7 @@ export async function searchSession(
   mode: SearchMode,
   enabledGroups: string[],
 ): Promise<SearchToolsResult> {
-  const session = sessionStub(call, sessionId);
+  const session = sessionStub(call.env, call.principal.id, sessionId);
   const identity = sessionIdentity(call, sessionId);
   // A client catalog is searched inside the session object: search and discovery in one atomic step.
   const inClientCatalog = await session.search({ identity, params, mode, enabledGroups });

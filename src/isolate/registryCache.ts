@@ -9,10 +9,10 @@ import type { SearchIndex } from "../core/search/types.ts";
 import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, ToolCallContext, ToolDefinition,
 } from "../core/types.ts";
-import { REGISTRY_OBJECT_NAME, sessionObjectName } from "../durable/names.ts";
 import { refusalOfError } from "../durable/sessionLimit.ts";
 import type { SessionRefusal } from "../durable/sessionLimit.ts";
-import type { RegistryObject, RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
+import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
+import { registryStub, sessionStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import { createExecutionGuard } from "../guard/guard.ts";
 import type { Settings } from "./settings.ts";
@@ -43,10 +43,6 @@ export function sessionRefusalOf(context: ToolCallContext): SessionRefusal | und
 }
 let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
 let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
-
-export function registryStub(env: Env): DurableObjectStub<RegistryObject> {
-  return env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
-}
 
 function versionKey(version: RegistryVersion): string {
   return `${version.epoch}:${version.version}`;
@@ -141,7 +137,7 @@ function executionGuard(env: Env, settings: Settings): ExecutionGuard {
   try {
     const guard = createExecutionGuard({
       config: settings.config,
-      session: (principalId, sessionId) => env.SESSION.getByName(sessionObjectName(principalId, sessionId)),
+      session: (principalId, sessionId) => sessionStub(env, principalId, sessionId),
       onDecision: (decision, input) => guardDecisions.set(input.context, decision),
     });
     return async (input) => {

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseSessionObjectName, SESSION_ID_PATTERN, sessionObjectName } from "../../src/durable/names.ts";
-import { principalStub } from "../../src/durable/principalObject.ts";
+import { principalStub, sessionStub } from "../../src/durable/stubs.ts";
 import type { SessionObject } from "../../src/durable/sessionObject.ts";
 import { api, json, sessionId, token } from "../http/helpers.ts";
 import { inShape, plainTools } from "../http/shapes.ts";
@@ -23,7 +23,7 @@ beforeAll(async () => {
 }, 60_000);
 
 function stubOf(sid: string, principalId = PRINCIPAL): DurableObjectStub<SessionObject> {
-  return env.SESSION.getByName(sessionObjectName(principalId, sid));
+  return sessionStub(env, principalId, sid);
 }
 
 async function seed(sid: string, queries: string[]): Promise<void> {

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
 import { sanitizeSource } from "../../src/core/untrusted.ts";
-import { sessionObjectName } from "../../src/durable/names.ts";
+import { sessionStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
 
 const t = texts("en");
@@ -105,7 +105,7 @@ function withRateLimit(rateLimitPerMinute: number): Record<string, string> {
 
 /** Moves a session's pending confirmations or grants past their expiry, as if the clock had run on. */
 async function expire(principalId: string, sid: string, which: "pending" | "grants"): Promise<void> {
-  const stub = env.SESSION.getByName(sessionObjectName(principalId, sid));
+  const stub = sessionStub(env, principalId, sid);
   await runInDurableObject(stub, (_instance, state) => {
     const stored = state.storage.kv.get<Record<"pending" | "grants", { expiresAt: number }[]>>("grants");
     if (!stored) throw new Error("the session holds no confirmations");

@@ -5,8 +5,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
-import { sessionObjectName } from "../../src/durable/names.ts";
-import { principalStub } from "../../src/durable/principalObject.ts";
+import { principalStub, sessionStub } from "../../src/durable/stubs.ts";
 import type { SessionObject } from "../../src/durable/sessionObject.ts";
 import { anError, api, errorOf, fetchWithEnv, json, openaiTools, request, sessionId, token } from "./helpers.ts";
 import type { ApiOptions } from "./helpers.ts";
@@ -127,7 +126,7 @@ async function occupy(principalId: string, count: number): Promise<void> {
 }
 
 function sessionStubOf(principalId: string, sid: string): DurableObjectStub<SessionObject> {
-  return env.SESSION.getByName(sessionObjectName(principalId, sid));
+  return sessionStub(env, principalId, sid);
 }
 
 /** What a session object holds (nothing at all for a refused one). */

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolShape } from "../../src/core/shapes.ts";
-import { sessionObjectName } from "../../src/durable/names.ts";
+import { sessionStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
 import { historyInShape, inShape, nameInShape, plainTools } from "./shapes.ts";
 
@@ -60,7 +60,7 @@ async function execute(tokenText: string, sid: string, body: Record<string, unkn
 
 /** The session's discovered set, read from its Durable Object (a prepare without tools would drop the catalog). */
 function discoveredOf(principalId: string, sid: string): Promise<string[]> {
-  return env.SESSION.getByName(sessionObjectName(principalId, sid)).getDiscovered();
+  return sessionStub(env, principalId, sid).getDiscovered();
 }
 
 describe("POST /v1/sessions/:sid/prepare", () => {

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_CONTEXT, demoCatalog } from "../../src/catalog/demo.ts";
-import { REGISTRY_OBJECT_NAME } from "../../src/durable/names.ts";
+import { registryStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
 import { nameInShape } from "./shapes.ts";
 
@@ -166,7 +166,7 @@ describe("PUT and DELETE /v1/tools/:name", () => {
   });
 
   it("sees a change made through the registry object by another isolate on the next request", async () => {
-    const stub = env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
+    const stub = registryStub(env);
     expect(await listNames(alice)).not.toContain("lab_elsewhere");
     const outcome = await stub.put([{ context: "elsewhere", definition: { name: "lab_elsewhere", description: "From another isolate.", parameters: { type: "object" } } }], 50_000);
     expect(outcome.ok).toBe(true);

@@ -1,6 +1,7 @@
 // POST /v1/sessions/:sid/confirmations/:id: the user approves or denies a pending confirmation of this session.
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId, sessionStub } from "../context.ts";
+import { sessionStub } from "../../durable/stubs.ts";
+import { begin, requireSessionId } from "../context.ts";
 import { badField, HttpError } from "../errors.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
@@ -20,7 +21,7 @@ export async function resolveConfirmation(request: RouteRequest, env: Env): Prom
   const approve = requiredBoolean(body, "approve", "");
   await enforceRateLimit(call);
   // The session object is the caller's own: another principal's confirmation is simply not found there.
-  const outcome = await sessionStub(call, sessionId).resolveConfirmation(id, approve);
+  const outcome = await sessionStub(call.env, call.principal.id, sessionId).resolveConfirmation(id, approve);
   if (outcome.ok) {
     return Response.json({ id, approved: outcome.approved, capability: outcome.capability, mode: outcome.mode });
   }

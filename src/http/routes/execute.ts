@@ -6,8 +6,9 @@ import { texts } from "../../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
 import type { ToolCallContext, ToolResult } from "../../core/types.ts";
 import { currentRegistry, guardDecisionOf, sessionRefusalOf } from "../../isolate/registryCache.ts";
+import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId, sessionStub } from "../context.ts";
+import { begin, requireSessionId } from "../context.ts";
 import type { Call } from "../context.ts";
 import { badField, HttpError } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
@@ -58,7 +59,7 @@ async function executeTool(call: Call, sessionId: string, name: string, args: Js
   // One catalog per turn (issue 9 part 4): prepare sends, and search shows, the session's client catalog when it has
   // one, so a name that catalog holds is the client's tool here too (its schema, its guard), even when the registry
   // has a tool of the same name; any other name is the registry's, which answers an absent and a gated tool alike.
-  const client = await sessionStub(call, sessionId).executeClientTool(name, args, context);
+  const client = await sessionStub(call.env, call.principal.id, sessionId).executeClientTool(name, args, context);
   if (client) return client;
   const { registry } = await currentRegistry(call.env, call.settings);
   return registry.execute(name, args, context);

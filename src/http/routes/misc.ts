@@ -1,10 +1,10 @@
 // Health, memory clearing and the untrusted-content boundary.
 import { CORE_VERSION } from "../../core/version.ts";
 import { wrapFetchedContent } from "../../core/untrusted.ts";
-import { principalStub } from "../../durable/principalObject.ts";
 import { loadSettings } from "../../isolate/settings.ts";
+import { principalStub, sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId, sessionStub } from "../context.ts";
+import { begin, requireSessionId } from "../context.ts";
 import { badField } from "../errors.ts";
 import { CLEAR_ALL_COST, enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
@@ -29,7 +29,7 @@ export async function clearMemory(request: RouteRequest, env: Env): Promise<Resp
     if (sessionIdText === undefined) throw badField("sessionId", 'is required with scope "session"');
     const sessionId = requireSessionId(sessionIdText);
     await enforceRateLimit(call);
-    const cleared = await sessionStub(call, sessionId).clearDiscovered();
+    const cleared = await sessionStub(call.env, call.principal.id, sessionId).clearDiscovered();
     return Response.json({ scope, sessionId, cleared: cleared ? 1 : 0, pending: 0 });
   }
   if (scope === "all") {

@@ -7,9 +7,10 @@ import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { currentRegistry } from "../../isolate/registryCache.ts";
+import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
 import { catalogHash, readClientTools } from "../clientTools.ts";
-import { begin, requireSessionId, sessionIdentity, sessionStub } from "../context.ts";
+import { begin, requireSessionId, sessionIdentity } from "../context.ts";
 import { readEnabledGroups } from "../groups.ts";
 import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
@@ -51,7 +52,7 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
 
   // The history is read once, here, and merged inside the session object (atomically, with the same rule as the
   // core: only names this turn's tools hold); prepareTurn then only shapes the turn from the merged set.
-  const prepared = await sessionStub(call, sessionId).prepare({
+  const prepared = await sessionStub(call.env, call.principal.id, sessionId).prepare({
     identity: sessionIdentity(call, sessionId),
     historyNames: discoveredInHistory(messages, tools),
     catalog,

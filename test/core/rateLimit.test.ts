@@ -1,9 +1,6 @@
-import { env } from "cloudflare:workers";
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countCall, WINDOW_MS, type WindowState } from "../../src/durable/rateLimiterObject.ts";
-import { checkRateLimit, type RateLimitOutcome } from "../../src/guard/rateLimit.ts";
+import { countCall, WINDOW_MS, type RateLimitOutcome, type WindowState } from "../../src/core/rateLimit.ts";
 
 const MINUTE_START = 1_700_000_040_000; // a whole minute
 
@@ -130,50 +127,5 @@ describe("countCall (sliding one-minute window)", () => {
       { numRuns: 300 },
     );
     expect(refused).toBeGreaterThan(100);
-  });
-});
-
-describe("RateLimiterObject and checkRateLimit", () => {
-  it("allows N calls of a principal, then answers retryAfterSeconds > 0", async () => {
-    const limit = 5;
-    const outcomes: RateLimitOutcome[] = [];
-    for (let i = 0; i < limit + 2; i++) outcomes.push(await checkRateLimit(env.RATE_LIMITER, "rl-alice", limit));
-    expect(outcomes.slice(0, limit).every((o) => o.allowed)).toBe(true);
-    const waits = outcomes.slice(limit).map((o) => (o.allowed ? 0 : o.retryAfterSeconds));
-    expect(waits).toHaveLength(2);
-    expect(Math.min(...waits)).toBeGreaterThan(0);
-    // Another principal has its own counter.
-    expect(await checkRateLimit(env.RATE_LIMITER, "rl-bob", limit)).toEqual({ allowed: true });
-  });
-
-  it("does not call the object at all when the limit is 0", async () => {
-    const principal = "rl-unlimited";
-    for (let i = 0; i < 20; i++) expect(await checkRateLimit(env.RATE_LIMITER, principal, 0)).toEqual({ allowed: true });
-    const stored = await runInDurableObject(env.RATE_LIMITER.getByName(principal), (instance) => instance.peek());
-    expect(stored).toBeUndefined();
-  });
-
-  it("keeps its count in SQLite storage, and an idle counter deletes itself on its alarm", async () => {
-    const stub = env.RATE_LIMITER.getByName("rl-carol");
-    await checkRateLimit(env.RATE_LIMITER, "rl-carol", 10);
-    await checkRateLimit(env.RATE_LIMITER, "rl-carol", 10);
-    const stored = await runInDurableObject(stub, (instance, state) => {
-      const rows = state.storage.sql.exec("SELECT current FROM rate_window").toArray();
-      return { peek: instance.peek(), rows };
-    });
-    expect(stored.peek?.current).toBe(2);
-    expect(stored.rows).toEqual([{ current: 2 }]);
-    // The alarm while the window is live keeps the counter.
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect((await runInDurableObject(stub, (instance) => instance.peek()))?.current).toBe(2);
-    // Once both windows are over it deletes everything.
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.sql.exec("UPDATE rate_window SET start = start - ?", 3 * 60_000);
-    });
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await runInDurableObject(stub, (instance) => instance.peek())).toBeUndefined();
-    // And counts again from scratch.
-    expect(await checkRateLimit(env.RATE_LIMITER, "rl-carol", 1)).toEqual({ allowed: true });
-    expect((await checkRateLimit(env.RATE_LIMITER, "rl-carol", 1)).allowed).toBe(false);
   });
 });

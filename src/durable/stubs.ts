@@ -1,0 +1,27 @@
+// The one place that makes Durable Object stubs: each object is reached by the name names.ts gives it, whoever asks
+// (the routes, the isolate's registry and guard, the objects themselves).
+import { principalObjectName, rateLimiterObjectName, REGISTRY_OBJECT_NAME, sessionObjectName } from "./names.ts";
+import type { PrincipalObject } from "./principalObject.ts";
+import type { RateLimiterObject } from "./rateLimiterObject.ts";
+import type { RegistryObject } from "./registryObject.ts";
+import type { SessionObject } from "./sessionObject.ts";
+
+/** The session object of (principal, session id): two principals never reach the same one. */
+export function sessionStub(env: Env, principalId: string, sessionId: string): DurableObjectStub<SessionObject> {
+  return env.SESSION.getByName(sessionObjectName(principalId, sessionId));
+}
+
+/** The principal's index of sessions. */
+export function principalStub(env: Env, principalId: string): DurableObjectStub<PrincipalObject> {
+  return env.PRINCIPAL.getByName(principalObjectName(principalId));
+}
+
+/** The one registry object of the deployment. */
+export function registryStub(env: Env): DurableObjectStub<RegistryObject> {
+  return env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
+}
+
+/** The principal's rate-limit counter. */
+export function rateLimiterStub(env: Env, principalId: string): DurableObjectStub<RateLimiterObject> {
+  return env.RATE_LIMITER.getByName(rateLimiterObjectName(principalId));
+}
