@@ -1,5 +1,5 @@
-// What a confirmation binds and what its approver is shown (issue 9 part 2). Plain TypeScript: the Worker hashes
-// `canonicalJson` with SHA-256 (Web Crypto) in the guard; the core only compares the digests it is given.
+// What a confirmation binds and what its approver is shown (docs/DESIGN.md, "The guard"): the execution guard hashes
+// `canonicalJson` with SHA-256 (core/digest.ts); the ledger (core/grants.ts) only compares the digests it is given.
 //
 // - `canonicalJson` is the one encoding an approval is bound to: object keys sorted (UTF-16 code-unit order, as
 //   Array.prototype.sort does), no white space, strings as JSON.stringify writes them (lone surrogates escaped, so two

@@ -1,6 +1,7 @@
 // The audit line of one tool execution (issue 4): who ran what, in which session, with which outcome and how long it
 // took. Never the arguments' values (nor their names: a model can put data in a key). The Worker logs the line with
 // console.log, so it lands in Workers Logs / `wrangler tail` as one JSON object per execution.
+import { ANONYMOUS_PRINCIPAL_ID } from "./authority.ts";
 import type { ToolResult } from "./types.ts";
 
 /**
@@ -36,7 +37,7 @@ export function auditLine(entry: AuditEntry): string {
   const line: Record<string, string | number> = {
     type: "audit",
     event: "execute",
-    principal: cap(entry.principalId ?? "anonymous"),
+    principal: cap(entry.principalId ?? ANONYMOUS_PRINCIPAL_ID),
     session: cap(entry.sessionId ?? ""),
     tool: cap(entry.tool),
     decision: entry.decision,

@@ -5,6 +5,9 @@ import type { ConfirmMode, Locale, Principal, ToolDefinition } from "./types.ts"
 
 export type AuthorityConfig = Pick<GatewayConfig, "authorityOverrides" | "confirmOverrides" | "deniedCapabilities">;
 
+/** The principal of a call without a token (anonymous access), and of a guarded call without a principal. */
+export const ANONYMOUS_PRINCIPAL_ID = "anonymous";
+
 /** `tool:<name>`, the capability key overrides and denials use. */
 export function capabilityKey(name: string): string {
   return `tool:${name}`;

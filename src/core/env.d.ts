@@ -1,6 +1,15 @@
-// The core runs in workerd, Node and browsers alike: it may use only what all three share.
+// The core runs in workerd, Node and browsers alike: it may use only what all three share. This file declares that
+// much for tsconfig.core.json (no Worker, Node or DOM types); the other configurations have the real declarations and
+// leave this file out.
 declare const console: {
   warn(...data: unknown[]): void;
   log(...data: unknown[]): void;
   error(...data: unknown[]): void;
 };
+// Web Crypto's SHA-256 and UTF-8 encoding (core/digest.ts).
+declare const crypto: {
+  readonly subtle: { digest(algorithm: "SHA-256", data: Uint8Array): Promise<ArrayBuffer> };
+};
+declare class TextEncoder {
+  encode(input?: string): Uint8Array;
+}

@@ -17,7 +17,7 @@ import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
 import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
-import { createExecutionGuard } from "../guard/guard.ts";
+import { createExecutionGuard } from "../core/executionGuard.ts";
 import { loadSettings } from "../isolate/settings.ts";
 import { parseSessionObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";

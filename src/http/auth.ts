@@ -2,14 +2,13 @@
 // principal when the settings allow it. Also the rule that a request's enabledGroups never exceed the token's.
 import { createRemoteJWKSet, errors, jwtVerify } from "jose";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";
+import { ANONYMOUS_PRINCIPAL_ID } from "../core/authority.ts";
 import type { Principal } from "../core/types.ts";
 import type { AuthSettings } from "../isolate/settings.ts";
 import { HttpError } from "./errors.ts";
 
-export const ANONYMOUS_ID = "anonymous";
-
 export function anonymousPrincipal(): Principal {
-  return { id: ANONYMOUS_ID, level: 0, owner: false, groups: [] };
+  return { id: ANONYMOUS_PRINCIPAL_ID, level: 0, owner: false, groups: [] };
 }
 
 /** Never "none", never a symmetric algorithm through the JWKS (that would let a public key act as an HMAC secret). */
@@ -83,7 +82,7 @@ export function principalFromClaims(payload: JWTPayload): Principal {
   // where two different subjects could meet.
   if (!sub.isWellFormed()) throw unauthorized("token claim `sub` must be well-formed Unicode", true);
   // The anonymous principal's id is reserved, so that a token can never share its sessions.
-  if (sub === ANONYMOUS_ID) throw unauthorized(`token claim \`sub\` must not be "${ANONYMOUS_ID}"`, true);
+  if (sub === ANONYMOUS_PRINCIPAL_ID) throw unauthorized(`token claim \`sub\` must not be "${ANONYMOUS_PRINCIPAL_ID}"`, true);
   if (level !== undefined && (typeof level !== "number" || !Number.isSafeInteger(level))) {
     throw unauthorized("token claim `level` must be an integer", true);
   }

@@ -1,4 +1,5 @@
 // The tools a client sends to prepare: any of the four shapes, read into ungrouped definitions.
+import { sha256Hex } from "../core/digest.ts";
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import { detectToolsShape, fromShape, ShapeError } from "../core/shapes.ts";
 import type { ToolShape } from "../core/shapes.ts";
@@ -32,7 +33,6 @@ export function readClientTools(items: readonly unknown[], locale: Locale = "en"
 }
 
 /** Identifies a catalog's content, so that the session object stores and indexes an unchanged catalog only once. */
-export async function catalogHash(tools: readonly ToolDefinition[]): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(tools)));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+export function catalogHash(tools: readonly ToolDefinition[]): Promise<string> {
+  return sha256Hex(JSON.stringify(tools));
 }

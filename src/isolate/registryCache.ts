@@ -14,7 +14,7 @@ import type { SessionRefusal } from "../durable/sessionLimit.ts";
 import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
 import { registryStub, sessionStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
-import { createExecutionGuard } from "../guard/guard.ts";
+import { createExecutionGuard } from "../core/executionGuard.ts";
 import type { Settings } from "./settings.ts";
 
 export interface LoadedRegistry {

@@ -3,7 +3,8 @@ import { defaultConfig, type GatewayConfig } from "../../src/core/config.ts";
 import { ConfirmationLedger } from "../../src/core/grants.ts";
 import { texts } from "../../src/core/locale.ts";
 import type { ConfirmationRequest, GuardDecision, Principal, ToolCallContext, ToolDefinition } from "../../src/core/types.ts";
-import { ANONYMOUS_PRINCIPAL_ID, createExecutionGuard, type SessionGrants } from "../../src/guard/guard.ts";
+import { ANONYMOUS_PRINCIPAL_ID } from "../../src/core/authority.ts";
+import { createExecutionGuard, type SessionGrants } from "../../src/core/executionGuard.ts";
 
 const TTL = 60_000;
 

@@ -1,20 +1,22 @@
-// The one execution guard of the Worker (issue 4): authority, denied capabilities, confirmation grants.
+// The execution guard (docs/DESIGN.md, "The guard"): authority, denied capabilities, confirmation grants. Every
+// registry's execute() passes it: the isolate's registry and each session's client-tool registry.
 //
-// The decision itself is core's `decideAuthority` (denied capability → banned → level → confirmation → allow); this
-// module only adds the session's grants: it asks the session object for a grant only when the verdict is "confirm",
-// and opens a pending confirmation when none covers the call. A call without a session id cannot hold a grant, so a
-// tool that needs confirmation is refused there (with a text that says why) rather than confirmed into the void.
+// The decision itself is `decideAuthority` (denied capability → banned → level → confirmation → allow); this module
+// only adds the session's grants: it asks the session for a grant only when the verdict is "confirm", and opens a
+// pending confirmation when none covers the call. A call without a session id cannot hold a grant, so a tool that
+// needs confirmation is refused there (with a text that says why) rather than confirmed into the void.
 //
-// Grants are bound to what the user saw (issue 9 part 2): SHA-256 digests of the tool's canonical definition and of
-// the call's canonical arguments (core/approval.ts). Hashing lives here, in the Worker shell, because it needs Web
-// Crypto; the core ledger only compares the digests. The confirmation handed back carries the approver's view: the
-// tool, its description's first line and the arguments, bounded.
-import { approvalView, canonicalJson } from "../core/approval.ts";
-import { decideAuthority, denialText } from "../core/authority.ts";
-import type { GatewayConfig } from "../core/config.ts";
-import type { GrantBinding } from "../core/grants.ts";
-import { texts } from "../core/locale.ts";
-import type { ExecutionGuard, GuardDecision, GuardInput, OpenConfirmation } from "../core/types.ts";
+// Grants are bound to what the user saw: SHA-256 digests (Web Crypto, core/digest.ts) of the tool's canonical
+// definition and of the call's canonical arguments (core/approval.ts); the ledger only compares the digests. The
+// confirmation handed back carries the approver's view: the tool, its description's first line and the arguments,
+// bounded.
+import { approvalView, canonicalJson } from "./approval.ts";
+import { ANONYMOUS_PRINCIPAL_ID, decideAuthority, denialText } from "./authority.ts";
+import type { GatewayConfig } from "./config.ts";
+import { sha256Hex } from "./digest.ts";
+import type { GrantBinding } from "./grants.ts";
+import { texts } from "./locale.ts";
+import type { ExecutionGuard, GuardDecision, GuardInput, OpenConfirmation } from "./types.ts";
 
 /** What the guard needs from a session's Durable Object (SessionObject implements these as RPC methods). */
 export interface SessionGrants {
@@ -22,12 +24,6 @@ export interface SessionGrants {
   consumeGrant(capability: string, binding: GrantBinding): Promise<boolean>;
   /** Records a pending confirmation (or finds the open one for the same call) and returns it. */
   requestConfirmation(capability: string, mode: "session" | "always", binding: GrantBinding): Promise<OpenConfirmation>;
-}
-
-/** Lower-case hex SHA-256 of a text's UTF-8 bytes. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** What a grant for this call is bound to. Throws on arguments that cannot be encoded (the registry then refuses). */
@@ -43,9 +39,6 @@ export interface GuardDeps {
   /** Told every decision (for the audit line); must not throw. */
   onDecision?(decision: GuardDecision, input: GuardInput): void;
 }
-
-/** The principal id the guard uses for a call without a principal (anonymous access). */
-export const ANONYMOUS_PRINCIPAL_ID = "anonymous";
 
 export function createExecutionGuard(deps: GuardDeps): ExecutionGuard {
   const { config } = deps;
