@@ -2,12 +2,16 @@
 // catalog, its confirmations and grants, and an idle timer. Storage and RPC only; the logic is the core's.
 // Every read-modify-write of stored state runs without an await in between, so concurrent calls never lose an update.
 //
+// The object never reads the environment: every call that needs the gateway's configuration gets it from its caller
+// (the isolate's settings, parsed once there). Only the alarm has no caller; it uses the session lifetime that the
+// last write stored (KEY.ttlMs).
+//
 // A session counts against limits.maxSessionsPerPrincipal from its first kept write to its end (expiry, or a clear
 // that leaves it empty): it joins the principal's index (PrincipalObject) before that write is kept, and a session
 // the index has no room for stores nothing and answers a SessionRefusal (429 over HTTP).
 import { DurableObject } from "cloudflare:workers";
 import type { GatewayConfig, SearchMode } from "../core/config.ts";
-import { discoveredLimit } from "../core/config.ts";
+import { defaultConfig, discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
@@ -18,7 +22,6 @@ import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
 import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
 import { createExecutionGuard } from "../core/executionGuard.ts";
-import { loadSettings } from "../isolate/settings.ts";
 import { parseSessionObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";
 import type { PrincipalObject } from "./principalObject.ts";
@@ -36,6 +39,7 @@ const KEY = {
   grants: "grants",
   catalogHash: "catalogHash",
   indexed: "indexedByPrincipal",
+  ttlMs: "ttlMs",
 } as const;
 
 export interface ClientCatalog {
@@ -50,6 +54,7 @@ export interface SessionPrepareInput {
   historyNames: string[];
   /** The client's tools for this turn, or null when the turn uses the registry. */
   catalog: ClientCatalog | null;
+  config: GatewayConfig;
 }
 
 export interface SessionSearchInput {
@@ -57,6 +62,7 @@ export interface SessionSearchInput {
   params: SearchToolsParams;
   mode: SearchMode;
   enabledGroups: string[];
+  config: GatewayConfig;
 }
 
 interface LoadedCatalog {
@@ -85,20 +91,20 @@ export class SessionObject extends DurableObject<Env> {
 
   /** A prepare turn: history names join the set; the client's catalog (if any) becomes the session's catalog. */
   async prepare(input: SessionPrepareInput): Promise<{ discovered: string[] } | SessionRefusal> {
-    const refusal = await this.admit(input.identity);
+    const refusal = await this.admit(input.config, input.identity);
     if (refusal) return refusal;
-    const discovered = this.touchNow(input.historyNames);
+    const discovered = this.touchNow(input.historyNames, input.config);
     this.storeCatalog(input.catalog);
-    await this.afterWrite(input.identity);
+    await this.afterWrite(input.config, input.identity);
     return { discovered };
   }
 
   /** Names join the set now (the last given ends up most recent); returns the set, most recent first. */
-  async touchDiscovered(identity: SessionIdentity, names: string[]): Promise<string[] | SessionRefusal> {
-    const refusal = await this.admit(identity);
+  async touchDiscovered(identity: SessionIdentity, names: string[], config: GatewayConfig): Promise<string[] | SessionRefusal> {
+    const refusal = await this.admit(config, identity);
     if (refusal) return refusal;
-    const discovered = this.touchNow(names);
-    await this.afterWrite(identity);
+    const discovered = this.touchNow(names, config);
+    await this.afterWrite(config, identity);
     return discovered;
   }
 
@@ -109,17 +115,17 @@ export class SessionObject extends DurableObject<Env> {
   async search(input: SessionSearchInput): Promise<SearchToolsResult | SessionRefusal | null> {
     const catalog = this.loadCatalog();
     if (!catalog) return null;
-    const refusal = await this.admit(input.identity);
+    const refusal = await this.admit(input.config, input.identity);
     if (refusal) return refusal;
     const index = this.indexes.get(catalog.hash, input.mode, () => catalog.tools);
     const result = runSearchTools(input.params, {
       catalog: catalog.tools,
       index,
       enabledGroups: input.enabledGroups,
-      config: this.config(),
+      config: input.config,
     });
-    this.touchNow(result.tools.map((tool) => tool.name));
-    await this.afterWrite(input.identity);
+    this.touchNow(result.tools.map((tool) => tool.name), input.config);
+    await this.afterWrite(input.config, input.identity);
     return result;
   }
 
@@ -144,57 +150,75 @@ export class SessionObject extends DurableObject<Env> {
    * Runs a client tool through a registry of the client catalog (no executors: the answer says the client runs it).
    * Null when the session has no client catalog or its catalog does not hold `name`: the registry answers then.
    */
-  async executeClientTool(name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult | null> {
+  async executeClientTool(
+    name: string,
+    args: Record<string, unknown>,
+    context: ToolCallContext,
+    config: GatewayConfig,
+  ): Promise<ToolResult | null> {
     const catalog = this.loadCatalog();
     if (!catalog?.names.has(name)) return null;
     if (!catalog.registry) {
-      const config = this.config();
       const registry = new ToolRegistry({ logger: console, locale: config.locale });
       registry.registerMany(catalog.tools, "client");
       // Client tools pass the same guard as the registry's (banned callers, denied capabilities, overrides); the
       // grants it consults are this session's own.
-      registry.setExecutionGuard(createExecutionGuard({ config, session: () => this }));
+      registry.setExecutionGuard(createExecutionGuard({
+        config,
+        session: () => ({
+          consumeGrant: (capability, binding) => this.consumeGrant(capability, binding, config),
+          requestConfirmation: (capability, mode, binding) => this.requestConfirmation(capability, mode, binding, config),
+        }),
+      }));
       catalog.registry = registry;
     }
     return catalog.registry.execute(name, args, context);
   }
 
-  // ---- confirmations and grants (the guard's SessionGrants) ---------------------------------------------------
+  // ---- confirmations and grants (the guard's SessionGrants, with the configuration) --------------------------
 
-  async consumeGrant(capability: string, binding: GrantBinding): Promise<boolean> {
+  async consumeGrant(capability: string, binding: GrantBinding, config: GatewayConfig): Promise<boolean> {
     const now = Date.now();
     const ledger = this.ledger(now);
     const granted = ledger.consume(capability, binding, now);
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
-    await this.afterWrite();
+    await this.afterWrite(config);
     return granted;
   }
 
-  async requestConfirmation(capability: string, mode: "session" | "always", binding: GrantBinding): Promise<OpenConfirmation> {
+  async requestConfirmation(
+    capability: string,
+    mode: "session" | "always",
+    binding: GrantBinding,
+    config: GatewayConfig,
+  ): Promise<OpenConfirmation> {
     const now = Date.now();
     const ledger = this.ledger(now);
-    const request = ledger.request(capability, mode, binding, this.confirmationTtlMs(), now, () => crypto.randomUUID());
+    const request = ledger.request(capability, mode, binding, confirmationTtlMs(config), now, () => crypto.randomUUID());
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
-    await this.afterWrite();
+    await this.afterWrite(config);
     return request;
   }
 
-  async resolveConfirmation(id: string, approve: boolean): Promise<ResolveOutcome> {
+  async resolveConfirmation(id: string, approve: boolean, config: GatewayConfig): Promise<ResolveOutcome> {
     const now = Date.now();
     // A session that never asked for a confirmation has nothing to resolve: answer without creating it.
     if (this.ctx.storage.kv.get<GrantState>(KEY.grants) === undefined) return { ok: false, code: "not_found" };
     // Resolve before pruning: an expired confirmation answers `expired` (410) once, rather than vanishing as unknown.
     const ledger = new ConfirmationLedger(this.ctx.storage.kv.get<GrantState>(KEY.grants));
-    const outcome = ledger.resolve(id, approve, this.confirmationTtlMs(), now);
+    const outcome = ledger.resolve(id, approve, confirmationTtlMs(config), now);
     ledger.prune(now);
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
-    await this.afterWrite();
+    await this.afterWrite(config);
     return outcome;
   }
 
   // ---- expiry ---------------------------------------------------------------------------------------------------
 
-  /** Deletes everything once the session has been idle for sessionTtlDays; otherwise waits for the new deadline. */
+  /**
+   * Deletes everything once the session has been idle for sessionTtlDays (as of its last write); otherwise waits for
+   * the new deadline.
+   */
   override async alarm(): Promise<void> {
     const lastActive = this.ctx.storage.kv.get<number>(KEY.lastActive);
     const deadline = (lastActive ?? 0) + this.ttlMs();
@@ -260,19 +284,18 @@ export class SessionObject extends DurableObject<Env> {
    * of this session is stored). Concurrent calls share one request. An object whose name names no session (not one
    * of ours) has nothing to be counted under and is let through.
    */
-  private admit(given?: SessionIdentity): Promise<SessionRefusal | undefined> {
+  private admit(config: GatewayConfig, given?: SessionIdentity): Promise<SessionRefusal | undefined> {
     if (this.ctx.storage.kv.get<boolean>(KEY.indexed) === true) return Promise.resolve(undefined);
-    this.admission ??= this.requestAdmission(given).finally(() => {
+    this.admission ??= this.requestAdmission(config.limits.maxSessionsPerPrincipal, given).finally(() => {
       this.admission = undefined;
     });
     return this.admission;
   }
 
-  private async requestAdmission(given?: SessionIdentity): Promise<SessionRefusal | undefined> {
+  private async requestAdmission(limit: number, given?: SessionIdentity): Promise<SessionRefusal | undefined> {
     const identity = this.ctx.storage.kv.get<SessionIdentity>(KEY.identity) ??
       given ?? (this.ctx.id.name !== undefined ? parseSessionObjectName(this.ctx.id.name) : undefined);
     if (!identity) return undefined;
-    const limit = this.config().limits.maxSessionsPerPrincipal;
     if (!(await this.principal(identity).addSession(identity.sessionId, limit))) {
       return { refused: tooManySessionsMessage(limit) };
     }
@@ -289,23 +312,14 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 
-  private config(): GatewayConfig {
-    const loaded = loadSettings(this.env);
-    if (!loaded.ok) throw new Error(`configuration error: ${loaded.error.message}`);
-    return loaded.settings.config;
-  }
-
+  /** The session lifetime the last write stored (the default for a session stored before it was kept). */
   private ttlMs(): number {
-    return this.config().sessionTtlDays * DAY_MS;
+    return this.ctx.storage.kv.get<number>(KEY.ttlMs) ?? sessionTtlMs(defaultConfig());
   }
 
-  private confirmationTtlMs(): number {
-    return this.config().limits.confirmationTtlSeconds * 1000;
-  }
-
-  private touchNow(names: readonly string[]): string[] {
+  private touchNow(names: readonly string[], config: GatewayConfig): string[] {
     const stored = this.getDiscovered();
-    const set = new DiscoveredSet(discoveredLimit(this.config()), stored);
+    const set = new DiscoveredSet(discoveredLimit(config), stored);
     set.touch(names);
     const discovered = set.toArray();
     this.ctx.storage.kv.put(KEY.discovered, discovered);
@@ -333,16 +347,17 @@ export class SessionObject extends DurableObject<Env> {
    * guard's confirmations and grants on a new session) is undone when the index has no room, and the refusal is
    * thrown (the execute route answers it with 429). A session that is not listed has stored nothing before this call.
    */
-  private async afterWrite(given?: SessionIdentity): Promise<void> {
+  private async afterWrite(config: GatewayConfig, given?: SessionIdentity): Promise<void> {
     this.writes++;
     const now = Date.now();
     this.ctx.storage.kv.put(KEY.lastActive, now);
+    this.ctx.storage.kv.put(KEY.ttlMs, sessionTtlMs(config));
     this.identity(given);
     if (!this.alarmScheduled) {
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + this.ttlMs());
       this.alarmScheduled = true;
     }
-    const refusal = await this.admit(given);
+    const refusal = await this.admit(config, given);
     if (refusal) {
       await this.wipe();
       throw sessionRefusalError(refusal);
@@ -386,6 +401,14 @@ export class SessionObject extends DurableObject<Env> {
     this.catalog = loadedCatalog(hash, tools);
     return this.catalog;
   }
+}
+
+function sessionTtlMs(config: GatewayConfig): number {
+  return config.sessionTtlDays * DAY_MS;
+}
+
+function confirmationTtlMs(config: GatewayConfig): number {
+  return config.limits.confirmationTtlSeconds * 1000;
 }
 
 function loadedCatalog(hash: string, tools: ToolDefinition[]): LoadedCatalog {

@@ -20,7 +20,7 @@ export async function searchSession(
   const session = sessionStub(call.env, call.principal.id, sessionId);
   const identity = sessionIdentity(call, sessionId);
   // A client catalog is searched inside the session object: search and discovery in one atomic step.
-  const inClientCatalog = await session.search({ identity, params, mode, enabledGroups });
+  const inClientCatalog = await session.search({ identity, params, mode, enabledGroups, config: call.settings.config });
   if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
   if (inClientCatalog) return inClientCatalog;
   const loaded = await currentRegistry(call.env, call.settings);
@@ -31,7 +31,7 @@ export async function searchSession(
     config: call.settings.config,
   });
   // A new session past the principal's limit keeps nothing: 429 (the search itself is not kept either).
-  const touched = await session.touchDiscovered(identity, result.tools.map((tool) => tool.name));
+  const touched = await session.touchDiscovered(identity, result.tools.map((tool) => tool.name), call.settings.config);
   if (isSessionRefusal(touched)) throw tooManySessions(touched);
   return result;
 }

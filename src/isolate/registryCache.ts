@@ -137,7 +137,14 @@ function executionGuard(env: Env, settings: Settings): ExecutionGuard {
   try {
     const guard = createExecutionGuard({
       config: settings.config,
-      session: (principalId, sessionId) => sessionStub(env, principalId, sessionId),
+      session: (principalId, sessionId) => {
+        const session = sessionStub(env, principalId, sessionId);
+        return {
+          consumeGrant: (capability, binding) => session.consumeGrant(capability, binding, settings.config),
+          requestConfirmation: (capability, mode, binding) =>
+            session.requestConfirmation(capability, mode, binding, settings.config),
+        };
+      },
       onDecision: (decision, input) => guardDecisions.set(input.context, decision),
     });
     return async (input) => {

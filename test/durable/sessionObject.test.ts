@@ -4,6 +4,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseConfigText } from "../../src/core/config.ts";
 import { parseSessionObjectName, SESSION_ID_PATTERN, sessionObjectName } from "../../src/durable/names.ts";
 import { principalStub, sessionStub } from "../../src/durable/stubs.ts";
 import type { SessionObject } from "../../src/durable/sessionObject.ts";
@@ -12,6 +13,8 @@ import { inShape, plainTools } from "../http/shapes.ts";
 
 const DAY_MS = 86_400_000;
 const TTL_DAYS = 30; // wrangler.toml's sessionTtlDays
+/** The suite's configuration, which the Worker passes with every session call that needs it. */
+const CONFIG = parseConfigText(env.TOOL_SEARCH_CONFIG, "TOOL_SEARCH_CONFIG");
 /** What a grant is bound to (the guard passes SHA-256 digests; the object only compares them). */
 const BINDING = { tool: "tool-digest", arguments: "args-digest" };
 
@@ -66,14 +69,14 @@ describe("eviction", () => {
 
   it("keeps pending confirmations and grants", async () => {
     const stub = stubOf(sessionId("grants"));
-    const pending = await stub.requestConfirmation("tool:demo", "always", BINDING);
+    const pending = await stub.requestConfirmation("tool:demo", "always", BINDING, CONFIG);
     await evictDurableObject(stub);
-    expect(await stub.resolveConfirmation(pending.id, true)).toMatchObject({ ok: true, approved: true });
+    expect(await stub.resolveConfirmation(pending.id, true, CONFIG)).toMatchObject({ ok: true, approved: true });
     await evictDurableObject(stub);
-    expect(await stub.consumeGrant("tool:demo", { ...BINDING, arguments: "other" })).toBe(false);
-    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(true);
-    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(false);
-    expect(await stub.resolveConfirmation(pending.id, true)).toMatchObject({ ok: false });
+    expect(await stub.consumeGrant("tool:demo", { ...BINDING, arguments: "other" }, CONFIG)).toBe(false);
+    expect(await stub.consumeGrant("tool:demo", BINDING, CONFIG)).toBe(true);
+    expect(await stub.consumeGrant("tool:demo", BINDING, CONFIG)).toBe(false);
+    expect(await stub.resolveConfirmation(pending.id, true, CONFIG)).toMatchObject({ ok: false });
   });
 
   it("drops confirmations and grants stored before approvals were bound to the call (fail closed)", async () => {
@@ -86,12 +89,12 @@ describe("eviction", () => {
         grants: [{ capability: "tool:demo", mode: "session", expiresAt: later }, { capability: "tool:demo", mode: "always", expiresAt: later }],
       });
     });
-    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(false);
-    expect(await stub.resolveConfirmation("old-id", true)).toEqual({ ok: false, code: "not_found" });
-    const fresh = await stub.requestConfirmation("tool:demo", "always", BINDING);
+    expect(await stub.consumeGrant("tool:demo", BINDING, CONFIG)).toBe(false);
+    expect(await stub.resolveConfirmation("old-id", true, CONFIG)).toEqual({ ok: false, code: "not_found" });
+    const fresh = await stub.requestConfirmation("tool:demo", "always", BINDING, CONFIG);
     expect(fresh.id).not.toBe("old-id");
-    expect(await stub.resolveConfirmation(fresh.id, true)).toMatchObject({ ok: true, approved: true });
-    expect(await stub.consumeGrant("tool:demo", BINDING)).toBe(true);
+    expect(await stub.resolveConfirmation(fresh.id, true, CONFIG)).toMatchObject({ ok: true, approved: true });
+    expect(await stub.consumeGrant("tool:demo", BINDING, CONFIG)).toBe(true);
   });
 });
 
@@ -135,12 +138,23 @@ describe("expiry", () => {
     expect(state.discovered).toEqual(["dur_7"]);
     expect(state.alarm).toBe(lastActive + TTL_DAYS * DAY_MS);
   });
+
+  it("expires after the lifetime its last write was given (the object reads no environment)", async () => {
+    const sid = sessionId("ttl-given");
+    const stub = stubOf(sid);
+    await stub.touchDiscovered({ principalId: PRINCIPAL, sessionId: sid }, ["a"], { ...CONFIG, sessionTtlDays: 2 });
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.kv.put("lastActive", Date.now() - 3 * DAY_MS);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await stored(sid)).toEqual({ discovered: undefined, lastActive: undefined, catalogRows: 0, alarm: null });
+  });
 });
 
 describe("the principal's index of sessions", () => {
   it("lists a session that only the guard touched (the object reads its identity from its name)", async () => {
     const sid = sessionId("guard-only");
-    await stubOf(sid, "guard-only-user").requestConfirmation("tool:x", "session", BINDING);
+    await stubOf(sid, "guard-only-user").requestConfirmation("tool:x", "session", BINDING, CONFIG);
     expect(await principalStub(env, "guard-only-user").listSessions()).toEqual([sid]);
   });
 
@@ -148,7 +162,7 @@ describe("the principal's index of sessions", () => {
     const principalId = `many-${crypto.randomUUID()}`;
     const sessions = Array.from({ length: 7 }, (_, i) => `m-${i}`);
     await Promise.all(
-      sessions.map((sid) => stubOf(sid, principalId).touchDiscovered({ principalId, sessionId: sid }, ["a", "b"])),
+      sessions.map((sid) => stubOf(sid, principalId).touchDiscovered({ principalId, sessionId: sid }, ["a", "b"], CONFIG)),
     );
     const principal = principalStub(env, principalId);
     expect(await principal.sessionCount()).toBe(7);

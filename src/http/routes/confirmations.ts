@@ -21,7 +21,7 @@ export async function resolveConfirmation(request: RouteRequest, env: Env): Prom
   const approve = requiredBoolean(body, "approve", "");
   await enforceRateLimit(call);
   // The session object is the caller's own: another principal's confirmation is simply not found there.
-  const outcome = await sessionStub(call.env, call.principal.id, sessionId).resolveConfirmation(id, approve);
+  const outcome = await sessionStub(call.env, call.principal.id, sessionId).resolveConfirmation(id, approve, call.settings.config);
   if (outcome.ok) {
     return Response.json({ id, approved: outcome.approved, capability: outcome.capability, mode: outcome.mode });
   }

@@ -59,7 +59,7 @@ async function executeTool(call: Call, sessionId: string, name: string, args: Js
   // One catalog per turn (issue 9 part 4): prepare sends, and search shows, the session's client catalog when it has
   // one, so a name that catalog holds is the client's tool here too (its schema, its guard), even when the registry
   // has a tool of the same name; any other name is the registry's, which answers an absent and a gated tool alike.
-  const client = await sessionStub(call.env, call.principal.id, sessionId).executeClientTool(name, args, context);
+  const client = await sessionStub(call.env, call.principal.id, sessionId).executeClientTool(name, args, context, config);
   if (client) return client;
   const { registry } = await currentRegistry(call.env, call.settings);
   return registry.execute(name, args, context);

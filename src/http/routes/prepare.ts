@@ -56,6 +56,7 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
     identity: sessionIdentity(call, sessionId),
     historyNames: discoveredInHistory(messages, tools),
     catalog,
+    config,
   });
   if (isSessionRefusal(prepared)) throw tooManySessions(prepared);
   const { discovered } = prepared;
