@@ -2,7 +2,7 @@
 // took. Never the arguments' values (nor their names: a model can put data in a key). The Worker logs the line with
 // console.log, so it lands in Workers Logs / `wrangler tail` as one JSON object per execution.
 import { ANONYMOUS_PRINCIPAL_ID } from "./authority.ts";
-import type { ToolResult } from "./types.ts";
+import type { GuardDecision, ToolResult } from "./types.ts";
 
 /**
  * allow: ran (or was handed to the client); deny: refused by the guard; confirm: held for the user's approval;
@@ -48,8 +48,9 @@ export function auditLine(entry: AuditEntry): string {
   return JSON.stringify(line);
 }
 
-/** The decision a registry result stands for, when the guard's own verdict was not captured. */
-export function auditDecisionOf(result: ToolResult): AuditDecision {
+/** The decision a call's result stands for: a guard's denial is `deny`, any other failure `error`. */
+export function auditDecisionOf(result: ToolResult, decision?: GuardDecision): AuditDecision {
+  if (decision?.kind === "deny") return "deny";
   if (result.confirmation) return "confirm";
   return result.isError ? "error" : "allow";
 }

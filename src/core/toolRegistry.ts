@@ -4,7 +4,7 @@ import type { Texts } from "./locale.ts";
 import { ToolDefinitionError, validateArguments, validateToolDefinition } from "./schema.ts";
 import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, Locale, Logger, RegisteredTool, ToolCallContext, ToolDefinition,
-  ToolHandler, ToolResult, ToolSummary,
+  ToolHandler, ToolOutcome, ToolResult, ToolSummary,
 } from "./types.ts";
 
 export interface RegistryOptions {
@@ -81,7 +81,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function errorResult(text: string): ToolResult {
+/** A failed call's result, as every failure reads: `{"error": text}` with isError. */
+export function errorResult(text: string): ToolResult {
   return { content: JSON.stringify({ error: text }), isError: true };
 }
 
@@ -245,52 +246,65 @@ export class ToolRegistry {
    * SPEC §4 "execute answers that the client runs it").
    */
   async execute(name: string, args: unknown, context: ToolCallContext = {}): Promise<ToolResult> {
+    return (await this.executeWithDecision(name, args, context)).result;
+  }
+
+  /** `execute`, with the guard's decision beside the result when the guard ran (for the audit line). */
+  async executeWithDecision(name: string, args: unknown, context: ToolCallContext = {}): Promise<ToolOutcome> {
     try {
       return await this.#execute(name, args, context);
     } catch (error) {
       // Unreachable by design; the last line of the "never throws" promise.
-      return errorResult(this.#texts.toolFailed(typeof name === "string" ? name.slice(0, MAX_ECHOED_NAME) : "", messageOf(error)));
+      return { result: errorResult(this.#texts.toolFailed(typeof name === "string" ? name.slice(0, MAX_ECHOED_NAME) : "", messageOf(error))) };
     }
   }
 
-  async #execute(name: string, args: unknown, context: ToolCallContext): Promise<ToolResult> {
+  async #execute(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome> {
     const t = this.#texts;
     // A caller that says which groups are on gets the gate; a malformed list enables nothing (fail closed).
     const gated = context.enabledGroups !== undefined;
     const enabled = Array.isArray(context.enabledGroups) ? context.enabledGroups : [];
     const entry = typeof name === "string" ? this.#entries.get(name) : undefined;
     if (!entry || (gated && !isVisible(entry.tool.definition.groups, enabled))) {
-      return this.#unknown(typeof name === "string" ? name : "", gated ? enabled : undefined);
+      return { result: this.#unknown(typeof name === "string" ? name : "", gated ? enabled : undefined) };
     }
     const tool = entry.tool;
     const toolName = tool.definition.name;
     const validArgs: unknown = args === undefined ? {} : args;
-    if (!isRecord(validArgs)) return errorResult(t.invalidArguments(toolName, [t.argument.notObject]));
+    if (!isRecord(validArgs)) return { result: errorResult(t.invalidArguments(toolName, [t.argument.notObject])) };
     const problems = validateArguments(tool.definition.parameters, validArgs, this.#locale);
-    if (problems.length > 0) return errorResult(t.invalidArguments(toolName, problems));
+    if (problems.length > 0) return { result: errorResult(t.invalidArguments(toolName, problems)) };
 
     const guard = this.#guard;
-    if (guard) {
-      let decision: unknown;
-      try {
-        decision = await guard({ tool, arguments: validArgs, context });
-      } catch (error) {
-        return errorResult(t.toolFailed(toolName, messageOf(error)));
-      }
-      // Anything but a well-formed decision stops the call: the guard fails closed.
-      if (!isGuardDecision(decision)) return errorResult(t.toolFailed(toolName, "the execution guard gave no valid decision"));
-      if (decision.kind === "deny") return errorResult(decision.reason);
-      if (decision.kind === "confirm") {
-        const { request } = decision;
-        return { isError: false, content: t.needsConfirmation(toolName, request.capability, request.mode), confirmation: request };
-      }
-    }
-
+    if (!guard) return { result: await this.#run(tool, validArgs, context) };
+    let decision: unknown;
     try {
-      if (tool.handler) return this.#answer(toolName, await tool.handler(validArgs, context));
+      decision = await guard({ tool, arguments: validArgs, context });
+    } catch (error) {
+      return { result: errorResult(t.toolFailed(toolName, messageOf(error))) };
+    }
+    // Anything but a well-formed decision stops the call: the guard fails closed.
+    if (!isGuardDecision(decision)) return { result: errorResult(t.toolFailed(toolName, "the execution guard gave no valid decision")) };
+    if (decision.kind === "deny") return { result: errorResult(decision.reason), decision };
+    if (decision.kind === "confirm") {
+      const { request } = decision;
+      return {
+        result: { isError: false, content: t.needsConfirmation(toolName, request.capability, request.mode), confirmation: request },
+        decision,
+      };
+    }
+    return { result: await this.#run(tool, validArgs, context), decision };
+  }
+
+  /** The handler, else the runner for a tool with an executor, else the answer that the client runs the tool. */
+  async #run(tool: RegisteredTool, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolResult> {
+    const t = this.#texts;
+    const toolName = tool.definition.name;
+    try {
+      if (tool.handler) return this.#answer(toolName, await tool.handler(args, context));
       if (tool.definition.executor) {
         if (!this.#runner) return errorResult(t.toolFailed(toolName, "no executor runner is configured"));
-        return this.#answer(toolName, await this.#runner(tool, validArgs, context));
+        return this.#answer(toolName, await this.#runner(tool, args, context));
       }
     } catch (error) {
       return errorResult(t.toolFailed(toolName, messageOf(error)));

@@ -74,6 +74,15 @@ export interface ToolResult {
   confirmation?: ConfirmationRequest;
 }
 
+/**
+ * A call's result and, when the execution guard ran, its decision: the decision travels with the result (across the
+ * session object's RPC too) to the audit line. Clients only ever see the result.
+ */
+export interface ToolOutcome {
+  result: ToolResult;
+  decision?: GuardDecision;
+}
+
 /** A JSON value (interfaces rather than one recursive alias, so that RPC's type mapping terminates). */
 export type JsonValue = null | boolean | number | string | JsonArray | JsonRecord;
 export interface JsonRecord {
@@ -111,10 +120,13 @@ export interface RegisteredTool {
   handler?: ToolHandler;
 }
 
-/** The guard's verdict on one call (SPEC §1 "execution guard"). */
+/**
+ * The guard's verdict on one call (docs/DESIGN.md, "The guard"). A denial's `reason` is the model-facing text; its
+ * optional `code` is for the shell (the isolate's guard says `too_many_sessions` when a session could not be opened).
+ */
 export type GuardDecision =
   | { kind: "allow" }
-  | { kind: "deny"; reason: string }
+  | { kind: "deny"; reason: string; code?: string }
   | { kind: "confirm"; request: ConfirmationRequest };
 
 export interface GuardInput {

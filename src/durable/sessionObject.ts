@@ -20,7 +20,7 @@ import { validateToolDefinition } from "../core/schema.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
-import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolResult } from "../core/types.ts";
+import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolOutcome } from "../core/types.ts";
 import { createExecutionGuard } from "../core/executionGuard.ts";
 import { parseSessionObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";
@@ -147,7 +147,8 @@ export class SessionObject extends DurableObject<Env> {
   // ---- the client catalog -------------------------------------------------------------------------------------
 
   /**
-   * Runs a client tool through a registry of the client catalog (no executors: the answer says the client runs it).
+   * Runs a client tool through a registry of the client catalog (no executors: the answer says the client runs it),
+   * with the guard's decision for the audit line.
    * Null when the session has no client catalog or its catalog does not hold `name`: the registry answers then.
    */
   async executeClientTool(
@@ -155,7 +156,7 @@ export class SessionObject extends DurableObject<Env> {
     args: Record<string, unknown>,
     context: ToolCallContext,
     config: GatewayConfig,
-  ): Promise<ToolResult | null> {
+  ): Promise<ToolOutcome | null> {
     const catalog = this.loadCatalog();
     if (!catalog?.names.has(name)) return null;
     if (!catalog.registry) {
@@ -172,7 +173,7 @@ export class SessionObject extends DurableObject<Env> {
       }));
       catalog.registry = registry;
     }
-    return catalog.registry.execute(name, args, context);
+    return catalog.registry.executeWithDecision(name, args, context);
   }
 
   // ---- confirmations and grants (the guard's SessionGrants, with the configuration) --------------------------

@@ -6,11 +6,8 @@ import type { SearchMode } from "../core/config.ts";
 import { ToolRegistry } from "../core/toolRegistry.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import type { SearchIndex } from "../core/search/types.ts";
-import type {
-  ExecutionGuard, ExecutorRunner, GuardDecision, ToolCallContext, ToolDefinition,
-} from "../core/types.ts";
-import { refusalOfError } from "../durable/sessionLimit.ts";
-import type { SessionRefusal } from "../durable/sessionLimit.ts";
+import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
+import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
 import { registryStub, sessionStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
@@ -29,18 +26,6 @@ export interface LoadedRegistry {
 const MAX_SNAPSHOT_ATTEMPTS = 5;
 
 const searchIndexes = new SearchIndexCache(4);
-/** The guard's verdict per call (keyed by the call's context object), for the execute route's audit line. */
-const guardDecisions = new WeakMap<ToolCallContext, GuardDecision>();
-
-export function guardDecisionOf(context: ToolCallContext): GuardDecision | undefined {
-  return guardDecisions.get(context);
-}
-/** Calls whose guard could not open a new session (the principal's session limit), for the execute route's 429. */
-const sessionRefusals = new WeakMap<ToolCallContext, SessionRefusal>();
-
-export function sessionRefusalOf(context: ToolCallContext): SessionRefusal | undefined {
-  return sessionRefusals.get(context);
-}
 let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
 let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
 
@@ -132,7 +117,7 @@ function executorRunner(env: Env, settings: Settings): ExecutorRunner {
   }
 }
 
-/** The guard of issue 4; if it cannot be built, every call is denied (fail closed), never run unguarded. */
+/** The execution guard; if it cannot be built, every call is denied (fail closed), never run unguarded. */
 function executionGuard(env: Env, settings: Settings): ExecutionGuard {
   try {
     const guard = createExecutionGuard({
@@ -145,16 +130,15 @@ function executionGuard(env: Env, settings: Settings): ExecutionGuard {
             session.requestConfirmation(capability, mode, binding, settings.config),
         };
       },
-      onDecision: (decision, input) => guardDecisions.set(input.context, decision),
     });
     return async (input) => {
       try {
         return await guard(input);
       } catch (error) {
-        // A confirmation in a new session past the principal's limit: the session kept nothing; the registry
-        // answers a tool error, which the execute route turns into 429 (the refusal is noted for it here).
+        // A confirmation in a new session past the principal's limit: the session kept nothing. A denial that says
+        // so, which the execute route turns into 429.
         const refusal = refusalOfError(error);
-        if (refusal) sessionRefusals.set(input.context, refusal);
+        if (refusal) return { kind: "deny", reason: refusal.refused, code: TOO_MANY_SESSIONS };
         throw error;
       }
     };

@@ -569,6 +569,15 @@ describe("the audit line", () => {
     }
   });
 
+  it("logs a denied client tool as deny (client tools run inside the session object; the decision comes back with the result)", async () => {
+    const caller = await principal("audited-client");
+    const sid = sessionId("audit");
+    const tools = [{ name: "guard_denied_client", description: "A client tool the configuration denies.", inputSchema: { type: "object" } }];
+    expect((await api(`/v1/sessions/${sid}/prepare`, { token: caller.token, body: { messages: [], tools } })).status).toBe(200);
+    const lines = await logged(() => execute(caller.token, sid, "guard_denied_client", {}));
+    expect(auditRecords(lines, sid).map((record) => record.decision)).toEqual(["deny"]);
+  });
+
   it("logs a rate-limited execute as rate_limited", async () => {
     const limited = withRateLimit(1);
     const caller = await principal("audited-limit");

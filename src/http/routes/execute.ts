@@ -4,9 +4,11 @@ import { auditDecisionOf, auditLine } from "../../core/audit.ts";
 import type { AuditDecision } from "../../core/audit.ts";
 import { texts } from "../../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
-import type { ToolCallContext, ToolResult } from "../../core/types.ts";
-import { currentRegistry, guardDecisionOf, sessionRefusalOf } from "../../isolate/registryCache.ts";
+import { errorResult } from "../../core/toolRegistry.ts";
+import type { ToolCallContext, ToolOutcome } from "../../core/types.ts";
+import { TOO_MANY_SESSIONS } from "../../durable/sessionLimit.ts";
 import { sessionStub } from "../../durable/stubs.ts";
+import { currentRegistry } from "../../isolate/registryCache.ts";
 import { readJsonObject } from "../body.ts";
 import { begin, requireSessionId } from "../context.ts";
 import type { Call } from "../context.ts";
@@ -19,10 +21,6 @@ import { isJsonObject, rejectUnknownFields, requiredString } from "../validate.t
 import type { JsonObject } from "../validate.ts";
 
 const TOOL_NAME_MAX = 256;
-
-function toolError(message: string): ToolResult {
-  return { content: JSON.stringify({ error: message }), isError: true };
-}
 
 /**
  * `arguments` as an object, or as the JSON text of one: OpenAI's `tool_calls[].function.arguments` is a string, which a
@@ -47,14 +45,14 @@ function readArguments(value: unknown): JsonObject {
   return value;
 }
 
-async function executeTool(call: Call, sessionId: string, name: string, args: JsonObject, context: ToolCallContext): Promise<ToolResult> {
+async function executeTool(call: Call, sessionId: string, name: string, args: JsonObject, context: ToolCallContext): Promise<ToolOutcome> {
   const { config } = call.settings;
   const groups = [...(context.enabledGroups ?? [])];
   if (name === SEARCH_TOOLS_NAME) {
     const parsed = parseSearchToolsParams(args, config.limits.maxQueryLength);
-    if (!parsed.ok) return toolError(texts(config.locale).invalidArguments(name, parsed.problems));
+    if (!parsed.ok) return { result: errorResult(texts(config.locale).invalidArguments(name, parsed.problems)) };
     const result = await searchSession(call, sessionId, parsed.params, config.searchMode, groups);
-    return { content: JSON.stringify(result), isError: false };
+    return { result: { content: JSON.stringify(result), isError: false } };
   }
   // One catalog per turn (issue 9 part 4): prepare sends, and search shows, the session's client catalog when it has
   // one, so a name that catalog holds is the client's tool here too (its schema, its guard), even when the registry
@@ -62,7 +60,7 @@ async function executeTool(call: Call, sessionId: string, name: string, args: Js
   const client = await sessionStub(call.env, call.principal.id, sessionId).executeClientTool(name, args, context, config);
   if (client) return client;
   const { registry } = await currentRegistry(call.env, call.settings);
-  return registry.execute(name, args, context);
+  return registry.executeWithDecision(name, args, context);
 }
 
 export async function execute(request: RouteRequest, env: Env): Promise<Response> {
@@ -87,9 +85,9 @@ export async function execute(request: RouteRequest, env: Env): Promise<Response
   }
 
   const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId };
-  let result: ToolResult;
+  let outcome: ToolOutcome;
   try {
-    result = await executeTool(call, sessionId, name, args, context);
+    outcome = await executeTool(call, sessionId, name, args, context);
   } catch (error) {
     // A new session past the principal's session limit (search_tools in it): 429, like a prepare or search would.
     if (error instanceof HttpError) {
@@ -98,14 +96,15 @@ export async function execute(request: RouteRequest, env: Env): Promise<Response
     }
     // registry.execute() never throws; anything that still does (a failed RPC, a bug) is a tool error, not a 500.
     console.error(`execute ${name}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
-    result = toolError(texts(config.locale).toolFailed(name, "internal error"));
+    outcome = { result: errorResult(texts(config.locale).toolFailed(name, "internal error")) };
   }
-  const refusal = sessionRefusalOf(context);
-  if (refusal) {
+  const { result, decision } = outcome;
+  // The guard could not open a confirmation in a new session past the principal's limit: 429, as prepare would.
+  if (decision?.kind === "deny" && decision.code === TOO_MANY_SESSIONS) {
     audit("rate_limited");
-    throw tooManySessions(refusal);
+    throw tooManySessions({ refused: decision.reason });
   }
-  audit(guardDecisionOf(context)?.kind === "deny" ? "deny" : auditDecisionOf(result));
+  audit(auditDecisionOf(result, decision));
   return Response.json({
     content: result.content,
     isError: result.isError,
