@@ -1,10 +1,24 @@
 // The one error type of the HTTP layer and its JSON answer: `{"error": {"code", "message"}}`.
 
+/** Every error code an answer may carry (the README's Errors table says when each is given, with its status). */
+export type ErrorCode =
+  | "invalid_json" | "invalid_request" | "invalid_session_id" // 400
+  | "unauthorized" | "invalid_token" // 401
+  | "forbidden" | "banned" // 403
+  | "not_found" | "tool_not_found" | "confirmation_not_found" // 404
+  | "method_not_allowed" // 405
+  | "too_many_tools" // 409
+  | "confirmation_expired" // 410
+  | "payload_too_large" | "too_many_items" // 413
+  | "rate_limited" | "too_many_sessions" // 429
+  | "internal" // 500
+  | "misconfigured" | "auth_unavailable"; // 503
+
 export class HttpError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly headers: Readonly<Record<string, string>>;
-  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+  constructor(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = "HttpError";
     this.status = status;

@@ -1,6 +1,6 @@
 // The `enabledGroups` field of a request body, within what the caller's token allows.
 import { effectiveGroups } from "./auth.ts";
-import type { Call } from "./context.ts";
+import type { Call } from "./stage.ts";
 import { optionalStringArray } from "./validate.ts";
 import type { JsonObject } from "./validate.ts";
 

@@ -9,7 +9,7 @@ import { TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import type { SessionRefusal } from "../durable/sessionLimit.ts";
 import type { RateLimitOutcome } from "../core/rateLimit.ts";
 import { rateLimiterStub } from "../durable/stubs.ts";
-import type { Call } from "./context.ts";
+import type { Call } from "./stage.ts";
 import { HttpError } from "./errors.ts";
 
 /** What memory/clear with scope "all" costs from the budget. */

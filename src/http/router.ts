@@ -1,8 +1,11 @@
-// The router (itty-router v5): every route of SPEC §4, 405 for a known path with another method, 404 otherwise,
-// and one place where errors become `{"error": {"code", "message"}}`.
+// The router (itty-router v5): the route table, 405 for a known path with another method, 404 otherwise, and one
+// place where errors become `{"error": {"code", "message"}}`. Every route but the open ones (health) has the caller
+// stage in front of its handler (stage.ts), attached here from the table: a new route cannot forget it.
 import { AutoRouter } from "itty-router";
 import { errorResponse, HttpError, toErrorResponse } from "./errors.ts";
 import type { RouteRequest } from "./request.ts";
+import { withCaller } from "./stage.ts";
+import type { CallerHandler } from "./stage.ts";
 import { clearMemory, health, wrapUntrusted } from "./routes/misc.ts";
 import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
@@ -11,7 +14,7 @@ import { search } from "./routes/search.ts";
 import { deleteContext, deleteTool, listTools, putTool, putTools } from "./routes/tools.ts";
 
 type Handler = (request: RouteRequest, env: Env) => Response | Promise<Response>;
-type Method = "GET" | "POST" | "PUT" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 function methodNotAllowed(allowed: readonly Method[]): Handler {
   return (request) =>
@@ -38,29 +41,41 @@ export async function staticAsset(request: Request, env: Env): Promise<Response>
   return response.status === 404 ? notFound() : response;
 }
 
-interface RouteSpec {
-  path: string;
-  methods: [Method, Handler][];
+/** A route: its path (itty syntax, `:name` for a parameter) and a handler per method. */
+export type RouteSpec =
+  /** Open: no caller needed (its handler gets the env). */
+  | { path: string; open: true; methods: readonly (readonly [Method, Handler])[] }
+  /** Every other route: the caller stage runs first, and the handler gets the Call. */
+  | { path: string; open?: false; methods: readonly (readonly [Method, CallerHandler])[] };
+
+/** Every route of the API (the README's HTTP API section describes them). */
+export const ROUTES: readonly RouteSpec[] = [
+  { path: "/v1/health", open: true, methods: [["GET", health]] },
+  { path: "/v1/tools", methods: [["GET", listTools], ["PUT", putTools]] },
+  { path: "/v1/tools/:name", methods: [["PUT", putTool], ["DELETE", deleteTool]] },
+  { path: "/v1/contexts/:id", methods: [["DELETE", deleteContext]] },
+  { path: "/v1/sessions/:sid/prepare", methods: [["POST", prepare]] },
+  { path: "/v1/sessions/:sid/search", methods: [["POST", search]] },
+  { path: "/v1/sessions/:sid/execute", methods: [["POST", execute]] },
+  { path: "/v1/sessions/:sid/confirmations/:id", methods: [["POST", resolveConfirmation]] },
+  { path: "/v1/memory/clear", methods: [["POST", clearMemory]] },
+  { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
+];
+
+/** The route's handlers as the router runs them: the caller stage attached to all of a route that is not open. */
+function handlersOf(route: RouteSpec): (readonly [Method, Handler])[] {
+  if (route.open === true) return [...route.methods];
+  return route.methods.map(([method, handler]) => [method, withCaller(handler)] as const);
 }
 
-export function createRouter() {
+export function createRouter(routes: readonly RouteSpec[] = ROUTES) {
   const router = AutoRouter<RouteRequest, [Env, ExecutionContext]>({
     catch: (error, request) => toErrorResponse(error, request),
     missing: notFound,
   });
-  const routes: RouteSpec[] = [
-    { path: "/v1/health", methods: [["GET", health]] },
-    { path: "/v1/tools", methods: [["GET", listTools], ["PUT", putTools]] },
-    { path: "/v1/tools/:name", methods: [["PUT", putTool], ["DELETE", deleteTool]] },
-    { path: "/v1/contexts/:id", methods: [["DELETE", deleteContext]] },
-    { path: "/v1/sessions/:sid/prepare", methods: [["POST", prepare]] },
-    { path: "/v1/sessions/:sid/search", methods: [["POST", search]] },
-    { path: "/v1/sessions/:sid/execute", methods: [["POST", execute]] },
-    { path: "/v1/sessions/:sid/confirmations/:id", methods: [["POST", resolveConfirmation]] },
-    { path: "/v1/memory/clear", methods: [["POST", clearMemory]] },
-    { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
-  ];
-  for (const { path, methods } of routes) {
+  for (const route of routes) {
+    const { path } = route;
+    const methods = handlersOf(route);
     for (const [method, handler] of methods) {
       switch (method) {
         case "GET": router.get(path, handler); break;

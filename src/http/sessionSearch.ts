@@ -6,8 +6,8 @@ import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.t
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
 import { currentRegistry, registrySearchIndex } from "../isolate/registryCache.ts";
 import { sessionStub } from "../durable/stubs.ts";
-import { sessionIdentity } from "./context.ts";
-import type { Call } from "./context.ts";
+import { sessionIdentity } from "./stage.ts";
+import type { Call } from "./stage.ts";
 import { tooManySessions } from "./limits.ts";
 
 export async function searchSession(

@@ -1,4 +1,5 @@
 // Field readers for request bodies and query strings: each failure is a 400 that names the field.
+import { SESSION_ID_PATTERN } from "../durable/names.ts";
 import { badField, HttpError } from "./errors.ts";
 
 export type JsonObject = Record<string, unknown>;
@@ -125,6 +126,14 @@ export function optionalOneOf<T extends string>(
   if (value === undefined) return undefined;
   if (!isOneOf(allowed, value)) {
     throw badField(fieldPath(prefix, key), `must be one of ${allowed.join(", ")}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A session id from the path: 400 `invalid_session_id` unless it matches the pattern. */
+export function requireSessionId(value: string | undefined): string {
+  if (value === undefined || !SESSION_ID_PATTERN.test(value)) {
+    throw new HttpError(400, "invalid_session_id", `the session id must match ${SESSION_ID_PATTERN.source}`);
   }
   return value;
 }

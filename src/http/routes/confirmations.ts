@@ -1,16 +1,15 @@
 // POST /v1/sessions/:sid/confirmations/:id: the user approves or denies a pending confirmation of this session.
 import { readJsonObject } from "../body.ts";
 import { sessionStub } from "../../durable/stubs.ts";
-import { begin, requireSessionId } from "../context.ts";
 import { badField, HttpError } from "../errors.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
-import { rejectUnknownFields, requiredBoolean } from "../validate.ts";
+import type { Call } from "../stage.ts";
+import { rejectUnknownFields, requiredBoolean, requireSessionId } from "../validate.ts";
 
 const CONFIRMATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
-export async function resolveConfirmation(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function resolveConfirmation(request: RouteRequest, call: Call): Promise<Response> {
   const sessionId = requireSessionId(request.params.sid);
   const id = request.params.id;
   if (id === undefined || !CONFIRMATION_ID_PATTERN.test(id)) {

@@ -10,14 +10,13 @@ import { TOO_MANY_SESSIONS } from "../../durable/sessionLimit.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { currentRegistry } from "../../isolate/registryCache.ts";
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId } from "../context.ts";
-import type { Call } from "../context.ts";
+import type { Call } from "../stage.ts";
 import { badField, HttpError } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
 import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { searchSession } from "../sessionSearch.ts";
-import { isJsonObject, rejectUnknownFields, requiredString } from "../validate.ts";
+import { isJsonObject, rejectUnknownFields, requiredString, requireSessionId } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
 
 const TOOL_NAME_MAX = 256;
@@ -63,8 +62,7 @@ async function executeTool(call: Call, sessionId: string, name: string, args: Js
   return registry.executeWithDecision(name, args, context);
 }
 
-export async function execute(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function execute(request: RouteRequest, call: Call): Promise<Response> {
   const sessionId = requireSessionId(request.params.sid);
   const { config } = call.settings;
   const body = await readJsonObject(request, config.limits.maxBodyBytes);

@@ -4,11 +4,11 @@ import { wrapFetchedContent } from "../../core/untrusted.ts";
 import { loadSettings } from "../../isolate/settings.ts";
 import { principalStub, sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId } from "../context.ts";
 import { badField } from "../errors.ts";
 import { CLEAR_ALL_COST, enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
-import { optionalString, rejectUnknownFields, requiredString } from "../validate.ts";
+import type { Call } from "../stage.ts";
+import { optionalString, rejectUnknownFields, requiredString, requireSessionId } from "../validate.ts";
 
 const MAX_SOURCE_INPUT = 10_000;
 
@@ -19,8 +19,7 @@ export function health(_request: RouteRequest, env: Env): Response {
   return Response.json({ ok: true, version: CORE_VERSION });
 }
 
-export async function clearMemory(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function clearMemory(request: RouteRequest, call: Call): Promise<Response> {
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
   rejectUnknownFields(body, ["scope", "sessionId"]);
   const scope = requiredString(body, "scope", "");
@@ -35,14 +34,13 @@ export async function clearMemory(request: RouteRequest, env: Env): Promise<Resp
   if (scope === "all") {
     if (sessionIdText !== undefined) throw badField("sessionId", 'is not allowed with scope "all"');
     await enforceRateLimit(call, CLEAR_ALL_COST);
-    const outcome = await principalStub(env, call.principal.id).clearAll(call.principal.id);
+    const outcome = await principalStub(call.env, call.principal.id).clearAll(call.principal.id);
     return Response.json({ scope, cleared: outcome.cleared, pending: outcome.pending });
   }
   throw badField("scope", 'must be "session" or "all"');
 }
 
-export async function wrapUntrusted(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function wrapUntrusted(request: RouteRequest, call: Call): Promise<Response> {
   const { config } = call.settings;
   const body = await readJsonObject(request, config.limits.maxBodyBytes);
   rejectUnknownFields(body, ["content", "source"]);

@@ -10,19 +10,19 @@ import { currentRegistry } from "../../isolate/registryCache.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
 import { catalogHash, readClientTools } from "../clientTools.ts";
-import { begin, requireSessionId, sessionIdentity } from "../context.ts";
+import { sessionIdentity } from "../stage.ts";
+import type { Call } from "../stage.ts";
 import { readEnabledGroups } from "../groups.ts";
 import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
-import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray } from "../validate.ts";
+import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray, requireSessionId } from "../validate.ts";
 
 const SHAPES = ["openai", "responses", "anthropic", "mcp"] as const;
 
 /** prepareTurn's warnings (an always-direct tool that is missing) are logged once per isolate, not per turn. */
 const warnings = new WarnOnce(console);
 
-export async function prepare(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function prepare(request: RouteRequest, call: Call): Promise<Response> {
   const sessionId = requireSessionId(request.params.sid);
   const { config } = call.settings;
   const body = await readJsonObject(request, config.limits.maxBodyBytes);
@@ -43,7 +43,7 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
     tools = client.tools;
     catalog = { hash: await catalogHash(tools), tools };
   } else {
-    tools = (await currentRegistry(env, call.settings)).registry.getDefinitions({ groups });
+    tools = (await currentRegistry(call.env, call.settings)).registry.getDefinitions({ groups });
   }
   // The answer's shape: `format` first, since a client that names a shape means it (a gateway between an MCP tool list
   // and an OpenAI model asks for openai); then the tools' shape, the most direct sign of what the client sends its

@@ -2,16 +2,15 @@
 import { SEARCH_MODES } from "../../core/config.ts";
 import { parseSearchToolsParams } from "../../core/searchTools.ts";
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId } from "../context.ts";
 import { HttpError } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
+import type { Call } from "../stage.ts";
 import { searchSession } from "../sessionSearch.ts";
-import { optionalInteger, optionalOneOf, rejectUnknownFields, requiredString } from "../validate.ts";
+import { optionalInteger, optionalOneOf, rejectUnknownFields, requiredString, requireSessionId } from "../validate.ts";
 
-export async function search(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function search(request: RouteRequest, call: Call): Promise<Response> {
   const sessionId = requireSessionId(request.params.sid);
   const { config } = call.settings;
   const body = await readJsonObject(request, config.limits.maxBodyBytes);

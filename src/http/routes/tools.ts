@@ -8,11 +8,11 @@ import { registryStub } from "../../durable/stubs.ts";
 import { currentRegistry } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
-import { begin } from "../context.ts";
 import { readToolDefinition } from "../definitions.ts";
 import { badField, HttpError } from "../errors.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
+import type { Call } from "../stage.ts";
 import { expectObject, fieldPath, isOneOf, optionalString, rejectUnknownFields, requiredArray } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
 
@@ -40,15 +40,14 @@ function parseGroupList(text: string): string[] {
   return groups;
 }
 
-export async function listTools(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function listTools(request: RouteRequest, call: Call): Promise<Response> {
   const params = queryParams(request, ["groups", "format"]);
   const format = params.get("format") ?? "openai";
   if (!isOneOf(LIST_FORMATS, format)) throw badField("format", `must be one of ${LIST_FORMATS.join(", ")}`);
   const requested = params.has("groups") ? parseGroupList(params.get("groups") ?? "") : undefined;
   const groups = effectiveGroups(call.principal, requested);
   await enforceRateLimit(call);
-  const { registry } = await currentRegistry(env, call.settings);
+  const { registry } = await currentRegistry(call.env, call.settings);
   if (format === "summary") return Response.json({ tools: registry.getSummaries({ groups }) });
   return Response.json({ tools: registry.getDefinitions({ groups }).map((tool) => toShape(tool, format)) });
 }
@@ -79,13 +78,12 @@ function readTool(body: JsonObject, prefix: string, locale: Locale, pathName?: s
   return { definition, context: context ?? DEFAULT_CONTEXT };
 }
 
-export async function putTool(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function putTool(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const name = toolName(request.params.name);
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
   const entry = readTool(body, "", call.settings.config.locale, name);
-  const outcome = await registryStub(env).put([entry], call.settings.config.limits.maxTools);
+  const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   return Response.json(
     { tool: entry.definition, context: entry.context, version: outcome.version },
@@ -93,8 +91,7 @@ export async function putTool(request: RouteRequest, env: Env): Promise<Response
   );
 }
 
-export async function putTools(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function putTools(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const { limits } = call.settings.config;
   const body = await readJsonObject(request, limits.maxBulkBodyBytes);
@@ -112,7 +109,7 @@ export async function putTools(request: RouteRequest, env: Env): Promise<Respons
     seen.set(entry.definition.name, index);
     return entry;
   });
-  const outcome = await registryStub(env).put(entries, limits.maxTools);
+  const outcome = await registryStub(call.env).put(entries, limits.maxTools);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   return Response.json({
     registered: entries.length,
@@ -122,22 +119,20 @@ export async function putTools(request: RouteRequest, env: Env): Promise<Respons
   });
 }
 
-export async function deleteTool(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function deleteTool(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const name = toolName(request.params.name);
-  const outcome = await registryStub(env).remove(name);
+  const outcome = await registryStub(call.env).remove(name);
   if (!outcome.removed) throw new HttpError(404, "tool_not_found", `no tool named "${name}"`);
   return Response.json({ removed: name, version: outcome.version });
 }
 
-export async function deleteContext(request: RouteRequest, env: Env): Promise<Response> {
-  const call = await begin(request, env);
+export async function deleteContext(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const context = request.params.id;
   if (context === undefined || !CONTEXT_PATTERN.test(context)) {
     throw badField("id", `a context id must match ${CONTEXT_PATTERN.source}`);
   }
-  const outcome = await registryStub(env).disposeContext(context);
+  const outcome = await registryStub(call.env).disposeContext(context);
   return Response.json({ context, removed: outcome.removed, version: outcome.version });
 }
