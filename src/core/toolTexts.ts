@@ -3,14 +3,9 @@
 // (smuggling characters stripped, forged banner markers neutralised), so that what is stored and shown is clean.
 // Names are validated by pattern already; data the tool expects (`enum`, `const`, `default`, `examples`, property
 // names) is never touched.
+import { isRecord } from "./records.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "./types.ts";
 import { cleanUntrustedText } from "./untrusted.ts";
-
-type Json = { [key: string]: unknown };
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The human texts of a schema node. */
 const TEXT_KEYWORDS = ["title", "description"];
@@ -30,10 +25,10 @@ const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "defini
  */
 export function cleanSchemaTexts(schema: JsonSchema, locale: Locale = "en"): JsonSchema {
   const copy: unknown = JSON.parse(JSON.stringify(schema));
-  if (!isObject(copy)) return schema;
+  if (!isRecord(copy)) return schema;
   const stack: unknown[] = [copy];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (!isObject(node)) continue; // `true` / `false` schemas, or a list of names under `dependencies`
+    if (!isRecord(node)) continue; // `true` / `false` schemas, or a list of names under `dependencies`
     for (const [key, value] of Object.entries(node)) {
       if (TEXT_KEYWORDS.includes(key)) {
         if (typeof value === "string") node[key] = cleanUntrustedText(value, locale);
@@ -42,7 +37,7 @@ export function cleanSchemaTexts(schema: JsonSchema, locale: Locale = "en"): Jso
       } else if (SCHEMA_LIST_KEYWORDS.includes(key)) {
         if (Array.isArray(value)) for (const item of value) stack.push(item);
         else stack.push(value);
-      } else if (SCHEMA_MAP_KEYWORDS.includes(key) && isObject(value)) {
+      } else if (SCHEMA_MAP_KEYWORDS.includes(key) && isRecord(value)) {
         for (const item of Object.values(value)) stack.push(item);
       }
     }

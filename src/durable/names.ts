@@ -1,7 +1,6 @@
 // How Durable Objects are named. A session object's name carries the verified principal, so two principals using
 // the same session id never reach the same object.
-
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+import { ID_PATTERN } from "../core/ids.ts";
 
 export interface SessionIdentity {
   principalId: string;
@@ -18,7 +17,7 @@ export function parseSessionObjectName(name: string): SessionIdentity | undefine
   const slash = name.lastIndexOf("/");
   if (slash <= 0) return undefined;
   const sessionId = name.slice(slash + 1);
-  if (!SESSION_ID_PATTERN.test(sessionId)) return undefined;
+  if (!ID_PATTERN.test(sessionId)) return undefined;
   try {
     return { principalId: decodeURIComponent(name.slice(0, slash)), sessionId };
   } catch {

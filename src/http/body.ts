@@ -1,6 +1,6 @@
 // Reading a JSON request body under a byte limit: checked by Content-Length first, then while reading.
+import { isRecord } from "../core/records.ts";
 import { HttpError } from "./errors.ts";
-import { isJsonObject } from "./validate.ts";
 
 function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, "payload_too_large", `request body is larger than ${maxBytes} bytes`);
@@ -53,6 +53,6 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
     const reason = error instanceof Error ? error.message : "parse error";
     throw new HttpError(400, "invalid_json", `the request body is not valid JSON (${reason})`);
   }
-  if (!isJsonObject(parsed)) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
+  if (!isRecord(parsed)) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
   return parsed;
 }

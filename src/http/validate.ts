@@ -1,5 +1,6 @@
 // Field readers for request bodies and query strings: each failure is a 400 that names the field.
-import { SESSION_ID_PATTERN } from "../durable/names.ts";
+import { ID_PATTERN } from "../core/ids.ts";
+import { isRecord } from "../core/records.ts";
 import { badField, HttpError } from "./errors.ts";
 
 export type JsonObject = Record<string, unknown>;
@@ -15,12 +16,8 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`.slice(0, 80);
 }
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 export function expectObject(value: unknown, field: string): JsonObject {
-  if (!isJsonObject(value)) throw badField(field, `must be an object, got ${describe(value)}`);
+  if (!isRecord(value)) throw badField(field, `must be an object, got ${describe(value)}`);
   return value;
 }
 
@@ -132,8 +129,8 @@ export function optionalOneOf<T extends string>(
 
 /** A session id from the path: 400 `invalid_session_id` unless it matches the pattern. */
 export function requireSessionId(value: string | undefined): string {
-  if (value === undefined || !SESSION_ID_PATTERN.test(value)) {
-    throw new HttpError(400, "invalid_session_id", `the session id must match ${SESSION_ID_PATTERN.source}`);
+  if (value === undefined || !ID_PATTERN.test(value)) {
+    throw new HttpError(400, "invalid_session_id", `the session id must match ${ID_PATTERN.source}`);
   }
   return value;
 }

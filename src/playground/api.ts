@@ -1,9 +1,8 @@
 // The gateway's HTTP API, called from the page's own origin (SPEC §4).
+import { ID_PATTERN } from "../core/ids.ts";
+import { isRecord } from "../core/records.ts";
 import { readExecute, readPrepare, readSearch, readToolList, readVersion } from "./contract.ts";
 import type { ExecuteAnswer, PrepareAnswer, SearchAnswer } from "./contract.ts";
-import { isRecord } from "./toolLists.ts";
-
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** An error answer `{"error": {code, message}}`, or a failure to reach the gateway (status 0). */
 export class ApiError extends Error {
@@ -81,7 +80,7 @@ export class GatewayClient {
   /** Checked here so that a typo shows as a message next to the field's rule, not as a 400 from the gateway. */
   private checkedSessionId(): string {
     const sessionId = this.connection.sessionId();
-    if (!SESSION_ID_PATTERN.test(sessionId)) {
+    if (!ID_PATTERN.test(sessionId)) {
       throw new ApiError(0, "bad_session_id", "The session id must be 1–128 characters of A–Z, a–z, 0–9, . _ : -");
     }
     return sessionId;

@@ -1,5 +1,5 @@
 // A starting point for the arguments box, built from a tool's JSON Schema, so that a person sees what to fill in.
-import { isRecord } from "./toolLists.ts";
+import { isRecord } from "../core/records.ts";
 
 function withinBounds(value: number, schema: Record<string, unknown>): number {
   const { minimum, maximum } = schema;

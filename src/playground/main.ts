@@ -1,9 +1,11 @@
 // The playground: wires the page's controls to the gateway's HTTP API. No framework: a handful of forms and panels.
-import { describeError, GatewayClient, SESSION_ID_PATTERN } from "./api.ts";
+import { ID_PATTERN } from "../core/ids.ts";
+import { isRecord } from "../core/records.ts";
+import { describeError, GatewayClient } from "./api.ts";
 import type { SearchMode } from "./api.ts";
 import { byId, runFor } from "./dom.ts";
 import { exampleArguments } from "./exampleArguments.ts";
-import { isRecord, parseToolList, SHAPE_LABELS, viewOf } from "./toolLists.ts";
+import { parseToolList, SHAPE_LABELS, viewOf } from "./toolLists.ts";
 import type { ToolView } from "./toolLists.ts";
 import { renderCatalog } from "./views/catalogView.ts";
 import { renderDiscovered } from "./views/discoveredView.ts";
@@ -86,7 +88,7 @@ function randomSessionId(): string {
 }
 
 function checkSessionField(): void {
-  ui.sessionId.setAttribute("aria-invalid", String(!SESSION_ID_PATTERN.test(ui.sessionId.value.trim())));
+  ui.sessionId.setAttribute("aria-invalid", String(!ID_PATTERN.test(ui.sessionId.value.trim())));
 }
 
 /** The session's discovered set, read through a prepare without messages (which changes nothing). */

@@ -4,6 +4,7 @@
 //   responses  {type: "function", name, description?, parameters?}
 //   anthropic  {type?: "custom", name, description?, input_schema}
 //   mcp        {name, description?, inputSchema}
+import { isRecord } from "../core/records.ts";
 
 export type ToolListShape = "openai" | "responses" | "anthropic" | "mcp";
 
@@ -33,10 +34,6 @@ export class ToolListError extends Error {
     super(message, options);
     this.name = "ToolListError";
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function shapeOf(tool: unknown): ToolListShape | undefined {

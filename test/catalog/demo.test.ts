@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_CONTEXT, demoCatalog } from "../../src/catalog/demo.ts";
 import { confirmMode, minimumLevel } from "../../src/core/authority.ts";
+import { isRecord } from "../../src/core/records.ts";
 import { ToolRegistry } from "../../src/core/toolRegistry.ts";
 import { validateArguments, validateToolDefinition } from "../../src/core/schema.ts";
 import type { JsonSchema, ToolDefinition } from "../../src/core/types.ts";
@@ -14,13 +15,9 @@ function tool(name: string): ToolDefinition {
   return found;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function propertiesOf(schema: JsonSchema): Record<string, unknown> {
   const properties = schema["properties"];
-  return isObject(properties) ? properties : {};
+  return isRecord(properties) ? properties : {};
 }
 
 describe("the demo catalog", () => {
@@ -56,10 +53,10 @@ describe("the demo catalog", () => {
     let closed = 0;
     for (const entry of catalog) {
       const schema = entry.parameters;
-      if (schema["type"] !== "object" || !isObject(schema["properties"])) problems.push(`${entry.name}: not an object schema with properties`);
+      if (schema["type"] !== "object" || !isRecord(schema["properties"])) problems.push(`${entry.name}: not an object schema with properties`);
       const properties = propertiesOf(schema);
       for (const [key, property] of Object.entries(properties)) {
-        if (!isObject(property) || typeof property["description"] !== "string" || property["type"] === undefined) {
+        if (!isRecord(property) || typeof property["description"] !== "string" || property["type"] === undefined) {
           problems.push(`${entry.name}.${key}: no type or no description`);
         }
       }
@@ -167,7 +164,7 @@ describe("the demo catalog", () => {
     const first = demoCatalog();
     const clock = first.find((entry) => entry.name === "current_time");
     const timezone = clock ? propertiesOf(clock.parameters)["timezone"] : undefined;
-    if (isObject(timezone)) timezone["maxLength"] = 1;
+    if (isRecord(timezone)) timezone["maxLength"] = 1;
     first.find((entry) => entry.name === "fetch_url")?.groups?.push("changed");
     expect(timezone).toMatchObject({ maxLength: 1 });
     expect(propertiesOf(first.find((entry) => entry.name === "create_event")?.parameters ?? {})["timezone"]).toMatchObject({ maxLength: 64 });

@@ -5,7 +5,8 @@ import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/core/config.ts";
-import { parseSessionObjectName, SESSION_ID_PATTERN, sessionObjectName } from "../../src/durable/names.ts";
+import { ID_PATTERN } from "../../src/core/ids.ts";
+import { parseSessionObjectName, sessionObjectName } from "../../src/durable/names.ts";
 import { principalStub, sessionStub } from "../../src/durable/stubs.ts";
 import type { SessionObject } from "../../src/durable/sessionObject.ts";
 import { api, json, sessionId, token } from "../http/helpers.ts";
@@ -181,7 +182,7 @@ describe("the principal's index of sessions", () => {
 });
 
 describe("session object names", () => {
-  const sessionIds = fc.stringMatching(SESSION_ID_PATTERN);
+  const sessionIds = fc.stringMatching(ID_PATTERN);
 
   it("round-trip any principal id and session id", () => {
     const failures: string[] = [];

@@ -1,4 +1,5 @@
 // Tool lists and message histories in the four client shapes, written out by hand (not with the code under test).
+import { isRecord } from "../../src/core/records.ts";
 import type { ToolShape } from "../../src/core/shapes.ts";
 
 export interface PlainTool {
@@ -21,10 +22,6 @@ export function inShape(tool: PlainTool, shape: ToolShape): Record<string, unkno
   if (shape === "responses") return { type: "function", name, description, parameters };
   if (shape === "anthropic") return { name, description, input_schema: parameters };
   return { name, description, inputSchema: parameters };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The name of a tool written in a shape (undefined when it is not in that shape). */

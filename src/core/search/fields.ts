@@ -1,4 +1,5 @@
 // The fields a tool is indexed by, how much each counts, and their text.
+import { isRecord } from "../records.ts";
 import type { ToolDefinition } from "../types.ts";
 
 export const FIELDS = ["name", "description", "parameterNames", "parameterDescriptions", "groups"] as const;
@@ -12,10 +13,6 @@ export const FIELD_BOOST: Readonly<Record<FieldName, number>> = {
   parameterDescriptions: 0.3,
   groups: 1,
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Collects parameter names and texts (descriptions, titles, string enum values), `depth` levels deep. */
 function collectParameters(schema: unknown, depth: number, names: string[], texts: string[]): void {

@@ -3,6 +3,7 @@
 import { auditDecisionOf, auditLine } from "../../core/audit.ts";
 import type { AuditDecision } from "../../core/audit.ts";
 import { texts } from "../../core/locale.ts";
+import { isRecord } from "../../core/records.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
 import { errorResult } from "../../core/toolRegistry.ts";
 import type { ToolCallContext, ToolOutcome } from "../../core/types.ts";
@@ -16,7 +17,7 @@ import { readEnabledGroups } from "../groups.ts";
 import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { searchSession } from "../sessionSearch.ts";
-import { isJsonObject, rejectUnknownFields, requiredString, requireSessionId } from "../validate.ts";
+import { rejectUnknownFields, requiredString, requireSessionId } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
 
 const TOOL_NAME_MAX = 256;
@@ -35,12 +36,12 @@ function readArguments(value: unknown): JsonObject {
       const reason = error instanceof Error ? error.message : "parse error";
       throw badField("arguments", `a string must be the JSON text of an object; this one is not valid JSON (${reason.slice(0, 200)})`);
     }
-    if (!isJsonObject(parsed)) {
+    if (!isRecord(parsed)) {
       throw badField("arguments", `a string must be the JSON text of an object, got the text of ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : `a ${typeof parsed}`}`);
     }
     return parsed;
   }
-  if (!isJsonObject(value)) throw badField("arguments", "must be an object, or the JSON text of one (a string)");
+  if (!isRecord(value)) throw badField("arguments", "must be an object, or the JSON text of one (a string)");
   return value;
 }
 

@@ -1,7 +1,7 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (SPEC §2, §4).
 import { detectMessagesShape } from "../../core/history.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
-import { toShape } from "../../core/shapes.ts";
+import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
@@ -17,8 +17,6 @@ import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray, requireSessionId } from "../validate.ts";
 
-const SHAPES = ["openai", "responses", "anthropic", "mcp"] as const;
-
 /** prepareTurn's warnings (an always-direct tool that is missing) are logged once per isolate, not per turn. */
 const warnings = new WarnOnce(console);
 
@@ -30,7 +28,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   const messages = requiredArray(body, "messages", "", config.limits.maxMessages);
   const items = optionalArray(body, "tools", "", config.limits.maxTools);
   const groups = readEnabledGroups(call, body);
-  const format = optionalOneOf(body, "format", "", SHAPES);
+  const format = optionalOneOf(body, "format", "", TOOL_SHAPES);
   await enforceRateLimit(call);
 
   let toolsShape: ToolShape | undefined;

@@ -1,25 +1,25 @@
 // The registry routes: list (anyone, gated by groups), register / replace / remove / dispose (the owner only).
+import { ID_PATTERN } from "../../core/ids.ts";
 import { TOOL_NAME_PATTERN } from "../../core/schema.ts";
-import { toShape } from "../../core/shapes.ts";
+import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
 import type { Locale } from "../../core/types.ts";
 import type { StoredTool } from "../../durable/registryObject.ts";
-import { executorProblems } from "../../executors/index.ts";
 import { registryStub } from "../../durable/stubs.ts";
+import { executorProblems } from "../../executors/index.ts";
 import { currentRegistry } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
 import { readToolDefinition } from "../definitions.ts";
 import { badField, HttpError } from "../errors.ts";
+import { GROUP_NAME_MAX } from "../groups.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import type { Call } from "../stage.ts";
 import { expectObject, fieldPath, isOneOf, optionalString, rejectUnknownFields, requiredArray } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
 
-export const CONTEXT_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const DEFAULT_CONTEXT = "runtime";
-const LIST_FORMATS = ["openai", "responses", "anthropic", "mcp", "summary"] as const;
-const GROUP_NAME_MAX = 64;
+const LIST_FORMATS = [...TOOL_SHAPES, "summary"] as const;
 
 /** `?a=b` parameters, each at most once, none unknown. */
 function queryParams(request: RouteRequest, allowed: readonly string[]): Map<string, string> {
@@ -61,7 +61,7 @@ function toolName(value: string | undefined): string {
 
 /** One tool of a request body → its validated definition and context. `prefix` names it in errors. */
 function readTool(body: JsonObject, prefix: string, locale: Locale, pathName?: string): StoredTool {
-  const context = optionalString(body, "context", prefix, { pattern: CONTEXT_PATTERN, patternText: CONTEXT_PATTERN.source });
+  const context = optionalString(body, "context", prefix, { pattern: ID_PATTERN, patternText: ID_PATTERN.source });
   const input: JsonObject = { ...body };
   delete input.context;
   if (pathName !== undefined) {
@@ -96,7 +96,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
   const { limits } = call.settings.config;
   const body = await readJsonObject(request, limits.maxBulkBodyBytes);
   rejectUnknownFields(body, ["tools", "context"]);
-  const defaultContext = optionalString(body, "context", "", { pattern: CONTEXT_PATTERN, patternText: CONTEXT_PATTERN.source });
+  const defaultContext = optionalString(body, "context", "", { pattern: ID_PATTERN, patternText: ID_PATTERN.source });
   const items = requiredArray(body, "tools", "", limits.maxTools);
   const seen = new Map<string, number>();
   const entries = items.map((item, index) => {
@@ -130,8 +130,8 @@ export async function deleteTool(request: RouteRequest, call: Call): Promise<Res
 export async function deleteContext(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const context = request.params.id;
-  if (context === undefined || !CONTEXT_PATTERN.test(context)) {
-    throw badField("id", `a context id must match ${CONTEXT_PATTERN.source}`);
+  if (context === undefined || !ID_PATTERN.test(context)) {
+    throw badField("id", `a context id must match ${ID_PATTERN.source}`);
   }
   const outcome = await registryStub(call.env).disposeContext(context);
   return Response.json({ context, removed: outcome.removed, version: outcome.version });
