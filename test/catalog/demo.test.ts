@@ -9,7 +9,7 @@ import type { JsonSchema, ToolDefinition } from "../../src/core/types.ts";
 const catalog = demoCatalog();
 const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 
-function tool(name: string): ToolDefinition {
+function demoTool(name: string): ToolDefinition {
   const found = catalog.find((candidate) => candidate.name === name);
   if (!found) throw new Error(`demo tool ${name} is missing`);
   return found;
@@ -79,28 +79,28 @@ describe("the demo catalog", () => {
     expect(catalog.filter((entry) => entry.risk === "sensitive").length).toBeGreaterThanOrEqual(3);
     expect(catalog.filter((entry) => entry.confirm === "session").length).toBeGreaterThanOrEqual(1);
     expect(catalog.filter((entry) => entry.confirm === "always").length).toBeGreaterThanOrEqual(3);
-    expect(tool("send_email")).toMatchObject({ risk: "sensitive", confirm: "always", groups: ["mail"] });
-    expect(tool("delete_file")).toMatchObject({ risk: "dangerous", confirm: "always", groups: ["files"] });
-    expect(tool("send_payment")).toMatchObject({ visibility: "restricted", risk: "dangerous", confirm: "always" });
-    expect(tool("write_file")).toMatchObject({ risk: "sensitive", confirm: "session" });
+    expect(demoTool("send_email")).toMatchObject({ risk: "sensitive", confirm: "always", groups: ["mail"] });
+    expect(demoTool("delete_file")).toMatchObject({ risk: "dangerous", confirm: "always", groups: ["files"] });
+    expect(demoTool("send_payment")).toMatchObject({ visibility: "restricted", risk: "dangerous", confirm: "always" });
+    expect(demoTool("write_file")).toMatchObject({ risk: "sensitive", confirm: "session" });
     // Most tools are everyday ones.
     expect(catalog.filter((entry) => entry.risk === undefined && entry.visibility === undefined).length).toBeGreaterThan(catalog.length / 2);
   });
 
   it("has the four builtin tools with their executors; every other tool is run by the client", () => {
-    expect(tool("echo")).toMatchObject({ executor: { type: "builtin", name: "echo" } });
-    expect(tool("echo").groups).toBeUndefined();
+    expect(demoTool("echo")).toMatchObject({ executor: { type: "builtin", name: "echo" } });
+    expect(demoTool("echo").groups).toBeUndefined();
 
-    expect(tool("current_time")).toMatchObject({ executor: { type: "builtin", name: "clock" } });
-    expect(propertiesOf(tool("current_time").parameters)["timezone"]).toMatchObject({ type: "string" });
-    expect(tool("current_time").parameters["required"]).toBeUndefined();
+    expect(demoTool("current_time")).toMatchObject({ executor: { type: "builtin", name: "clock" } });
+    expect(propertiesOf(demoTool("current_time").parameters)["timezone"]).toMatchObject({ type: "string" });
+    expect(demoTool("current_time").parameters["required"]).toBeUndefined();
 
-    expect(tool("calculate")).toMatchObject({ executor: { type: "builtin", name: "calculator" } });
-    expect(tool("calculate").parameters).toMatchObject({ required: ["expression"], properties: { expression: { type: "string" } } });
+    expect(demoTool("calculate")).toMatchObject({ executor: { type: "builtin", name: "calculator" } });
+    expect(demoTool("calculate").parameters).toMatchObject({ required: ["expression"], properties: { expression: { type: "string" } } });
 
-    expect(tool("fetch_url")).toMatchObject({ groups: ["web"], executor: { type: "builtin", name: "fetch_url" } });
-    expect(tool("fetch_url").parameters).toMatchObject({ required: ["url"], properties: { url: { type: "string", format: "uri" } } });
-    expect(tool("fetch_url").description).toMatch(/untrusted external data/u);
+    expect(demoTool("fetch_url")).toMatchObject({ groups: ["web"], executor: { type: "builtin", name: "fetch_url" } });
+    expect(demoTool("fetch_url").parameters).toMatchObject({ required: ["url"], properties: { url: { type: "string", format: "uri" } } });
+    expect(demoTool("fetch_url").description).toMatch(/untrusted external data/u);
 
     const withExecutor = catalog.filter((entry) => entry.executor !== undefined).map((entry) => entry.name);
     expect(withExecutor.toSorted()).toEqual(["calculate", "current_time", "echo", "fetch_url"]);
@@ -117,8 +117,8 @@ describe("the demo catalog", () => {
     expect([...levels].toSorted((a, b) => a - b)).toEqual([0, 1, 2]);
     const modes = new Set(catalog.map((entry) => confirmMode(entry, config)));
     expect([...modes].toSorted()).toEqual(["always", "off", "session"]);
-    expect(minimumLevel(tool("echo"), config)).toBe(0);
-    expect(confirmMode(tool("delete_email"), config)).toBe("session");
+    expect(minimumLevel(demoTool("echo"), config)).toBe(0);
+    expect(confirmMode(demoTool("delete_email"), config)).toBe("session");
   });
 
   it("registers whole into a registry, where the group gate shows", () => {
@@ -144,7 +144,7 @@ describe("the demo catalog", () => {
       ["current_time", {}],
       ["echo", { message: "hi", anything: [1, 2] }],
     ];
-    const refused = valid.flatMap(([name, args]) => validateArguments(tool(name).parameters, args).map((problem) => `${name}: ${problem}`));
+    const refused = valid.flatMap(([name, args]) => validateArguments(demoTool(name).parameters, args).map((problem) => `${name}: ${problem}`));
     expect(refused).toEqual([]);
 
     const invalid: [string, Record<string, unknown>][] = [
@@ -156,7 +156,7 @@ describe("the demo catalog", () => {
       ["get_weather_forecast", { location: "Paris", days: 30 }],
       ["create_invoice", { customer_email: "billing@acme.example", currency: "EUR", items: [] }],
     ];
-    const accepted = invalid.filter(([name, args]) => validateArguments(tool(name).parameters, args).length === 0);
+    const accepted = invalid.filter(([name, args]) => validateArguments(demoTool(name).parameters, args).length === 0);
     expect(accepted).toEqual([]);
   });
 

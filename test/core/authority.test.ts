@@ -7,12 +7,11 @@ import type { AuthorityConfig } from "../../src/core/authority.ts";
 import { defaultConfig } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
 import type { Principal, ToolDefinition } from "../../src/core/types.ts";
+import { toolMaker } from "../support/tools.ts";
 
 const noConfig: AuthorityConfig = { authorityOverrides: {}, confirmOverrides: {}, deniedCapabilities: [] };
 
-function tool(name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
-  return { name, description: name, parameters: { type: "object" }, ...extra };
-}
+const tool = toolMaker((name) => ({ description: name, parameters: { type: "object" } }));
 
 function principal(level: number, owner = false): Principal {
   return { id: `p${level}${owner ? "-owner" : ""}`, level, owner, groups: [] };

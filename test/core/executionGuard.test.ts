@@ -5,6 +5,7 @@ import { texts } from "../../src/core/locale.ts";
 import type { ConfirmationRequest, GuardDecision, Principal, ToolCallContext, ToolDefinition } from "../../src/core/types.ts";
 import { ANONYMOUS_PRINCIPAL_ID } from "../../src/core/authority.ts";
 import { createExecutionGuard, type SessionGrants } from "../../src/core/executionGuard.ts";
+import { registered, toolMaker } from "../support/tools.ts";
 
 const TTL = 60_000;
 
@@ -44,9 +45,7 @@ class FakeSessions {
   }
 }
 
-function tool(definition: Partial<ToolDefinition> & { name: string }) {
-  return { definition: { description: "d", parameters: { type: "object" }, ...definition }, contextId: "test" };
-}
+const tool = toolMaker({ description: "d", parameters: { type: "object" } });
 
 const alice: Principal = { id: "alice", level: 2, owner: false, groups: [] };
 const bob: Principal = { id: "bob", level: 2, owner: false, groups: [] };
@@ -63,7 +62,7 @@ function setup(overrides: Partial<GatewayConfig> = {}) {
     definition: Partial<ToolDefinition> & { name: string },
     context: ToolCallContext,
     args: Record<string, unknown> = { secret: "shown to the approver only" },
-  ) => Promise.resolve(guard({ tool: tool(definition), arguments: args, context }));
+  ) => Promise.resolve(guard({ tool: registered(tool(definition.name, definition)), arguments: args, context }));
   return { sessions, decisions, run };
 }
 

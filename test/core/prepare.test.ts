@@ -8,11 +8,13 @@ import { toShape } from "../../src/core/shapes.ts";
 import { countTokens } from "../../src/core/tokens.ts";
 import type { ToolDefinition } from "../../src/core/types.ts";
 import { everyTestNeedsEvalData, evalMcpTools } from "../evalData.ts";
+import { toolMaker } from "../support/tools.ts";
 
-function tool(name: string, description = `The ${name} tool.`, groups?: string[]): ToolDefinition {
-  const parameters = { type: "object", properties: { input: { type: "string", description: `Input of ${name}` } } };
-  return groups ? { name, description, parameters, groups } : { name, description, parameters };
-}
+/** Each tool with one described argument, so that the token counts weigh parameters too. */
+const tool = toolMaker((name) => ({
+  description: `The ${name} tool.`,
+  parameters: { type: "object", properties: { input: { type: "string", description: `Input of ${name}` } } },
+}));
 
 function config(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return { ...defaultConfig(), ...overrides };

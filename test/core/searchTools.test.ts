@@ -9,11 +9,12 @@ import {
   type SearchToolsParams,
 } from "../../src/core/searchTools.ts";
 import type { ToolDefinition } from "../../src/core/types.ts";
+import { toolMaker } from "../support/tools.ts";
 
-function tool(name: string, description: string, groups?: string[]): ToolDefinition {
-  const parameters = { type: "object", properties: { [`${name}_arg`]: { type: "string" } }, required: [`${name}_arg`] };
-  return groups ? { name, description, parameters, groups } : { name, description, parameters };
-}
+/** Each tool with one required argument named after it. */
+const tool = toolMaker((name) => ({
+  parameters: { type: "object", properties: { [`${name}_arg`]: { type: "string" } }, required: [`${name}_arg`] },
+}));
 
 function config(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return { ...defaultConfig(), ...overrides };
@@ -21,12 +22,12 @@ function config(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
 
 const catalog: ToolDefinition[] = [
   tool("calculator", "Evaluate an arithmetic expression."),
-  tool("web_search", "Search the web.", ["web"]),
-  tool("fetch_url", "Fetch a web page.", ["web"]),
-  tool("read_file", "Read a file.", ["files"]),
-  tool("write_file", "Write a file.", ["files"]),
-  tool("delete_file", "Delete a file.", ["files", "danger"]),
-  tool("shell", "Run a shell command.", ["danger"]),
+  tool("web_search", "Search the web.", { groups: ["web"] }),
+  tool("fetch_url", "Fetch a web page.", { groups: ["web"] }),
+  tool("read_file", "Read a file.", { groups: ["files"] }),
+  tool("write_file", "Write a file.", { groups: ["files"] }),
+  tool("delete_file", "Delete a file.", { groups: ["files", "danger"] }),
+  tool("shell", "Run a shell command.", { groups: ["danger"] }),
   tool("clock", "The current time."),
 ];
 
@@ -98,7 +99,7 @@ describe("searchToolsDefinition", () => {
 
 describe("compactToolNames", () => {
   it("lists ungrouped names plainly, then each group's names under their first group", () => {
-    expect(compactToolNames([tool("clock", ""), tool("fetch_url", "", ["web"]), tool("web_search", "", ["web", "x"]), tool("calculator", "")]))
+    expect(compactToolNames([tool("clock", ""), tool("fetch_url", "", { groups: ["web"] }), tool("web_search", "", { groups: ["web", "x"] }), tool("calculator", "")]))
       .toBe("clock,calculator; web: fetch_url,web_search");
   });
 
@@ -106,7 +107,7 @@ describe("compactToolNames", () => {
     expect(compactToolNames([tool("read_file", ""), tool("read_dir", ""), tool("write_file", "")])).toBe("read_{file,dir},write_file");
     expect(compactToolNames([tool("git__log", ""), tool("git__diff_staged", ""), tool("git__diff_head", ""), tool("other", "")]))
       .toBe("git__{log,diff_{staged,head}},other");
-    expect(compactToolNames([tool("a.b", ""), tool("a.c", ""), tool("x-y", "", ["g"]), tool("x-z", "", ["g"])])).toBe("a.{b,c}; g: x-{y,z}");
+    expect(compactToolNames([tool("a.b", ""), tool("a.c", ""), tool("x-y", "", { groups: ["g"] }), tool("x-z", "", { groups: ["g"] })])).toBe("a.{b,c}; g: x-{y,z}");
   });
 
   it("loses no name: expanding the braces gives back every name", () => {
@@ -257,7 +258,7 @@ describe.each(MODES)("runSearchTools over the %s index", (mode) => {
   });
 
   it(`caps related at ${MAX_RELATED} names`, () => {
-    const big = Array.from({ length: 40 }, (_, i) => tool(`g_tool_${i}`, `tool ${i}`, ["g"]));
+    const big = Array.from({ length: 40 }, (_, i) => tool(`g_tool_${i}`, `tool ${i}`, { groups: ["g"] }));
     const result = runSearchTools({ query: "g_tool_0" }, { catalog: big, index: createSubstringIndex(big), enabledGroups: undefined, config: config() });
     expect(result.tools.map((t) => t.name)).toEqual(["g_tool_0"]);
     expect(result.related).toHaveLength(MAX_RELATED);

@@ -4,17 +4,12 @@ import { texts } from "../../src/core/locale.ts";
 import { isVisible, suggestNames, ToolRegistry } from "../../src/core/toolRegistry.ts";
 import { ToolDefinitionError } from "../../src/core/schema.ts";
 import type {
-  ConfirmationRequest, ExecutionGuard, ExecutorRunner, Logger, ToolCallContext, ToolDefinition, ToolHandler,
+  ConfirmationRequest, ExecutionGuard, ExecutorRunner, Logger, ToolCallContext, ToolHandler,
 } from "../../src/core/types.ts";
+import { toolMaker } from "../support/tools.ts";
 
-function tool(name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
-  return {
-    name,
-    description: `The ${name} tool`,
-    parameters: { type: "object", properties: { q: { type: "string" } }, additionalProperties: false },
-    ...extra,
-  };
-}
+/** Each tool takes one string argument `q` and nothing else (the validation tests rely on it). */
+const tool = toolMaker({ parameters: { type: "object", properties: { q: { type: "string" } }, additionalProperties: false } });
 
 function spyLogger(): Logger & { messages: string[] } {
   const messages: string[] = [];

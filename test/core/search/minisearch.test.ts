@@ -7,34 +7,37 @@ import { FIELDS, toolFieldTexts } from "../../../src/core/search/fields.ts";
 import { buildIndex, createMiniSearchIndex, MINISEARCH_OPTIONS } from "../../../src/core/search/minisearch.ts";
 import type { JsonSchema, ToolDefinition } from "../../../src/core/types.ts";
 import { everyTestNeedsEvalData, evalMcpTools, evalMetaTool } from "../../evalData.ts";
-
-function tool(name: string, description: string, parameters: JsonSchema = { type: "object", properties: {} }, groups?: string[]): ToolDefinition {
-  return groups ? { name, description, parameters, groups } : { name, description, parameters };
-}
+import { tool } from "../../support/tools.ts";
 
 const catalog: ToolDefinition[] = [
   tool("search_web", "Searches the internet and returns the best pages for a query."),
   tool("send_email", "Sends a message to one or more recipients.", {
-    type: "object",
-    properties: { to: { type: "string", description: "Recipient address" }, subject: { type: "string" } },
+    parameters: {
+      type: "object",
+      properties: { to: { type: "string", description: "Recipient address" }, subject: { type: "string" } },
+    },
   }),
   tool("daily_digest", "Summarises the news of the day, including the weather in your city."),
   tool("get_weather", "Current conditions for a city.", {
-    type: "object",
-    properties: { city: { type: "string" }, units: { type: "string", enum: ["metric", "imperial"] } },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, units: { type: "string", enum: ["metric", "imperial"] } },
+    },
   }),
   tool("createCalendarEvent", "Adds an entry to a calendar.", {
-    type: "object",
-    properties: {
-      when: {
-        type: "object",
-        description: "When it happens",
-        properties: { timezone: { type: "string", description: "An IANA zone such as Europe/Paris" } },
+    parameters: {
+      type: "object",
+      properties: {
+        when: {
+          type: "object",
+          description: "When it happens",
+          properties: { timezone: { type: "string", description: "An IANA zone such as Europe/Paris" } },
+        },
       },
     },
   }),
   tool("read_file", "Reads the contents of a file from disk."),
-  tool("ledger_post", "Records a transaction.", { type: "object", properties: {} }, ["accounting"]),
+  tool("ledger_post", "Records a transaction.", { groups: ["accounting"] }),
 ];
 
 const names = (tools: readonly ToolDefinition[]): string[] => tools.map((t) => t.name);

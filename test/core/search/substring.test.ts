@@ -3,10 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createSubstringIndex, queryKeywords } from "../../../src/core/search/substring.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { evalMcpTools, needsEvalData } from "../../evalData.ts";
-
-function tool(name: string, description: string): ToolDefinition {
-  return { name, description, parameters: { type: "object", properties: {} } };
-}
+import { tool } from "../../support/tools.ts";
 
 /** The rule written the slow, obvious way: the reference the index must agree with. */
 function reference(tools: readonly ToolDefinition[], query: string): string[] {
