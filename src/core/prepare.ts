@@ -52,6 +52,16 @@ function listTokens(tools: readonly ToolDefinition[], shape: ToolShape): number 
 }
 
 /**
+ * The tools this history discovered (oldest first) that this turn's tools hold: a made-up name the model called
+ * never joins the set. The Worker merges these into the session's stored set; prepareTurn merges them the same way.
+ */
+export function discoveredInHistory(messages: readonly unknown[], tools: readonly ToolDefinition[]): string[] {
+  const names = new Set(tools.map((tool) => tool.name));
+  names.delete(SEARCH_TOOLS_NAME);
+  return extractDiscovered(messages, SEARCH_TOOLS_NAME).filter((name) => names.has(name));
+}
+
+/**
  * One turn of the search layer.
  *
  * Decisions where the design documents are silent:
@@ -64,16 +74,6 @@ function listTokens(tools: readonly ToolDefinition[], shape: ToolShape): number 
  *   membership does, which keeps the model provider's prompt cache warm.
  * - The once-only warning for an always-direct name is given when the layer applies (step 2 follows step 1).
  */
-/**
- * The tools this history discovered (oldest first) that this turn's tools hold: a made-up name the model called
- * never joins the set. The Worker merges these into the session's stored set; prepareTurn merges them the same way.
- */
-export function discoveredInHistory(messages: readonly unknown[], tools: readonly ToolDefinition[]): string[] {
-  const names = new Set(tools.map((tool) => tool.name));
-  names.delete(SEARCH_TOOLS_NAME);
-  return extractDiscovered(messages, SEARCH_TOOLS_NAME).filter((name) => names.has(name));
-}
-
 export function prepareTurn(input: PrepareInput): PrepareOutput {
   const { tools, config, warnings } = input;
   const shape = input.shape ?? "openai";

@@ -1,0 +1,86 @@
+// One tool call as a face runs it (the /v1 execute route; a second face's tool call alike): the rate limit, the name
+// resolved (search_tools; the session's client catalog first, then the registry), the registry's gate, validation and
+// guard, and one audit line per call (docs/DESIGN.md, "Execute"). Every tool-level outcome is a ToolResult; an
+// HttpError only for the rate limit and the principal's session limit (429).
+import { auditDecisionOf, auditLine } from "../core/audit.ts";
+import type { AuditDecision } from "../core/audit.ts";
+import { texts } from "../core/locale.ts";
+import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
+import { errorResult } from "../core/toolRegistry.ts";
+import type { ToolCallContext, ToolOutcome, ToolResult } from "../core/types.ts";
+import { TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
+import { sessionStub } from "../durable/stubs.ts";
+import { currentRegistry } from "../isolate/registryCache.ts";
+import { HttpError } from "./errors.ts";
+import { enforceRateLimit, tooManySessions } from "./limits.ts";
+import { searchSession } from "./sessionSearch.ts";
+import type { Call } from "./stage.ts";
+
+/** The outcome of one call: `search_tools`, else the session's client catalog, else the registry. */
+async function executeTool(
+  call: Call,
+  sessionId: string,
+  name: string,
+  args: Record<string, unknown>,
+  context: ToolCallContext,
+): Promise<ToolOutcome> {
+  const { config } = call.settings;
+  const groups = [...(context.enabledGroups ?? [])];
+  if (name === SEARCH_TOOLS_NAME) {
+    const parsed = parseSearchToolsParams(args, config.limits.maxQueryLength);
+    if (!parsed.ok) return { result: errorResult(texts(config.locale).invalidArguments(name, parsed.problems)) };
+    const result = await searchSession(call, sessionId, parsed.params, config.searchMode, groups);
+    return { result: { content: JSON.stringify(result), isError: false } };
+  }
+  // One catalog per turn: prepare sends, and search shows, the session's client catalog when it has one, so a name
+  // that catalog holds is the client's tool here too (its schema, its guard), even when the registry has a tool of
+  // the same name; any other name is the registry's, which answers an absent and a gated tool alike.
+  const client = await sessionStub(call.env, call.principal.id, sessionId).executeClientTool(name, args, context, config);
+  if (client) return client;
+  const { registry } = await currentRegistry(call.env, call.settings);
+  return registry.executeWithDecision(name, args, context);
+}
+
+/** Runs one call of `name` in the caller's session, with `groups` enabled (already within the caller's token). */
+export async function callTool(
+  call: Call,
+  sessionId: string,
+  name: string,
+  args: Record<string, unknown>,
+  groups: string[],
+): Promise<ToolResult> {
+  const { config } = call.settings;
+  const started = Date.now();
+  const audit = (decision: AuditDecision): void => {
+    console.log(auditLine({ principalId: call.principal.id, sessionId, tool: name, decision, durationMs: Date.now() - started }));
+  };
+  try {
+    await enforceRateLimit(call);
+  } catch (error) {
+    audit("rate_limited");
+    throw error;
+  }
+
+  const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId };
+  let outcome: ToolOutcome;
+  try {
+    outcome = await executeTool(call, sessionId, name, args, context);
+  } catch (error) {
+    // A new session past the principal's session limit (search_tools in it): 429, like a prepare or search would.
+    if (error instanceof HttpError) {
+      audit("rate_limited");
+      throw error;
+    }
+    // registry.execute() never throws; anything that still does (a failed RPC, a bug) is a tool error, not a 500.
+    console.error(`execute ${name}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
+    outcome = { result: errorResult(texts(config.locale).toolFailed(name, "internal error")) };
+  }
+  const { result, decision } = outcome;
+  // The guard could not open a confirmation in a new session past the principal's limit: 429, as prepare would.
+  if (decision?.kind === "deny" && decision.code === TOO_MANY_SESSIONS) {
+    audit("rate_limited");
+    throw tooManySessions({ refused: decision.reason });
+  }
+  audit(auditDecisionOf(result, decision));
+  return result;
+}
