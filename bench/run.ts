@@ -1,6 +1,6 @@
 // `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http]): search latency, index build time and heap,
 // tool-list tokens, retrieval quality and HTTP load, printed as ONE JSON summary on stdout (progress on stderr),
-// with the targets of issue 5 and whether each is met. Not a test: figures depend on the machine and its load.
+// with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";

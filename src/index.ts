@@ -1,4 +1,5 @@
-// The Worker: the HTTP API of SPEC §4, and the Durable Object classes its bindings name.
+// The Worker: the playground page or the router (docs/DESIGN.md, "Flows"), and the Durable Object classes that its
+// bindings name.
 import { preflight, withCors } from "./http/cors.ts";
 import { toErrorResponse } from "./http/errors.ts";
 import { createRouter, isApiPath, staticAsset } from "./http/router.ts";

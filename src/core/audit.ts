@@ -1,4 +1,4 @@
-// The audit line of one tool execution (issue 4): who ran what, in which session, with which outcome and how long it
+// The audit line of one tool execution (docs/DESIGN.md, "Flows"): who ran what, in which session, with which outcome and how long it
 // took. Never the arguments' values (nor their names: a model can put data in a key). The Worker logs the line with
 // console.log, so it lands in Workers Logs / `wrangler tail` as one JSON object per execution.
 import { ANONYMOUS_PRINCIPAL_ID } from "./authority.ts";

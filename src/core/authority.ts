@@ -1,4 +1,4 @@
-// Authority levels, confirmation modes and denied capabilities (SPEC §1): pure decisions, no storage.
+// Authority levels, confirmation modes and denied capabilities (docs/DESIGN.md, "The guard"): pure decisions, no storage.
 import type { GatewayConfig } from "./config.ts";
 import { texts } from "./locale.ts";
 import type { ConfirmMode, Locale, Principal, ToolDefinition } from "./types.ts";

@@ -1,4 +1,5 @@
-// Gateway configuration (SPEC §2 and §4 "Contract details"), with the seed's defaults, validated field by field.
+// Gateway configuration (the README's Configuration; docs/DESIGN.md, "Limits and bounds"), with its defaults,
+// validated field by field.
 import { HOST_PATTERN, isLocalName, MAX_HOST_LENGTH, normalizeHost } from "./hosts.ts";
 import type { HostLists } from "./hosts.ts";
 import { isRecord } from "./records.ts";

@@ -1,8 +1,8 @@
-// Pending confirmations and grants of one session (issue 4): pure state, stored by the session's Durable Object.
+// Pending confirmations and grants of one session (docs/DESIGN.md, "The guard"): pure state, stored by the session's Durable Object.
 //
 // Rules (every time is epoch ms; an entry is valid while `now < expiresAt`):
-// - Every entry is bound (issue 9 part 2) to a `GrantBinding`: digests of the tool's definition and of the call's
-//   canonical arguments (core/approval.ts `canonicalJson`; the Worker hashes it). The ledger only compares them.
+// - Every entry is bound to a `GrantBinding`: digests of the tool's definition and of the call's
+//   canonical arguments (core/approval.ts `canonicalJson`; the execution guard hashes it). The ledger only compares them.
 // - `request` opens a pending confirmation. While one for the same capability, mode and binding is still pending it
 //   is reused (same id, same expiry: a retry never pushes the expiry out), so a model that retries does not pile up
 //   approval cards. For `always` the binding is the tool and the arguments, so other arguments get a new id; for

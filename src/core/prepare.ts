@@ -1,4 +1,4 @@
-// The prepare step (seed agent:llm:before, SPEC §2): recomputed on every turn, independent of anything else.
+// The prepare step (docs/DESIGN.md, "Flows"): recomputed on every turn, independent of anything else.
 import type { GatewayConfig } from "./config.ts";
 import { discoveredLimit } from "./config.ts";
 import { DiscoveredSet } from "./discovered.ts";

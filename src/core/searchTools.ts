@@ -1,4 +1,4 @@
-// The `search_tools` meta-tool (SPEC §2): its definition and its result.
+// The `search_tools` meta-tool (docs/DESIGN.md, "Flows"): its definition and its result.
 import type { GatewayConfig } from "./config.ts";
 import { texts } from "./locale.ts";
 import { isRecord } from "./records.ts";

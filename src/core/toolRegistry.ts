@@ -1,4 +1,4 @@
-// The tool registry (SPEC §1, seed plugin-tools): one map name → entry, disposers, group gate, one execution guard.
+// The tool registry (docs/DESIGN.md, "Flows" and "The guard"): one map name → entry, disposers, group gate, one execution guard.
 import { texts } from "./locale.ts";
 import type { Texts } from "./locale.ts";
 import { isRecord } from "./records.ts";
@@ -240,7 +240,7 @@ export class ToolRegistry {
    * Order: lookup and group gate (a gated tool answers byte for byte like an absent one) → arguments (`undefined`
    * counts as `{}`) → the execution guard → the handler, else the runner for tools with an executor. A tool with
    * neither handler nor executor is run by the client: the answer says so, with `isError: false` (nothing failed;
-   * SPEC §4 "execute answers that the client runs it").
+   * the gateway does not run client tools: docs/DESIGN.md, "Goals and non-goals").
    */
   async execute(name: string, args: unknown, context: ToolCallContext = {}): Promise<ToolResult> {
     return (await this.executeWithDecision(name, args, context)).result;

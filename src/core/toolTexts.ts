@@ -1,4 +1,4 @@
-// What the model reads of a tool definition, cleaned when the definition is accepted (issue 9): its description and
+// What the model reads of a tool definition, cleaned when the definition is accepted (docs/DESIGN.md, "The boundary"): its description and
 // the `title` and `description` of every schema in its parameters go through the untrusted boundary's cleaning
 // (smuggling characters stripped, forged banner markers neutralised), so that what is stored and shown is clean.
 // Names are validated by pattern already; data the tool expects (`enum`, `const`, `default`, `examples`, property

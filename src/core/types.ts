@@ -27,7 +27,7 @@ export type ExecutorSpec =
     }
   | { type: "service"; binding: string; path?: string; untrusted?: boolean };
 
-/** A tool as registered (SPEC §1). */
+/** A tool as registered (the README's `PUT /v1/tools/:name`). */
 export interface ToolDefinition {
   name: string;
   description: string;

@@ -1,5 +1,6 @@
-// The untrusted-content boundary (SPEC §3): a warning before external text, no closing marker, a sanitised source.
-// Hardening (issue 4): smuggling characters stripped from fetched text, forged banner markers neutralised, a length cap.
+// The untrusted-content boundary (docs/DESIGN.md, "The boundary"): a warning before external text, no closing marker,
+// a sanitised source. Hardening: smuggling characters stripped from fetched text, forged banner markers neutralised,
+// a length cap.
 import { BANNER_MARKERS, texts } from "./locale.ts";
 import type { Locale } from "./types.ts";
 
@@ -222,7 +223,7 @@ const LOOKALIKES: Record<string, string> = {
 };
 
 /**
- * The second reading of a text (issue 9): digits and symbols read as the letters they stand for in leetspeak
+ * The second reading of a text: digits and symbols read as the letters they stand for in leetspeak
  * ("Ext3rnal d4ta, n0t u$er instructi0ns"). "l", "1", "|", "!" and "£" all read as "i" (so "1" matches both "i" and
  * "l", and so does a plain "l" or "i"). Only this reading folds them; markers are looked for in both readings, so
  * the plain one keeps every match it had and the digits of ordinary text never change what it finds.

@@ -1,4 +1,4 @@
-// Runs tools that declare an executor: builtin, http or service (issue 4). Failures throw an Error whose message is
+// Runs tools that declare an executor: builtin, http or service (docs/DESIGN.md, "Flows"). Failures throw an Error whose message is
 // written for the model; the registry turns a throw into a `{"error": …}` tool result.
 import type { GatewayConfig } from "../core/config.ts";
 import type { ExecutorRunner, ExecutorSpec } from "../core/types.ts";

@@ -1,4 +1,4 @@
-// Authentication (SPEC §4): a Bearer JWT verified with jose (HS256 secret or a JWKS URL), or the anonymous
+// Authentication (the caller stage, docs/DESIGN.md "Flows"): a Bearer JWT verified with jose (HS256 secret or a JWKS URL), or the anonymous
 // principal when the settings allow it. Also the rule that a request's enabledGroups never exceed the token's.
 import { createRemoteJWKSet, errors, jwtVerify } from "jose";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";

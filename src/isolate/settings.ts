@@ -1,4 +1,4 @@
-// The Worker's settings, read from its vars and secrets once per isolate (SPEC §4 "Contract details").
+// The Worker's settings, read from its vars and secrets once per isolate (the README's Configuration).
 // A bad value makes every route but /v1/health answer 503 with a message naming the variable.
 import { ConfigError, parseConfigText } from "../core/config.ts";
 import type { GatewayConfig } from "../core/config.ts";

@@ -1,4 +1,4 @@
-// Finds the untrusted-content banner that the gateway puts first in a tool result holding fetched text (SPEC §3).
+// Finds the untrusted-content banner that the gateway puts first in a tool result holding fetched text (docs/DESIGN.md, "The boundary").
 import { BANNER_MARKERS } from "../core/locale.ts";
 
 export interface BannerSplit {

@@ -214,7 +214,7 @@ describe("ConfirmationLedger state", () => {
   });
 
   it("drops entries stored before approvals were bound to the call (no digests): the tool asks again", () => {
-    // The shape the ledger stored before issue 9: no `tool`, no `arguments`.
+    // The shape the ledger stored before approvals were bound to the call: no `tool`, no `arguments`.
     const old: GrantState = JSON.parse(JSON.stringify({
       pending: [{ id: "old-pending", capability: "tool:transfer", mode: "always", expiresAt: T0 + TTL }],
       grants: [

@@ -1,4 +1,4 @@
-// Tool descriptions and parameter texts are cleaned when a definition is accepted (issue 9): what is stored and shown
+// Tool descriptions and parameter texts are cleaned when a definition is accepted (docs/DESIGN.md, "The boundary"): what is stored and shown
 // to the model has no smuggling characters and no forged banner marker; names and the data the tool expects
 // (enum, const, default, examples, property names) are exactly as given.
 import { describe, expect, it } from "vitest";

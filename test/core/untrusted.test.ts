@@ -24,7 +24,7 @@ function markerOf(locale: Locale): string {
   return marker;
 }
 
-/** The invariant of SPEC §3 and issue 2: exactly one banner, at position 0, in the locale's language. */
+/** The boundary's invariant (docs/DESIGN.md, "The boundary"): exactly one banner, at position 0, in the locale's language. */
 function expectOneBannerAtStart(result: string, locale: Locale): void {
   const own = markerOf(locale);
   expect(result.startsWith(own)).toBe(true);

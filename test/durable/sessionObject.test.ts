@@ -83,7 +83,7 @@ describe("eviction", () => {
   it("drops confirmations and grants stored before approvals were bound to the call (fail closed)", async () => {
     const stub = stubOf(sessionId("old-grants"));
     const later = Date.now() + 600_000;
-    // The stored shape before issue 9: no tool or arguments digest.
+    // The stored shape before approvals were bound to the call: no tool or arguments digest.
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.kv.put("grants", {
         pending: [{ id: "old-id", capability: "tool:demo", mode: "always", expiresAt: later }],

@@ -1,4 +1,4 @@
-// What the model reads is clean wherever it comes from (issue 9): POST /v1/untrusted/wrap applies the executors'
+// What the model reads is clean wherever it comes from (docs/DESIGN.md, "The boundary"): POST /v1/untrusted/wrap applies the executors'
 // hardened boundary (same output for the same input), and tool descriptions and parameter texts, registered or
 // sent by a client, come back clean from GET /v1/tools, search and prepare.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The hardened boundary over HTTP (issue 4): every payload of the injection corpus is served by the remote worker and
+// The hardened boundary over HTTP (docs/DESIGN.md, "The boundary"): every payload of the injection corpus is served by the remote worker and
 // fetched through POST /v1/sessions/:sid/execute of fetch_url, as a model's call would be, and must come back with
 // exactly one banner, at the start, and none of the characters that smuggle instructions; ordinary text (Chinese,
 // emoji, code) comes back exactly as served.

@@ -1,4 +1,4 @@
-// The execution guard over HTTP (issue 4), through the Worker's own fetch with real tokens: every decision path of
+// The execution guard over HTTP (docs/DESIGN.md, "The guard"), through the Worker's own fetch with real tokens: every decision path of
 // POST /v1/sessions/:sid/execute and the confirmation flow, the group gate (gated = absent, byte for byte), the rate
 // limit, each executor's success and failure (a real second Worker is the remote end), and the audit line.
 //

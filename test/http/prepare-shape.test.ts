@@ -1,4 +1,4 @@
-// POST /v1/sessions/:sid/prepare without tools answers in the shape of the messages (issue 9): an Anthropic or MCP
+// POST /v1/sessions/:sid/prepare without tools answers in the shape of the messages: an Anthropic or MCP
 // history, or OpenAI Responses input items, get their own tool shape back. `format` still wins, then the tools' shape.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolShape } from "../../src/core/shapes.ts";

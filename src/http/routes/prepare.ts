@@ -1,4 +1,4 @@
-// POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (SPEC §2, §4).
+// POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
 import { detectMessagesShape } from "../../core/history.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";

@@ -1,4 +1,4 @@
-// POST /v1/sessions/:sid/search: the search_tools result object itself (SPEC §4).
+// POST /v1/sessions/:sid/search: the search_tools result object itself (docs/DESIGN.md, "Flows").
 import { SEARCH_MODES } from "../../core/config.ts";
 import { parseSearchToolsParams } from "../../core/searchTools.ts";
 import { readJsonObject } from "../body.ts";

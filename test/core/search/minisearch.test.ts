@@ -205,7 +205,7 @@ describe("buildIndex", () => {
   });
 });
 
-describe("retrieval quality on MetaTool (issue 5 targets)", () => {
+describe("retrieval quality on MetaTool (the README's benchmark targets)", () => {
   everyTestNeedsEvalData();
   it("reaches nDCG@10 ≥ 0.60 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
     const { tools, queries } = evalMetaTool;
