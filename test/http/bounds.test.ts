@@ -57,6 +57,11 @@ function errorText(result: ExecuteBody): string {
   return parsed.error;
 }
 
+/** `count` distinct rows of 25 one-letter keys: 5,000 stay under the 1 MB body limit, like the testers' 964 KB. */
+function rows(count: number): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, i) => Object.fromEntries(Array.from({ length: 25 }, (_key, k) => [String.fromCharCode(97 + k), k === 0 ? i : k])));
+}
+
 function nested(levels: number): unknown {
   let value: unknown = "leaf";
   for (let i = 0; i < levels; i++) value = [value];
@@ -69,9 +74,11 @@ describe("argument validation has bounded cost", () => {
     const result = await execute(sid, "redos", { s: `${"a".repeat(29)}!` });
     expect(result.isError).toBe(true);
     expect(errorText(result)).toBe(t.invalidArguments("redos", [t.argument.invalid("s", 'does not match the pattern "^(a+)+$"')]));
-    // 100,000 characters are still checked; a matching string passes.
-    const long = await execute(sid, "redos", { s: `${"a".repeat(100_000)}!` });
-    expect(errorText(long)).toContain("does not match the pattern");
+    // 20,000 characters are still checked (linear); a million would be refused by the budget before RE2 runs.
+    const long = await execute(sid, "redos", { s: `${"a".repeat(20_000)}!` });
+    expect(errorText(long)).toBe(t.invalidArguments("redos", [t.argument.invalid("s", 'does not match the pattern "^(a+)+$"')]));
+    const huge = await execute(sid, "redos", { s: `${"a".repeat(900_000)}!` });
+    expect(errorText(huge)).toBe(t.invalidArguments("redos", [t.argument.tooCostly]));
     expect((await execute(sid, "redos", { s: "aaaa" })).isError).toBe(false);
   });
 
@@ -98,19 +105,22 @@ describe("argument validation has bounded cost", () => {
     expect(errorText(result)).toBe(t.invalidArguments("fanout", [t.argument.tooCostly]));
   });
 
-  it("checks uniqueItems over 5,000 objects of 25 keys by hashing: the demo's get_directions.avoid, and a client tool", async () => {
-    // 25 one-letter keys, one of them telling the rows apart: under the 1 MB body limit, like the testers' 964 KB.
-    const rows = Array.from({ length: 5_000 }, (_, i) => Object.fromEntries(Array.from({ length: 25 }, (_key, k) => [String.fromCharCode(97 + k), k === 0 ? i : k])));
-    const directions = await execute(sessionId("bounds"), "get_directions", { origin: "a", destination: "b", avoid: rows });
+  it("answers uniqueItems over 5,000 objects of 25 keys at once: the demo's get_directions.avoid, and a client tool", async () => {
+    const many = rows(5_000);
+    const directions = await execute(sessionId("bounds"), "get_directions", { origin: "a", destination: "b", avoid: many });
     expect(directions.isError).toBe(true);
-    expect(errorText(directions)).toMatch(/^Invalid arguments for "get_directions": argument "avoid\[0\]" must be string/);
+    const problems = errorText(directions);
+    expect(problems).toMatch(/^Invalid arguments for "get_directions": argument "avoid\[0\]" must be string; /);
+    expect(problems.endsWith(t.argument.tooCostly)).toBe(true);
 
     const sid = await sessionWith("rows", { type: "object", properties: { rows: { type: "array", uniqueItems: true } } });
-    const distinct = await execute(sid, "rows", { rows });
-    expect(distinct.isError).toBe(false);
-    expect(distinct.content).toBe(t.clientRuns("rows"));
-    const repeated = await execute(sid, "rows", { rows: [...rows.slice(0, 4_999), rows[0]] });
-    expect(errorText(repeated)).toBe(t.invalidArguments("rows", [t.argument.invalid("rows", "has the same item twice (at 0 and 4999)")]));
+    expect(errorText(await execute(sid, "rows", { rows: many }))).toBe(t.invalidArguments("rows", [t.argument.tooCostly]));
+    // A thousand rows are hashed, and a repeated one is found.
+    const thousand = rows(1_000);
+    const distinct = await execute(sid, "rows", { rows: thousand });
+    expect(distinct).toEqual({ isError: false, content: t.clientRuns("rows") });
+    const repeated = await execute(sid, "rows", { rows: [...thousand.slice(0, 999), thousand[0]] });
+    expect(errorText(repeated)).toBe(t.invalidArguments("rows", [t.argument.invalid("rows", "has the same item twice (at 0 and 999)")]));
   });
 });
 
@@ -141,8 +151,9 @@ describe("request bodies have a bounded depth", () => {
   });
 
   it("answers an execute whose arguments nest past the validator's depth as a tool error", async () => {
-    const result = await execute(sessionId("bounds"), "echo", { message: nested(100) });
+    const sid = await sessionWith("tree", { type: "object", properties: { tree: { $ref: "#/$defs/node" } }, $defs: { node: { type: "array", items: { $ref: "#/$defs/node" } } } });
+    const result = await execute(sid, "tree", { tree: nested(100) });
     expect(result.isError).toBe(true);
-    expect(errorText(result)).toBe(t.invalidArguments("echo", [t.argument.tooDeep(64)]));
+    expect(errorText(result)).toBe(t.invalidArguments("tree", [t.argument.tooDeep(64)]));
   });
 });

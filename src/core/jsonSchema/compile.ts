@@ -101,6 +101,12 @@ export interface CompiledSchema {
   readonly patterns: readonly Pattern[];
 }
 
+/**
+ * The most RE2 instructions a schema's distinct patterns may compile to together: a call that meets all of them
+ * spends at most a fixed part of its budget on compiling them (~25 ms at most, once per schema and isolate).
+ */
+export const MAX_SCHEMA_PATTERN_SIZE = 5_000;
+
 type Json = { [key: string]: unknown };
 
 function isObject(value: unknown): value is Json {
@@ -155,6 +161,8 @@ class Compiler {
   readonly #ids = new Map<string, SchemaNode>();
   readonly #pending: PendingRef[] = [];
   readonly patterns: Pattern[] = [];
+  readonly #patternsBySource = new Map<string, Pattern>();
+  #patternSize = 0;
   usesUnevaluated = false;
   readonly #allowAll: SchemaNode;
   readonly #allowNone: SchemaNode;
@@ -335,14 +343,22 @@ class Compiler {
   }
 
   #pattern(source: string, field: string): Pattern {
+    const known = this.#patternsBySource.get(source);
+    if (known) return known;
+    let pattern: Pattern;
     try {
-      const pattern = new Pattern(source);
-      this.patterns.push(pattern);
-      return pattern;
+      pattern = new Pattern(source);
     } catch (error) {
       if (error instanceof PatternError) throw new SchemaCompileError(field, error.message);
       throw error;
     }
+    this.#patternSize += pattern.estimatedSize;
+    if (this.#patternSize > MAX_SCHEMA_PATTERN_SIZE) {
+      throw new SchemaCompileError(field, `makes this schema's patterns too complex together (about ${this.#patternSize} RE2 steps; at most ${MAX_SCHEMA_PATTERN_SIZE})`);
+    }
+    this.#patternsBySource.set(source, pattern);
+    this.patterns.push(pattern);
+    return pattern;
   }
 
   #valueSet(values: readonly unknown[], field: string): ValueSet {

@@ -1,6 +1,10 @@
 // How deeply a JSON value nests, found without recursion: a value nested thousands of levels deep must not
 // overflow the stack of whoever checks it.
 
+function isRecord(value: object): value is Record<string, unknown> {
+  return !Array.isArray(value);
+}
+
 /**
  * The path to the first object or array that lies deeper than `maxDepth` levels (the value itself, when it is an
  * object or array, is level 1), or undefined when the value stays within. Linear in the size of the value.
@@ -26,10 +30,12 @@ export function pathDeeperThan(value: unknown, maxDepth: number): (string | numb
         const child: unknown = node[i];
         if (typeof child === "object" && child !== null) stack.push({ node: child, depth: depth + 1, parent: entry, key: i });
       }
-    } else {
-      const entries = Object.entries(node);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, child] = entries[i] ?? ["", null];
+    } else if (isRecord(node)) {
+      // Keys, not entries: a value with many keys is walked without a pair allocated per key.
+      const keys = Object.keys(node);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i] ?? "";
+        const child = node[key];
         if (typeof child === "object" && child !== null) stack.push({ node: child, depth: depth + 1, parent: entry, key });
       }
     }

@@ -2,16 +2,18 @@
 // one call take more than a bounded amount of CPU: every (schema node, value) visit spends one unit, and the other
 // work (object keys, regular-expression steps, canonical JSON, long strings) is converted into units at fixed rates.
 // Past the budget, validation stops with a "too costly" outcome. Problems are structured; schema.ts words them.
-import { canonicalJson } from "./canonical.ts";
+import { canonicalJson, TooDeep } from "./canonical.ts";
 import type { CompiledSchema, SchemaNode, ValueSet } from "./compile.ts";
 import { TYPE_BITS } from "./compile.ts";
-import { pathDeeperThan } from "./depth.ts";
 import type { Pattern } from "./regex.ts";
 
 export const VALIDATION_LIMITS = Object.freeze({
   /** Work units per validation. The 527 real MCP tools and the demo catalog spend under 300 on realistic calls. */
   budget: 50_000,
-  /** Nesting of the arguments (the arguments object is level 1). */
+  /**
+   * Nesting of the arguments the validator follows (the arguments object is level 1): it follows them only where
+   * the schema looks, so nesting it never reaches costs nothing (request bodies are capped at 128 levels).
+   */
   argumentDepth: 64,
   /**
    * Nested visits at once (argument depth × chained references); compile limits keep real schemas far below, this
@@ -25,20 +27,25 @@ export const COSTS = Object.freeze({
   visit: 1,
   /** One property of an object, looked up in properties / patternProperties / additionalProperties. */
   key: 1,
+  /** One key of Object.keys (slow on objects of thousands of keys). */
+  listedKey: 0.5,
   requiredName: 0.25,
-  /** RE2 steps (characters × program size) per unit. */
-  regexStepsPerUnit: 48,
-  /** Compiling a pattern, per estimated RE2 instruction, and once per pattern and call. */
-  regexCompilePerInstruction: 0.5,
+  /** RE2 steps (characters × program size) per unit, and each test's own overhead. */
+  regexStepsPerUnit: 16,
+  regexTest: 10,
+  /** Compiling a pattern, per estimated RE2 instruction, once per pattern and call (compiled or cached). */
+  regexCompilePerInstruction: 5,
   regexCompileBase: 20,
   /** Canonical JSON (enum, const, uniqueItems), per value and per character written. */
-  canonicalValue: 0.25,
+  canonicalValue: 0.5,
   canonicalCharacter: 1 / 128,
   /** Counting code points (minLength, maxLength), hashing a string (enum, uniqueItems), per character. */
   stringCharacter: 1 / 256,
   formatCharacter: 1 / 64,
   /** Decimal arithmetic of multipleOf. */
   multipleOf: 2,
+  /** A problem recorded: its path written, later its line worded and deduplicated. */
+  problem: 3,
 });
 
 export type Problem =
@@ -64,6 +71,8 @@ export interface ValidateOptions {
 }
 
 class BudgetExceeded extends Error {}
+/** The validator reached an object or array nested deeper than VALIDATION_LIMITS.argumentDepth. */
+class ArgumentsTooDeep extends Error {}
 
 /** Property names and item indexes that some keyword evaluated (for unevaluatedProperties / unevaluatedItems). */
 interface Evaluated {
@@ -81,6 +90,12 @@ function mergeInto(target: Evaluated | null, source: Evaluated | null): void {
   for (const name of source.properties) target.properties.add(name);
   for (const index of source.items) target.items.add(index);
   if (source.allItems) target.allItems = true;
+}
+
+/** `a.b`, `a[0]`: the argument paths of the problem lines. */
+function appendSegment(path: string, segment: string | number): string {
+  if (typeof segment === "number") return `${path}[${segment}]`;
+  return path === "" ? segment : `${path}.${segment}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -140,6 +155,8 @@ class Validator {
   readonly #budget: number;
   #spent = 0;
   readonly #path: (string | number)[] = [];
+  /** #pathText's cache: the text of the path up to each level (may run past the path; trimmed on use). */
+  readonly #pathTexts: string[] = [];
   #canonical: WeakMap<object, string> | undefined;
   readonly #chargedPatterns = new Set<Pattern>();
 
@@ -157,14 +174,19 @@ class Validator {
     if (this.#spent > this.#budget) throw new BudgetExceeded();
   }
 
+  /** The path's text, built once per level and kept while the level is (problems at deep paths stay cheap). */
   #pathText(extra?: string | number): string {
-    let text = "";
-    const segments = extra === undefined ? this.#path : [...this.#path, extra];
-    for (const segment of segments) {
-      if (typeof segment === "number") text += `[${segment}]`;
-      else text = text === "" ? segment : `${text}.${segment}`;
-    }
-    return text;
+    const texts = this.#pathTexts;
+    for (let i = texts.length; i < this.#path.length; i++) texts.push(appendSegment(texts[i - 1] ?? "", this.#path[i] ?? ""));
+    const text = texts[this.#path.length - 1] ?? "";
+    return extra === undefined ? text : appendSegment(text, extra);
+  }
+
+  /** Records a problem (charged: wording and deduplicating it costs more than a visit). */
+  #report(out: Problem[] | null, problem: Problem): void {
+    if (out === null) return;
+    this.#spend(COSTS.problem);
+    out.push(problem);
   }
 
   #invalid(detail: string): Problem {
@@ -175,9 +197,9 @@ class Validator {
     this.#canonical ??= new WeakMap();
     let text = this.#canonical.get(value);
     if (text === undefined) {
-      // Arguments are checked against the depth cap before validation, so the recursion stays shallow.
-      text = canonicalJson(value, VALIDATION_LIMITS.argumentDepth + 1, (characters) => {
-        this.#spend(COSTS.canonicalValue + characters * COSTS.canonicalCharacter);
+      // Within the argument depth cap: deeper containers end validation (TooDeep), as the validator's own steps do.
+      text = canonicalJson(value, VALIDATION_LIMITS.argumentDepth - this.#path.length, (values, characters) => {
+        this.#spend(values * COSTS.canonicalValue + characters * COSTS.canonicalCharacter);
       });
       this.#canonical.set(value, text);
     }
@@ -202,7 +224,7 @@ class Validator {
       this.#chargedPatterns.add(pattern);
       this.#spend(COSTS.regexCompileBase + pattern.estimatedSize * COSTS.regexCompilePerInstruction);
     }
-    this.#spend(1 + pattern.steps(text.length) / COSTS.regexStepsPerUnit);
+    this.#spend(COSTS.regexTest + pattern.steps(text.length) / COSTS.regexStepsPerUnit);
     return pattern.test(text);
   }
 
@@ -214,12 +236,12 @@ class Validator {
     this.#spend(COSTS.visit);
     if (frames > VALIDATION_LIMITS.frames) throw new BudgetExceeded();
     if (node.allows !== undefined) {
-      if (!node.allows) out?.push(this.#invalid("is not allowed"));
+      if (!node.allows) this.#report(out, this.#invalid("is not allowed"));
       return node.allows;
     }
     const bits = typeBits(value);
     if (bits === 0) {
-      out?.push(this.#invalid("is not a JSON value"));
+      this.#report(out, this.#invalid("is not a JSON value"));
       return false;
     }
     const next = frames + 1;
@@ -239,18 +261,18 @@ class Validator {
     if (node.types !== undefined && (bits & node.types) === 0) {
       ok = false;
       if (out === null) return false;
-      out.push({ kind: "type", path: this.#pathText(), level: this.#path.length, expected: node.typeNames ?? [] });
+      this.#report(out, { kind: "type", path: this.#pathText(), level: this.#path.length, expected: node.typeNames ?? [] });
     }
     for (const set of [node.constValue, node.enumValues]) {
       if (set === undefined || this.#inSet(set, value)) continue;
       ok = false;
       if (out === null) return false;
-      out.push({ kind: "allowed", path: this.#pathText(), level: this.#path.length, values: set.values });
+      this.#report(out, { kind: "allowed", path: this.#pathText(), level: this.#path.length, values: set.values });
     }
     if (node.not && this.check(node.not, value, next, null, null)) {
       ok = false;
       if (out === null) return false;
-      out.push(this.#invalid('must not fit the schema under "not"'));
+      this.#report(out, this.#invalid('must not fit the schema under "not"'));
     }
     if (node.anyOf && !this.#anyOf(node.anyOf, value, next, out, collected)) {
       ok = false;
@@ -326,7 +348,7 @@ class Validator {
         if (collected === null) return true;
       } else if (problems) failures.push(problems);
     }
-    if (!matched) out?.push(this.#choiceProblem(failures));
+    if (!matched) this.#report(out, this.#choiceProblem(failures));
     return matched;
   }
 
@@ -348,12 +370,24 @@ class Validator {
       mergeInto(collected, matchedEvaluated);
       return true;
     }
-    out?.push(matches === 0 ? this.#choiceProblem(failures) : { kind: "noMatch", path: this.#pathText(), level: this.#path.length });
+    this.#report(out, matches === 0 ? this.#choiceProblem(failures) : { kind: "noMatch", path: this.#pathText(), level: this.#path.length });
     return false;
   }
 
-  #child(node: SchemaNode, value: unknown, key: string | number, frames: number, out: Problem[] | null): boolean {
+  /** Pushes a path segment; cached texts past the current level belonged to another path. */
+  #push(key: string | number): void {
+    if (this.#pathTexts.length > this.#path.length) this.#pathTexts.length = this.#path.length;
     this.#path.push(key);
+  }
+
+  /** Steps into a property or item (the caller pops): an object or array past the depth cap ends validation. */
+  #enter(key: string | number, value: unknown): void {
+    this.#push(key);
+    if (this.#path.length >= VALIDATION_LIMITS.argumentDepth && typeof value === "object" && value !== null) throw new ArgumentsTooDeep();
+  }
+
+  #child(node: SchemaNode, value: unknown, key: string | number, frames: number, out: Problem[] | null): boolean {
+    this.#enter(key, value);
     const ok = this.check(node, value, frames, out, null);
     this.#path.pop();
     return ok;
@@ -367,28 +401,30 @@ class Validator {
         if (Object.hasOwn(value, name)) continue;
         ok = false;
         if (out === null) return false;
-        out.push({ kind: "missing", path: this.#pathText(name), level: this.#path.length });
+        this.#report(out, { kind: "missing", path: this.#pathText(name), level: this.#path.length });
       }
     }
     const usesKeys = node.minProperties !== undefined || node.maxProperties !== undefined || node.propertyNames !== undefined ||
       node.properties !== undefined || node.patternProperties !== undefined || node.additionalProperties !== undefined ||
       node.unevaluatedProperties !== undefined;
     const keys = usesKeys ? Object.keys(value) : [];
+    // Listing keys is not free (a big object's keys are sorted by insertion): charged once listed.
+    this.#spend(keys.length * COSTS.listedKey);
     if (node.minProperties !== undefined && keys.length < node.minProperties) {
       ok = false;
       if (out === null) return false;
-      out.push(this.#invalid(`has fewer than ${node.minProperties} properties`));
+      this.#report(out, this.#invalid(`has fewer than ${node.minProperties} properties`));
     }
     if (node.maxProperties !== undefined && keys.length > node.maxProperties) {
       ok = false;
       if (out === null) return false;
-      out.push(this.#invalid(`has more than ${node.maxProperties} properties`));
+      this.#report(out, this.#invalid(`has more than ${node.maxProperties} properties`));
     }
     if (node.propertyNames) {
       for (const key of keys) {
-        this.#path.push(key);
+        this.#push(key);
         const fits = this.check(node.propertyNames, key, frames, null, null);
-        if (!fits) out?.push(this.#invalid("is not an allowed name"));
+        if (!fits) this.#report(out, this.#invalid("is not an allowed name"));
         this.#path.pop();
         if (!fits) {
           ok = false;
@@ -404,7 +440,7 @@ class Validator {
           if (Object.hasOwn(value, other)) continue;
           ok = false;
           if (out === null) return false;
-          out.push(this.#invalid(`"${other}" is required when "${name}" is given`));
+          this.#report(out, this.#invalid(`"${other}" is required when "${name}" is given`));
         }
       }
     }
@@ -440,15 +476,14 @@ class Validator {
         if (!matched && additionalProperties) {
           if (additionalProperties.allows === false) {
             this.#spend(COSTS.visit);
-            out?.push({ kind: "unknown", path: this.#pathText(key), level: this.#path.length + 1 });
+            this.#report(out, { kind: "unknown", path: this.#pathText(key), level: this.#path.length + 1 });
             fits = false;
           } else fits = this.#child(additionalProperties, value[key], key, frames, out);
         }
-        if (fits) collected?.properties.add(key);
-        else {
+        if (!fits) {
           ok = false;
           if (out === null) return false;
-        }
+        } else if (matched || additionalProperties) collected?.properties.add(key);
       }
     }
     return ok;
@@ -456,12 +491,14 @@ class Validator {
 
   #unevaluatedProperties(schema: SchemaNode, value: Record<string, unknown>, frames: number, out: Problem[] | null, collected: Evaluated): boolean {
     let ok = true;
-    for (const key of Object.keys(value)) {
+    const keys = Object.keys(value);
+    this.#spend(keys.length * COSTS.listedKey);
+    for (const key of keys) {
       this.#spend(COSTS.key);
       if (collected.properties.has(key)) continue;
       let fits: boolean;
       if (schema.allows === false) {
-        out?.push({ kind: "unknown", path: this.#pathText(key), level: this.#path.length + 1 });
+        this.#report(out, { kind: "unknown", path: this.#pathText(key), level: this.#path.length + 1 });
         fits = false;
       } else fits = this.#child(schema, value[key], key, frames, out);
       if (fits) collected.properties.add(key);
@@ -477,7 +514,7 @@ class Validator {
     let ok = true;
     const fail = (detail: string): void => {
       ok = false;
-      out?.push(this.#invalid(detail));
+      this.#report(out, this.#invalid(detail));
     };
     if (node.maxItems !== undefined && value.length > node.maxItems) fail(`has more than ${node.maxItems} items`);
     if (node.minItems !== undefined && value.length < node.minItems) fail(`has fewer than ${node.minItems} items`);
@@ -520,7 +557,7 @@ class Validator {
     const needed = minContains ?? 1;
     let found = 0;
     for (let i = 0; i < value.length; i++) {
-      this.#path.push(i);
+      this.#enter(i, value[i]);
       const fits = this.check(schema, value[i], frames, null, null);
       this.#path.pop();
       if (fits) {
@@ -531,11 +568,11 @@ class Validator {
       }
     }
     if (found < needed) {
-      out?.push(this.#invalid(`must hold at least ${needed} item(s) that fit the "contains" schema (found ${found})`));
+      this.#report(out, this.#invalid(`must hold at least ${needed} item(s) that fit the "contains" schema (found ${found})`));
       return false;
     }
     if (maxContains !== undefined && found > maxContains) {
-      out?.push(this.#invalid(`may hold at most ${maxContains} item(s) that fit the "contains" schema (found ${found})`));
+      this.#report(out, this.#invalid(`may hold at most ${maxContains} item(s) that fit the "contains" schema (found ${found})`));
       return false;
     }
     return true;
@@ -580,7 +617,7 @@ class Validator {
     let ok = true;
     const fail = (detail: string): void => {
       ok = false;
-      out?.push(this.#invalid(detail));
+      this.#report(out, this.#invalid(detail));
     };
     if (node.minimum !== undefined && value < node.minimum) fail(`${describeValue(value)} is less than ${node.minimum}`);
     if (node.maximum !== undefined && value > node.maximum) fail(`${describeValue(value)} is greater than ${node.maximum}`);
@@ -601,7 +638,7 @@ class Validator {
     let ok = true;
     const fail = (detail: string): void => {
       ok = false;
-      out?.push(this.#invalid(detail));
+      this.#report(out, this.#invalid(detail));
     };
     const { minLength, maxLength } = node;
     if (minLength !== undefined || maxLength !== undefined) {
@@ -635,15 +672,15 @@ class Validator {
  * PatternError only when a pattern that passed its check is refused by RE2 at its first use.
  */
 export function validate(schema: CompiledSchema, value: unknown, options: ValidateOptions = {}): ValidationResult {
-  if (pathDeeperThan(value, VALIDATION_LIMITS.argumentDepth) !== undefined) {
-    return { valid: false, problems: [], outcome: "tooDeep", spent: 0 };
-  }
   const validator = new Validator(schema.usesUnevaluated, options.budget ?? VALIDATION_LIMITS.budget);
   const problems: Problem[] = [];
   try {
     const valid = validator.check(schema.root, value, 0, problems, schema.usesUnevaluated ? newEvaluated() : null);
     return { valid, problems, outcome: "checked", spent: validator.spent };
   } catch (error) {
+    if (error instanceof ArgumentsTooDeep || error instanceof TooDeep) {
+      return { valid: false, problems, outcome: "tooDeep", spent: validator.spent };
+    }
     // A stack overflow cannot happen within the limits above; should it anyway, it is the same answer.
     if (error instanceof BudgetExceeded || error instanceof RangeError) {
       return { valid: false, problems, outcome: "tooCostly", spent: validator.spent };
