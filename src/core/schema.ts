@@ -91,6 +91,9 @@ const COMPILE_LIMITS = Object.freeze({
   chainLength: 2 * DEFINITION_LIMITS.schemaDepth,
 });
 
+/** Compiled schemas by schema object; null when it cannot be compiled (answered, never thrown, at every call). */
+const compiled = new WeakMap<JsonSchema, CompiledSchema | null>();
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -110,9 +113,10 @@ function checkParameters(value: unknown): JsonSchema {
   const parameters: unknown = JSON.parse(serialized);
   if (!isObject(parameters)) fail("parameters", "must be a JSON Schema object with type \"object\"");
   if (parameters["type"] !== "object") fail("parameters.type", "must be \"object\" (tool parameters are an object schema)");
-  // The same compiler as at call time: a schema a call could not use is refused here.
+  // The same compiler as at call time: a schema a call could not use is refused here. The definition keeps this
+  // object as its parameters, so its calls reuse the compiled form.
   try {
-    compileSchema(parameters, "parameters", COMPILE_LIMITS);
+    compiled.set(parameters, compileSchema(parameters, "parameters", COMPILE_LIMITS));
   } catch (error) {
     if (error instanceof SchemaCompileError) fail(error.field, error.message);
     throw error;
@@ -272,9 +276,6 @@ function line(problem: Problem, t: ArgumentTexts): string {
     default: return t.invalid(problem.path, problem.detail);
   }
 }
-
-/** Compiled schemas by schema object; null when it cannot be compiled (answered, never thrown, at every call). */
-const compiled = new WeakMap<JsonSchema, CompiledSchema | null>();
 
 function compiledFor(schema: JsonSchema): CompiledSchema | null {
   let entry = compiled.get(schema);
