@@ -1,7 +1,7 @@
 // Issue 9, "no request may stall the isolate": the schemas and arguments outside testers used to freeze the Worker
 // (10-60 s each), and more of the same kind, through the core's validateArguments (and validateToolDefinition
 // where the attack is in the definition). Each case is timed cold (a fresh schema object: compiled, then validated,
-// as a new client catalog is) and warm (compiled schema cached, as a registered tool is).
+// as a new client catalog is) and warm (compiled schema cached, as a registered tool is), in wall and CPU time.
 import { demoCatalog } from "../src/catalog/demo.ts";
 import { pathDeeperThan } from "../src/core/jsonSchema/depth.ts";
 import { compileSchema } from "../src/core/jsonSchema/compile.ts";
@@ -16,10 +16,14 @@ export interface AdversarialCase {
   what: string;
   /** The first line validateArguments answered (or the definition's outcome). */
   outcome: string;
-  /** Compile + validate with a fresh schema object. */
+  /** Compile + validate with a fresh schema object: median of three (and the slowest of them). */
   coldMs: number;
+  coldMaxMs: number;
   /** Median of the warm runs (compiled schema cached). */
   warmMs: number;
+  /** The same medians in this thread's CPU time. */
+  coldCpuMs: number;
+  warmCpuMs: number;
   /** Budget units the validation spent (null for definition-only cases). */
   spent: number | null;
 }
@@ -29,8 +33,9 @@ export interface AdversarialSection {
   argumentDepth: number;
   bodyDepth: number;
   cases: AdversarialCase[];
-  /** The slowest case, cold or warm. */
+  /** The slowest case, cold or warm (medians), in wall time and in thread CPU time. */
   worstValidationMs: number;
+  worstValidationCpuMs: number;
   worstCase: string;
   realistic: { tools: number; worstMs: number; worstSpent: number; meanSpent: number };
 }
@@ -49,12 +54,6 @@ function round(value: number, digits = 2): number {
 function median(values: readonly number[]): number {
   const sorted = values.toSorted((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-function time<T>(run: () => T): [T, number] {
-  const started = performance.now();
-  const result = run();
-  return [result, performance.now() - started];
 }
 
 function object(properties: Record<string, unknown>, extra: Record<string, unknown> = {}): JsonSchema {
@@ -120,48 +119,87 @@ function firstLine(lines: readonly string[]): string {
   return lines.length > 1 ? `${line.slice(0, 120)} (+${lines.length - 1} more)` : line.slice(0, 140);
 }
 
+function threadCpuMs(): number {
+  const usage = process.threadCpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** Runs `run`: its result, wall and thread CPU milliseconds (CPU time is what other processes' load leaves alone). */
+function timed<T>(run: () => T): [T, number, number] {
+  const cpu = threadCpuMs();
+  const started = performance.now();
+  const result = run();
+  return [result, performance.now() - started, threadCpuMs() - cpu];
+}
+
+const COLD_RUNS = 3;
+
 function runAttack(attack: Attack, warmRuns: number): AdversarialCase {
-  // Cold: a private copy, so the per-schema cache misses; compile and validate, as the first call of a new catalog.
-  const fresh = structuredClone(attack.schema);
-  const [lines, coldMs] = time(() => validateArguments(fresh, attack.args));
-  const warm: number[] = [];
-  for (let i = 0; i < warmRuns; i++) warm.push(time(() => validateArguments(fresh, attack.args))[1]);
+  // Cold: private copies, so the per-schema cache misses: compile and validate, as the first call of a new catalog
+  // (median of three, one noisy sample on a shared machine says little).
+  const cold: [string[], number, number][] = [];
+  let fresh = structuredClone(attack.schema);
+  for (let i = 0; i < COLD_RUNS; i++) {
+    fresh = structuredClone(attack.schema);
+    const copy = fresh;
+    cold.push(timed(() => validateArguments(copy, attack.args)));
+  }
+  const warm: [string[], number, number][] = [];
+  for (let i = 0; i < warmRuns; i++) warm.push(timed(() => validateArguments(fresh, attack.args)));
   let spent: number | null = null;
   try {
     spent = round(validate(compileSchema(fresh, "", { schemaDepth: 32, valueDepth: 64, chainLength: 64 }), attack.args).spent, 0);
   } catch {
     spent = null;
   }
-  return { name: attack.name, what: attack.what, outcome: firstLine(lines), coldMs: round(coldMs), warmMs: round(median(warm)), spent };
+  return {
+    name: attack.name,
+    what: attack.what,
+    outcome: firstLine(cold[0]?.[0] ?? []),
+    coldMs: round(median(cold.map(([, wall]) => wall))),
+    coldMaxMs: round(Math.max(...cold.map(([, wall]) => wall))),
+    warmMs: round(median(warm.map(([, wall]) => wall))),
+    coldCpuMs: round(median(cold.map(([, , cpu]) => cpu))),
+    warmCpuMs: round(median(warm.map(([, , cpu]) => cpu))),
+    spent,
+  };
 }
 
 /** Definition-time cases: a definition's check and the body depth check, each timed. */
+/** What a definition check answered: its own words, or the error's. */
+function outcomeOf(run: () => string): string {
+  try {
+    return run();
+  } catch (error) {
+    return error instanceof Error ? error.message.slice(0, 140) : String(error);
+  }
+}
+
 function definitionCases(): AdversarialCase[] {
   const deepDefault = { type: "object", properties: { x: { type: "array", default: nestedArrays(2_500) } } };
   const body = { description: "Deep default.", parameters: deepDefault };
-  const [depthPath, depthMs] = time(() => pathDeeperThan(body, MAX_BODY_DEPTH));
-  const [definitionOutcome, definitionMs] = time(() => {
-    try {
+  const manyPatterns = object(Object.fromEntries(Array.from({ length: 1_200 }, (_, i) => [`p${i}`, { type: "string", pattern: `^[a-z]{${(i % 900) + 1}}$` }])));
+  const cases: [string, string, () => string][] = [
+    ["deepDefaultBodyDepth", "the body depth check on a parameters.default nested 2,500 levels (HTTP 500 before)", () =>
+      pathDeeperThan(body, MAX_BODY_DEPTH) === undefined ? "within the cap" : `refused: deeper than ${MAX_BODY_DEPTH} levels`],
+    ["deepDefaultDefinition", "validateToolDefinition of the same definition (the core alone)", () => {
       validateToolDefinition({ name: "deep_default", ...body });
       return "accepted by the core (defaults are annotations); the HTTP body cap refuses it first";
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
-  });
-  const manyPatterns = object(Object.fromEntries(Array.from({ length: 1_200 }, (_, i) => [`p${i}`, { type: "string", pattern: `^[a-z]{${(i % 900) + 1}}$` }])));
-  const [patternsOutcome, patternsMs] = time(() => {
-    try {
+    }],
+    ["definitionManyPatterns", "validateToolDefinition of 1,200 string properties with distinct patterns (~60 KB)", () => {
       validateToolDefinition({ name: "many_patterns", description: "Many patterns.", parameters: manyPatterns });
       return "accepted (patterns checked, compiled at first use)";
-    } catch (error) {
-      return error instanceof Error ? error.message.slice(0, 140) : String(error);
-    }
-  });
-  return [
-    { name: "deepDefaultBodyDepth", what: `the body depth check on a parameters.default nested 2,500 levels (HTTP 500 before)`, outcome: depthPath === undefined ? "within the cap" : `refused: deeper than ${MAX_BODY_DEPTH} levels`, coldMs: round(depthMs), warmMs: round(depthMs), spent: null },
-    { name: "deepDefaultDefinition", what: "validateToolDefinition of the same definition (the core alone)", outcome: definitionOutcome, coldMs: round(definitionMs), warmMs: round(definitionMs), spent: null },
-    { name: "definitionManyPatterns", what: "validateToolDefinition of 1,200 string properties with patterns (~60 KB)", outcome: patternsOutcome, coldMs: round(patternsMs), warmMs: round(patternsMs), spent: null },
+    }],
   ];
+  return cases.map(([name, what, run]) => {
+    const runs = Array.from({ length: COLD_RUNS }, () => timed(() => outcomeOf(run)));
+    const wall = median(runs.map(([, ms]) => ms));
+    const cpu = median(runs.map(([, , ms]) => ms));
+    return {
+      name, what, outcome: runs[0]?.[0] ?? "", coldMs: round(wall), coldMaxMs: round(Math.max(...runs.map(([, ms]) => ms))),
+      warmMs: round(wall), coldCpuMs: round(cpu), warmCpuMs: round(cpu), spent: null,
+    };
+  });
 }
 
 /** The 527 real tools and the demo catalog with realistic arguments: the budget's headroom. */
@@ -174,7 +212,7 @@ function realistic(tools: readonly { inputSchema: unknown }[]): AdversarialSecti
     if (typeof schema !== "object" || schema === null || Array.isArray(schema)) continue;
     const args = exampleArguments(schema);
     const fresh: JsonSchema = { ...schema };
-    worstMs = Math.max(worstMs, time(() => validateArguments(fresh, args))[1]);
+    worstMs = Math.max(worstMs, timed(() => validateArguments(fresh, args))[1]);
     const spent = validate(compileSchema(fresh, "", { schemaDepth: 32, valueDepth: 64, chainLength: 64 }), args).spent;
     worstSpent = Math.max(worstSpent, spent);
     total += spent;
@@ -205,6 +243,7 @@ export function adversarialSection(tools: readonly { inputSchema: unknown }[], q
     bodyDepth: MAX_BODY_DEPTH,
     cases,
     worstValidationMs: worst ? Math.max(worst.coldMs, worst.warmMs) : 0,
+    worstValidationCpuMs: Math.max(0, ...cases.map((entry) => Math.max(entry.coldCpuMs, entry.warmCpuMs))),
     worstCase: worst?.name ?? "",
     realistic: realistic(tools),
   };
