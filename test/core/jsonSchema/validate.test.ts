@@ -1,9 +1,9 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { demoCatalog } from "../../../src/catalog/demo.ts";
 import { compileSchema } from "../../../src/core/jsonSchema/compile.ts";
 import { validate, VALIDATION_LIMITS } from "../../../src/core/jsonSchema/validate.ts";
 import type { Problem, ValidationResult } from "../../../src/core/jsonSchema/validate.ts";
+import { evalMcpTools, needsEvalData } from "../../evalData.ts";
 import { exampleArguments } from "../../fixtures/exampleArguments.ts";
 
 const LIMITS = { schemaDepth: 32, valueDepth: 64, chainLength: 64 };
@@ -261,8 +261,9 @@ describe("validate: bounded work", () => {
     expect(run({ $defs: { a: { items: { $ref: "#/$defs/a" } } }, $ref: "#/$defs/a" }, [fits]).outcome).toBe("tooDeep");
   });
 
-  it("spends little on realistic arguments: every tool of the 527 real MCP tools and the demo catalog", () => {
-    const schemas = [...env.EVAL_MCP_TOOLS.tools.map((tool) => tool.inputSchema), ...demoCatalog().map((tool) => tool.parameters)];
+  it("spends little on realistic arguments: every tool of the 527 real MCP tools and the demo catalog", (context) => {
+    needsEvalData(context);
+    const schemas = [...evalMcpTools.map((tool) => tool.inputSchema), ...demoCatalog().map((tool) => tool.parameters)];
     let most = 0;
     for (const schema of schemas) {
       const result = run(schema, exampleArguments(schema));
