@@ -1,5 +1,5 @@
-// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http]): search latency, index build time and heap,
-// tool-list tokens, retrieval quality and HTTP load, printed as ONE JSON summary on stdout (progress on stderr),
+// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial]): search latency, index build
+// time and heap, tool-list tokens, retrieval quality, HTTP load and adversarial validation (--adversarial: only that), printed as ONE JSON summary on stdout (progress on stderr),
 // with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -18,12 +18,18 @@ import {
   registrableCatalog,
   sentenceQueries,
 } from "./catalog.ts";
+import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
 import { httpLoad, type HttpSection } from "./http.ts";
 import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
 import { summarize, type Distribution } from "./stats.ts";
 
 const { values: flags } = parseArgs({
-  options: { quick: { type: "boolean", default: false }, "no-http": { type: "boolean", default: false } },
+  options: {
+    quick: { type: "boolean", default: false },
+    "no-http": { type: "boolean", default: false },
+    // Only the adversarial validation section (the validator's bounds, README), in a few seconds.
+    adversarial: { type: "boolean", default: false },
+  },
 });
 const quick = flags.quick === true;
 const MODES: readonly SearchMode[] = ["substring", "minisearch"];
@@ -213,16 +219,58 @@ function commandLine(): string {
   return `node --expose-gc bench/run.ts${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`;
 }
 
+function adversarialTargets(section: AdversarialSection): Target[] {
+  return [atMost(`worstValidationMs (slowest adversarial case: ${section.worstCase})`, section.worstValidationMs, 50, section.worstValidationCpuMs)];
+}
+
+function machine(loadBefore: number[]): Record<string, unknown> {
+  const cpu = cpus()[0];
+  return {
+    node: process.version,
+    cpu: cpu?.model ?? "unknown",
+    cores: availableParallelism(),
+    loadAverageBefore: loadBefore.map((l) => round(l)),
+    loadAverageAfter: loadavg().map((l) => round(l)),
+    gcExposed: collectGarbage !== undefined,
+  };
+}
+
+async function adversarialOnly(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  const data = loadBenchData();
+  // The attacks are synthetic; the real tools only add the "realistic arguments" headroom figure.
+  const adversarial = adversarialSection("missing" in data ? [] : data.real, quick, log);
+  const targets = adversarialTargets(adversarial);
+  const summary = {
+    command: `node --expose-gc bench/run.ts --adversarial${quick ? " --quick" : ""}`,
+    startedAt: startedAt.toISOString(),
+    seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
+    machine: machine(loadBefore),
+    adversarial,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
+  if (flags.adversarial === true) return adversarialOnly();
   const startedAt = new Date();
   const loadBefore = loadavg();
   if (!collectGarbage) log("heap figures need --expose-gc (npm run bench sets it); reporting null");
   const data = loadBenchData();
   if ("missing" in data) {
     // Every section measures the real catalogs: without them, each says so, and the summary is still printed.
-    log(`${data.missing}: skipping every section`);
+    log(`${data.missing}: skipping every section that needs it`);
     const skipped = { skipped: data.missing };
-    const summary = { command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, http: skipped, targets: [], targetsMet: "0/0" };
+    // The adversarial cases need no data: they still run, with the demo catalog alone as the realistic baseline.
+    const adversarial = adversarialSection([], quick, log);
+    const targets = adversarialTargets(adversarial);
+    const summary = {
+      command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, http: skipped,
+      adversarial, targets, targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+    };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return;
   }
@@ -264,6 +312,9 @@ async function main(): Promise<void> {
   const tokenCatalog = realCatalog(real);
   const tokens = tokenSection(tokenCatalog);
 
+  log("adversarial validation");
+  const adversarial = adversarialSection(real, quick, log);
+
   let http: HttpSection;
   if (flags["no-http"] === true) http = { skipped: "--no-http" };
   else {
@@ -295,20 +346,13 @@ async function main(): Promise<void> {
     targets.push(atMost("tool-list tokens, first turn, showToolNames off (% of all)", tokens.firstTurnNamesOff?.percentOfAll, 1));
     targets.push(atMost("tool-list tokens, after 20 discovered tools (% of all)", tokens.after20DiscoveredNamesOn?.percentOfAll, 10));
   }
+  targets.push(...adversarialTargets(adversarial));
 
-  const cpu = cpus()[0];
   const summary = {
     command: commandLine(),
     startedAt: startedAt.toISOString(),
     seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
-    machine: {
-      node: process.version,
-      cpu: cpu?.model ?? "unknown",
-      cores: availableParallelism(),
-      loadAverageBefore: loadBefore.map((l) => round(l)),
-      loadAverageAfter: loadavg().map((l) => round(l)),
-      gcExposed: collectGarbage !== undefined,
-    },
+    machine: machine(loadBefore),
     evalData: data.from,
     method: {
       catalogs: "the evaluation data's mcp-tools.json (527 real tools, named server__name, grouped by category), enlarged by a seeded generator",
@@ -318,10 +362,12 @@ async function main(): Promise<void> {
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base)",
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
+      adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
     tokens,
     http,
+    adversarial,
     targets,
     targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
   };

@@ -16,8 +16,10 @@ export interface ArgumentTexts {
   invalid(path: string, detail: string): string;
   schemaFailed: string;
   more(count: number): string;
-  /** An array longer than the validator checks for `uniqueItems` (its check is quadratic). */
-  uniqueTooLong(max: number): string;
+  /** Checking the arguments against this schema would take more work than one call may (the validator's budget). */
+  tooCostly: string;
+  /** The arguments nest deeper than the validator follows. */
+  tooDeep(max: number): string;
 }
 
 export interface Texts {
@@ -99,7 +101,8 @@ const en: Texts = {
     invalid: (path, detail) => `${path ? `argument "${path}"` : "arguments"} invalid: ${detail}`,
     schemaFailed: "the arguments could not be checked against the tool's parameter schema",
     more: (count) => `and ${count} more problem(s)`,
-    uniqueTooLong: (max) => `an array argument has more than ${max} items, more than this tool's unique-items check takes`,
+    tooCostly: "arguments too costly to validate against this schema",
+    tooDeep: (max) => `arguments nest more than ${max} levels deep`,
   },
   toolFailed: (name, message) => `Tool "${name}" failed: ${message}`,
   clientRuns: (name) => `Tool "${name}" has no server-side executor: the client runs it.`,
@@ -157,7 +160,8 @@ const zh: Texts = {
     invalid: (path, detail) => `${path ? `参数「${path}」` : "参数"}无效：${detail}`,
     schemaFailed: "无法按工具的参数模式校验这些参数",
     more: (count) => `另有 ${count} 个问题`,
-    uniqueTooLong: (max) => `某个数组参数超过 ${max} 项，超出本工具“元素唯一”校验的上限`,
+    tooCostly: "按此参数模式校验这些参数的开销过大",
+    tooDeep: (max) => `参数嵌套超过 ${max} 层`,
   },
   toolFailed: (name, message) => `工具「${name}」执行失败：${message}`,
   clientRuns: (name) => `工具「${name}」没有服务端执行器：由客户端执行。`,

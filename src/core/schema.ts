@@ -1,6 +1,10 @@
-// Tool-definition and argument validation (SPEC §1), with @cfworker/json-schema (no eval, made for Workers).
-import { dereference, Validator } from "@cfworker/json-schema";
-import type { OutputUnit } from "@cfworker/json-schema";
+// Tool-definition and argument validation (SPEC §1), with our own bounded JSON Schema validator (./jsonSchema/):
+// no schema and no argument can make a call spend more than a bounded amount of CPU.
+import { compileSchema, SchemaCompileError } from "./jsonSchema/compile.ts";
+import type { CompiledSchema } from "./jsonSchema/compile.ts";
+import { childField } from "./jsonSchema/field.ts";
+import { validate, VALIDATION_LIMITS } from "./jsonSchema/validate.ts";
+import type { Problem, ValidationResult } from "./jsonSchema/validate.ts";
 import { texts } from "./locale.ts";
 import type { ArgumentTexts } from "./locale.ts";
 import { cleanToolTexts } from "./toolTexts.ts";
@@ -43,14 +47,6 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** `a.b`, `a["x y"]`, `a[3]`: a readable path for error fields. */
-function childField(parent: string, key: string | number): string {
-  if (typeof key === "number") return `${parent}[${key}]`;
-  const plain = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key);
-  if (parent === "") return plain ? key : `[${JSON.stringify(key)}]`;
-  return plain ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
-}
-
 function fail(field: string, message: string): never {
   throw new ToolDefinitionError(field, message);
 }
@@ -87,217 +83,17 @@ function utf8Length(text: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// JSON Schema structure. @cfworker/json-schema compiles without checking keyword values (a string `properties`
-// only fails, or throws, when an argument meets it), so the keywords it applies are checked here first.
+// JSON Schema: compiled by our own bounded validator (src/core/jsonSchema/), which checks every keyword value.
 
-const SIMPLE_TYPES = ["array", "boolean", "integer", "null", "number", "object", "string"] as const;
-const SUBSCHEMA_KEYWORDS = [
-  "additionalProperties", "unevaluatedProperties", "propertyNames", "contains", "not", "if", "then", "else",
-  "additionalItems", "unevaluatedItems",
-];
-const SUBSCHEMA_ARRAY_KEYWORDS = ["prefixItems", "allOf", "anyOf", "oneOf"];
-const SUBSCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-const COUNT_KEYWORDS = [
-  "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains",
-];
-const STRING_KEYWORDS = ["$id", "$anchor", "$comment", "$schema", "$ref", "$recursiveRef", "format", "title", "description"];
+const COMPILE_LIMITS = Object.freeze({
+  schemaDepth: DEFINITION_LIMITS.schemaDepth,
+  valueDepth: VALIDATION_LIMITS.argumentDepth,
+  // A $ref inside an allOf branch is two steps: this lets a chain of references go as deep as the schema nests.
+  chainLength: 2 * DEFINITION_LIMITS.schemaDepth,
+});
 
-function isRegex(pattern: string): boolean {
-  try {
-    return RegExp(pattern, "u") instanceof RegExp;
-  } catch {
-    return false;
-  }
-}
-
-function isUniqueStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((v) => typeof v === "string") && new Set(value).size === value.length;
-}
-
-/** Calls `visit` for every subschema (the positions the validator applies as schemas), depth first. */
-function forEachSubschema(node: unknown, field: string, depth: number, visit: (node: unknown, field: string, depth: number) => void): void {
-  visit(node, field, depth);
-  if (!isObject(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    const at = childField(field, key);
-    if (SUBSCHEMA_KEYWORDS.includes(key)) forEachSubschema(value, at, depth + 1, visit);
-    else if (key === "items" || SUBSCHEMA_ARRAY_KEYWORDS.includes(key)) {
-      if (Array.isArray(value)) value.forEach((v, i) => forEachSubschema(v, childField(at, i), depth + 1, visit));
-      else if (key === "items") forEachSubschema(value, at, depth + 1, visit);
-    } else if (SUBSCHEMA_MAP_KEYWORDS.includes(key) && isObject(value)) {
-      for (const [name, sub] of Object.entries(value)) forEachSubschema(sub, childField(at, name), depth + 1, visit);
-    } else if (key === "dependencies" && isObject(value)) {
-      for (const [name, sub] of Object.entries(value)) {
-        if (!Array.isArray(sub)) forEachSubschema(sub, childField(at, name), depth + 1, visit);
-      }
-    }
-  }
-}
-
-/** The value checks of one schema node (its subschemas are visited separately). */
-function checkSchemaNode(node: unknown, field: string, depth: number): void {
-  if (depth > DEFINITION_LIMITS.schemaDepth) fail(field, `nests too deeply (more than ${DEFINITION_LIMITS.schemaDepth} levels)`);
-  if (typeof node === "boolean") return;
-  if (!isObject(node)) fail(field, "must be a JSON Schema (an object, or true/false)");
-  for (const [key, value] of Object.entries(node)) {
-    const at = childField(field, key);
-    if (key === "type") {
-      const types = Array.isArray(value) ? value : [value];
-      const known = types.every((t) => typeof t === "string" && (SIMPLE_TYPES as readonly string[]).includes(t));
-      if (types.length === 0 || !known || new Set(types).size !== types.length) {
-        fail(at, `must be one of ${SIMPLE_TYPES.map((t) => `"${t}"`).join(", ")}, or an array of distinct ones`);
-      }
-    } else if (SUBSCHEMA_ARRAY_KEYWORDS.includes(key)) {
-      if (!Array.isArray(value) || value.length === 0) fail(at, "must be a non-empty array of schemas");
-    } else if (key === "items") {
-      if (Array.isArray(value) && value.length === 0) fail(at, "must be a schema or a non-empty array of schemas");
-    } else if (SUBSCHEMA_MAP_KEYWORDS.includes(key)) {
-      if (!isObject(value)) fail(at, "must be an object whose values are schemas");
-      if (key === "patternProperties") {
-        for (const pattern of Object.keys(value)) {
-          if (!isRegex(pattern)) fail(childField(at, pattern), "is not a valid regular expression");
-        }
-      }
-    } else if (key === "required") {
-      if (!isUniqueStringArray(value)) fail(at, "must be an array of distinct strings");
-    } else if (key === "dependentRequired") {
-      if (!isObject(value)) fail(at, "must be an object of string arrays");
-      for (const [name, list] of Object.entries(value)) {
-        if (!isUniqueStringArray(list)) fail(childField(at, name), "must be an array of distinct strings");
-      }
-    } else if (key === "dependencies") {
-      if (!isObject(value)) fail(at, "must be an object");
-      for (const [name, dependency] of Object.entries(value)) {
-        if (Array.isArray(dependency) && !isUniqueStringArray(dependency)) {
-          fail(childField(at, name), "must be a schema or an array of distinct strings");
-        }
-      }
-    } else if (key === "enum") {
-      if (!Array.isArray(value)) fail(at, "must be an array");
-    } else if (COUNT_KEYWORDS.includes(key)) {
-      if (typeof value !== "number" || !Number.isInteger(value) || value < 0) fail(at, "must be a non-negative integer");
-    } else if (key === "minimum" || key === "maximum") {
-      if (typeof value !== "number" || !Number.isFinite(value)) fail(at, "must be a number");
-    } else if (key === "exclusiveMinimum" || key === "exclusiveMaximum") {
-      // A boolean is the draft-4 form; it is understood (see normalizeDraft4) because real tools still use it.
-      if (typeof value !== "boolean" && (typeof value !== "number" || !Number.isFinite(value))) fail(at, "must be a number");
-    } else if (key === "multipleOf") {
-      if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) fail(at, "must be a number above 0");
-    } else if (key === "pattern") {
-      if (typeof value !== "string" || !isRegex(value)) fail(at, "must be a valid regular expression");
-    } else if (key === "uniqueItems") {
-      if (typeof value !== "boolean") fail(at, "must be true or false");
-    } else if (STRING_KEYWORDS.includes(key)) {
-      if (typeof value !== "string") fail(at, "must be a string");
-    }
-  }
-}
-
-/** Draft-4 `exclusiveMinimum: true` + `minimum: n` means `exclusiveMinimum: n` in 2020-12, which the validator runs. */
-function normalizeDraft4(schema: Json): void {
-  forEachSubschema(schema, "", 0, (node) => {
-    if (!isObject(node)) return;
-    for (const [exclusive, inclusive] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
-      if (typeof node[exclusive] !== "boolean") continue;
-      if (node[exclusive] && typeof node[inclusive] === "number") {
-        node[exclusive] = node[inclusive];
-        delete node[inclusive];
-      } else delete node[exclusive];
-    }
-  });
-}
-
-/** Thrown by `compile` with the field (under the root it was given) and what is wrong. */
-class SchemaCompileError extends Error {
-  readonly field: string;
-  constructor(field: string, message: string) {
-    super(message);
-    this.field = field;
-  }
-}
-
-/**
- * Compiles a schema for @cfworker/json-schema: a private copy (the library annotates the schema it compiles, and the
- * stored definitions stay frozen), draft-4 bounds normalised, every `$ref` resolved inside the schema, and one probe
- * run, so that a schema that cannot work fails here rather than at the first call.
- */
-function compile(schema: JsonSchema, root: string): Validator {
-  let copy: unknown;
-  try {
-    copy = JSON.parse(JSON.stringify(schema));
-  } catch (error) {
-    throw new SchemaCompileError(root, `must be plain JSON (${errorMessage(error)})`);
-  }
-  if (!isObject(copy)) throw new SchemaCompileError(root, "must be a JSON object");
-  normalizeDraft4(copy);
-  let lookup: Record<string, unknown>;
-  try {
-    lookup = dereference(copy);
-  } catch (error) {
-    throw new SchemaCompileError(root, `cannot be compiled (${errorMessage(error)})`);
-  }
-  const references = [["$ref", "__absolute_ref__"], ["$recursiveRef", "__absolute_recursive_ref__"]] as const;
-  forEachSubschema(copy, root, 0, (node, field) => {
-    if (!isObject(node)) return;
-    for (const [keyword, absolute] of references) {
-      if (node[keyword] === undefined) continue;
-      // dereference() stored the absolute URI of the reference on the node, as a hidden property.
-      const target = node[absolute];
-      if (typeof target !== "string" || lookup[target] === undefined) {
-        throw new SchemaCompileError(childField(field, keyword), "does not resolve inside this schema (only local references work)");
-      }
-    }
-  });
-  const validator = new Validator(copy, "2020-12", false);
-  try {
-    validator.validate({});
-  } catch (error) {
-    throw new SchemaCompileError(root, `cannot be evaluated (${errorMessage(error)})`);
-  }
-  return validator;
-}
-
-/**
- * The validator's `uniqueItems` compares every item with every other one: past this many items an array is refused
- * before validation (64,000 numbers would take seconds of CPU), for tools whose schema asks for unique items.
- */
-export const MAX_UNIQUE_CHECKED_ITEMS = 5_000;
-
-interface CompiledSchema {
-  validator: Validator;
-  checksUniqueItems: boolean;
-}
-
-const compiled = new WeakMap<JsonSchema, CompiledSchema>();
-
-function compiledFor(schema: JsonSchema): CompiledSchema {
-  let entry = compiled.get(schema);
-  if (!entry) {
-    let checksUniqueItems = false;
-    forEachSubschema(schema, "", 0, (node) => {
-      if (isObject(node) && node.uniqueItems === true) checksUniqueItems = true;
-    });
-    entry = { validator: compile(schema, ""), checksUniqueItems };
-    compiled.set(schema, entry);
-  }
-  return entry;
-}
-
-/** The longest array anywhere in a JSON value (iterative: arguments may nest deeply). */
-function longestArray(value: unknown): number {
-  let longest = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      longest = Math.max(longest, node.length);
-      for (const item of node) if (typeof item === "object" && item !== null) stack.push(item);
-    } else if (isObject(node)) {
-      for (const item of Object.values(node)) if (typeof item === "object" && item !== null) stack.push(item);
-    }
-  }
-  return longest;
-}
+/** Compiled schemas by schema object; null when it cannot be compiled (answered, never thrown, at every call). */
+const compiled = new WeakMap<JsonSchema, CompiledSchema | null>();
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -318,9 +114,10 @@ function checkParameters(value: unknown): JsonSchema {
   const parameters: unknown = JSON.parse(serialized);
   if (!isObject(parameters)) fail("parameters", "must be a JSON Schema object with type \"object\"");
   if (parameters["type"] !== "object") fail("parameters.type", "must be \"object\" (tool parameters are an object schema)");
-  forEachSubschema(parameters, "parameters", 0, checkSchemaNode);
+  // The same compiler as at call time: a schema a call could not use is refused here. The definition keeps this
+  // object as its parameters, so its calls reuse the compiled form.
   try {
-    compile(parameters, "parameters");
+    compiled.set(parameters, compileSchema(parameters, "parameters", COMPILE_LIMITS));
   } catch (error) {
     if (error instanceof SchemaCompileError) fail(error.field, error.message);
     throw error;
@@ -469,146 +266,55 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
 const MAX_PROBLEMS = 10;
 const MAX_LISTED_VALUES = 10;
 
-/** `#/address/lines/0` → `address.lines[0]`, looking at `args` to tell array indexes from keys. */
-function argumentPath(instanceLocation: string, args: unknown): string {
-  const segments = instanceLocation.replace(/^#\/?/, "").split("/").filter((s) => s !== "");
-  let path = "";
-  let node = args;
-  for (const raw of segments) {
-    let key: string;
-    try {
-      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    } catch {
-      key = raw;
-    }
-    if (Array.isArray(node)) {
-      path += `[${key}]`;
-      node = node[Number(key)];
-    } else {
-      path = path === "" ? key : `${path}.${key}`;
-      node = isObject(node) ? node[key] : undefined;
-    }
-  }
-  return path;
-}
-
-function joinPath(parent: string, key: string): string {
-  return parent === "" ? key : `${parent}.${key}`;
-}
-
-/** The quoted part of a validator message, e.g. the property of `…required property "city".`. */
-function quoted(message: string, before: string, after: string): string | undefined {
-  const start = message.indexOf(before);
-  const end = message.lastIndexOf(after);
-  return start < 0 || end < start + before.length ? undefined : message.slice(start + before.length, end);
-}
-
 function listedValues(values: readonly unknown[]): string[] {
   const shown = values.slice(0, MAX_LISTED_VALUES).map((v) => JSON.stringify(v) ?? String(v));
   return values.length > MAX_LISTED_VALUES ? [...shown, "…"] : shown;
 }
 
-/** Whether `error` comes from a branch of the anyOf / oneOf `choice` (same or deeper instance location). */
-function isBranchOf(choice: OutputUnit, error: OutputUnit | undefined): error is OutputUnit {
-  return (
-    error !== undefined &&
-    error.keywordLocation.startsWith(`${choice.keywordLocation}/`) &&
-    (error.instanceLocation === choice.instanceLocation || error.instanceLocation.startsWith(`${choice.instanceLocation}/`))
-  );
+function line(problem: Problem, t: ArgumentTexts): string {
+  switch (problem.kind) {
+    case "missing": return t.missing(problem.path);
+    case "unknown": return t.unknown(problem.path);
+    case "type": return t.type(problem.path, problem.expected);
+    case "allowed": return t.allowed(problem.path, listedValues(problem.values));
+    case "noMatch": return t.noMatch(problem.path);
+    default: return t.invalid(problem.path, problem.detail);
+  }
 }
 
-/** Turns the validator's output units into one short line per problem. */
-function describe(errors: readonly OutputUnit[], args: unknown, t: ArgumentTexts): string[] {
-  const problems: string[] = [];
-  // anyOf / oneOf: one line for the whole choice; the branches' own errors would only confuse. The validator puts a
-  // choice's errors right after it, so they are found (and skipped) by looking ahead: linear, whatever the number of
-  // array items that fail the same choice.
-  let skipUntil = 0;
-  errors.forEach((error, index) => {
-    if (index < skipUntil) return;
-    const path = argumentPath(error.instanceLocation, args);
-    switch (error.keyword) {
-      case "required": {
-        const key = quoted(error.error, 'required property "', '".');
-        problems.push(key === undefined ? t.invalid(path, error.error) : t.missing(joinPath(path, key)));
-        return;
-      }
-      case "false": {
-        const previous = errors[index - 1];
-        const unknown = previous?.keyword === "additionalProperties" || previous?.keyword === "unevaluatedProperties";
-        problems.push(unknown ? t.unknown(path) : t.invalid(path, "is not allowed"));
-        return;
-      }
-      case "type": {
-        const expected = quoted(error.error, 'Expected "', '".');
-        problems.push(expected === undefined ? t.invalid(path, error.error) : t.type(path, expected.split('", "')));
-        return;
-      }
-      case "enum":
-      case "const": {
-        const text = quoted(error.error, error.keyword === "enum" ? "any of " : "match ", ".") ?? "";
-        let values: unknown[] | undefined;
-        try {
-          const parsed: unknown = JSON.parse(text);
-          values = error.keyword === "enum" ? (Array.isArray(parsed) ? parsed : undefined) : [parsed];
-        } catch {
-          values = undefined;
-        }
-        problems.push(values === undefined ? t.invalid(path, error.error) : t.allowed(path, listedValues(values)));
-        return;
-      }
-      case "anyOf":
-      case "oneOf": {
-        let end = index + 1;
-        while (isBranchOf(error, errors[end])) end++;
-        skipUntil = end;
-        const branches = errors.slice(index + 1, end);
-        // `anyOf: [{type: "string"}, {type: "null"}]` reads better as one type problem.
-        const typeOnly = branches.length > 0 && branches.every((e) => e.keyword === "type" && e.instanceLocation === error.instanceLocation);
-        if (typeOnly) {
-          const expected = branches.flatMap((e) => (quoted(e.error, 'Expected "', '".') ?? "").split('", "')).filter((x) => x);
-          problems.push(t.type(path, [...new Set(expected)]));
-        } else problems.push(t.noMatch(path));
-        return;
-      }
-      // These wrap the errors that follow them, which say what is wrong.
-      case "$ref":
-      case "$recursiveRef":
-      case "properties":
-      case "patternProperties":
-      case "additionalProperties":
-      case "unevaluatedProperties":
-      case "items":
-      case "prefixItems":
-      case "additionalItems":
-      case "unevaluatedItems":
-      case "allOf":
-      case "if":
-      case "dependentSchemas":
-        return;
-      default:
-        problems.push(t.invalid(path, error.error));
+function compiledFor(schema: JsonSchema): CompiledSchema | null {
+  let entry = compiled.get(schema);
+  if (entry === undefined) {
+    try {
+      entry = compileSchema(schema, "", COMPILE_LIMITS);
+    } catch {
+      entry = null;
     }
-  });
-  const unique = [...new Set(problems)];
-  if (unique.length <= MAX_PROBLEMS) return unique;
-  return [...unique.slice(0, MAX_PROBLEMS), t.more(unique.length - MAX_PROBLEMS)];
+    compiled.set(schema, entry);
+  }
+  return entry;
 }
 
 /**
- * Problems of `args` against the tool's parameter schema, as short human-readable lines; [] when valid.
- * Compiled validators are cached per schema object (a WeakMap), so pass the stored `parameters` itself.
+ * Problems of `args` against the tool's parameter schema, as short human-readable lines; [] when valid. Bounded
+ * work, whatever the schema and the arguments (VALIDATION_LIMITS): past the budget, the problems found so far and a
+ * "too costly" line. Compiled schemas are cached per schema object (a WeakMap), so pass the stored `parameters`.
  */
 export function validateArguments(schema: JsonSchema, args: unknown, locale: Locale = "en"): string[] {
   const t = texts(locale).argument;
   if (!isObject(args)) return [t.notObject];
+  const compiledSchema = compiledFor(schema);
+  if (compiledSchema === null) return [t.schemaFailed];
+  let result: ValidationResult;
   try {
-    const { validator, checksUniqueItems } = compiledFor(schema);
-    if (checksUniqueItems && longestArray(args) > MAX_UNIQUE_CHECKED_ITEMS) return [t.uniqueTooLong(MAX_UNIQUE_CHECKED_ITEMS)];
-    const result = validator.validate(args);
-    return result.valid ? [] : describe(result.errors, args, t);
+    result = validate(compiledSchema, args);
   } catch {
-    // An uncompilable schema, a $ref loop, a value that is not JSON: a problem to report, never a crash.
+    // A pattern RE2 refused at its first use after all: a problem to report, never a crash.
     return [t.schemaFailed];
   }
+  if (result.outcome === "tooDeep") return [t.tooDeep(VALIDATION_LIMITS.argumentDepth)];
+  const lines = [...new Set(result.problems.map((problem) => line(problem, t)))];
+  if (result.outcome === "tooCostly") return [...lines.slice(0, MAX_PROBLEMS), t.tooCostly];
+  if (lines.length <= MAX_PROBLEMS) return lines;
+  return [...lines.slice(0, MAX_PROBLEMS), t.more(lines.length - MAX_PROBLEMS)];
 }

@@ -1,4 +1,7 @@
-// Reading a JSON request body under a byte limit: checked by Content-Length first, then while reading.
+// Reading a JSON request body under a byte limit (checked by Content-Length first, then while reading) and a
+// nesting limit.
+import { pathDeeperThan } from "../core/jsonSchema/depth.ts";
+import { childField } from "../core/jsonSchema/field.ts";
 import { isRecord } from "../core/records.ts";
 import { HttpError } from "./errors.ts";
 
@@ -36,7 +39,15 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
   return bytes;
 }
 
-/** The body parsed as JSON; it must be an object. 400 `invalid_json` otherwise, 413 over the limit. */
+/**
+ * How deeply a request body may nest (the body object is level 1). Tool parameters nest up to 32 subschemas, two
+ * JSON levels each, under a few levels of request; nothing legitimate comes near. A deeper body is refused before
+ * anything walks it recursively (structured clone to a Durable Object overflowed its stack on 2,500 levels).
+ */
+export const MAX_BODY_DEPTH = 128;
+const SHOWN_PATH_SEGMENTS = 4;
+
+/** The body parsed as JSON; it must be an object. 400 `invalid_json` / `too_deep` otherwise, 413 over the limit. */
 export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
   const bytes = await readBodyBytes(request, maxBytes);
   if (bytes.byteLength === 0) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
@@ -54,5 +65,10 @@ export async function readJsonObject(request: Request, maxBytes: number): Promis
     throw new HttpError(400, "invalid_json", `the request body is not valid JSON (${reason})`);
   }
   if (!isRecord(parsed)) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
+  const deep = pathDeeperThan(parsed, MAX_BODY_DEPTH);
+  if (deep !== undefined) {
+    const field = deep.slice(0, SHOWN_PATH_SEGMENTS).reduce<string>((at, key) => childField(at, key), "");
+    throw new HttpError(400, "too_deep", `${field}…: nests more than ${MAX_BODY_DEPTH} levels deep`);
+  }
   return parsed;
 }

@@ -2,7 +2,7 @@
 
 /** Every error code an answer may carry (the README's Errors table says when each is given, with its status). */
 export type ErrorCode =
-  | "invalid_json" | "invalid_request" | "invalid_session_id" // 400
+  | "invalid_json" | "invalid_request" | "invalid_session_id" | "too_deep" // 400
   | "unauthorized" | "invalid_token" // 401
   | "forbidden" | "banned" // 403
   | "not_found" | "tool_not_found" | "confirmation_not_found" // 404

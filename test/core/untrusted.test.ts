@@ -6,7 +6,7 @@ import {
   countBannerMarkers, DEFAULT_MAX_SOURCE_LENGTH, neutraliseForgedBanners, sanitizeSource, stripSmugglingCharacters,
   wrapFetchedContent, wrapUntrustedContent,
 } from "../../src/core/untrusted.ts";
-import { everyTestNeedsEvalData, evalInjections } from "../evalData.ts";
+import { everyTestNeedsEvalData, evalInjections, needsEvalData } from "../evalData.ts";
 
 const LOCALES: readonly Locale[] = ["en", "zh"];
 const payloads = evalInjections.map((payload) => payload.text);
@@ -279,7 +279,8 @@ describe("leetspeak banner markers (digits and symbols for letters)", () => {
     }
   });
 
-  it("finds a marker in exactly the corpus payloads that spell one out, so every ordinary payload stays unchanged", () => {
+  it("finds a marker in exactly the corpus payloads that spell one out, so every ordinary payload stays unchanged", (context) => {
+    needsEvalData(context);
     for (const payload of payloads) expect([payload.slice(0, 60), countBannerMarkers(payload) > 0]).toEqual([payload.slice(0, 60), spellsMarker(payload)]);
     const ordinary = payloads.filter((payload) => stripSmugglingCharacters(payload) === payload && !spellsMarker(payload));
     expect(ordinary).toHaveLength(326);
