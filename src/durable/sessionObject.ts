@@ -13,21 +13,21 @@ import { DurableObject } from "cloudflare:workers";
 import type { GatewayConfig, SearchMode } from "../core/config.ts";
 import { defaultConfig, discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
+import { createExecutionGuard } from "../core/executionGuard.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
-import { ToolRegistry } from "../core/toolRegistry.ts";
 import { validateToolDefinition } from "../core/schema.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
+import { ToolRegistry } from "../core/toolRegistry.ts";
 import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolOutcome } from "../core/types.ts";
-import { createExecutionGuard } from "../core/executionGuard.ts";
 import { parseSessionObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";
 import type { PrincipalObject } from "./principalObject.ts";
 import { sessionRefusalError, tooManySessionsMessage } from "./sessionLimit.ts";
-import { principalStub } from "./stubs.ts";
 import type { SessionRefusal } from "./sessionLimit.ts";
+import { principalStub } from "./stubs.ts";
 
 const DAY_MS = 86_400_000;
 

@@ -1,17 +1,17 @@
-// The isolate's tool registry: the demo catalog plus the tools persisted in the registry Durable Object, rebuilt
-// whenever that object's version changes. Every request that uses the registry asks the object for its version
+// The isolate's tool registry: the demo catalog plus the tools persisted in the registry Durable Object, with the
+// executor runner and the execution guard, rebuilt whenever that object's version changes. Every request that uses the registry asks the object for its version
 // (one small RPC answered from memory), so a change is visible to the next request from any isolate.
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
-import { ToolRegistry } from "../core/toolRegistry.ts";
+import { createExecutionGuard } from "../core/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import type { SearchIndex } from "../core/search/types.ts";
+import { ToolRegistry } from "../core/toolRegistry.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
-import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
+import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
-import { createExecutionGuard } from "../core/executionGuard.ts";
 import type { Settings } from "./settings.ts";
 
 export interface LoadedRegistry {
@@ -136,7 +136,7 @@ function executionGuard(env: Env, settings: Settings): ExecutionGuard {
         return await guard(input);
       } catch (error) {
         // A confirmation in a new session past the principal's limit: the session kept nothing. A denial that says
-        // so, which the execute route turns into 429.
+        // so (code too_many_sessions), which http/toolCall.ts turns into 429.
         const refusal = refusalOfError(error);
         if (refusal) return { kind: "deny", reason: refusal.refused, code: TOO_MANY_SESSIONS };
         throw error;
