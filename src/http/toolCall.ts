@@ -1,6 +1,6 @@
 // One tool call as a face runs it (the /v1 execute route; a second face's tool call alike): the rate limit, the name
 // resolved (search_tools; the session's client catalog first, then the registry), the registry's gate, validation and
-// guard, and one audit line per call (docs/DESIGN.md, "Execute"). Every tool-level outcome is a ToolResult; an
+// guard, and one audit line per call (docs/DESIGN.md, "Flows"). Every tool-level outcome is a ToolResult; an
 // HttpError only for the rate limit and the principal's session limit (429).
 import { auditDecisionOf, auditLine } from "../core/audit.ts";
 import type { AuditDecision } from "../core/audit.ts";
