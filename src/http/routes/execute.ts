@@ -1,27 +1,15 @@
 // POST /v1/sessions/:sid/execute: one tool call through the registry and its guard (SPEC §4). Every tool-level
 // outcome is 200 {content, isError, confirmation?}; 4xx only for a malformed request. One audit line per call.
-import { auditDecisionOf, auditLine } from "../../core/audit.ts";
-import type { AuditDecision } from "../../core/audit.ts";
-import { texts } from "../../core/locale.ts";
-import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
-import type { ToolCallContext, ToolResult } from "../../core/types.ts";
-import { currentRegistry, guardDecisionOf, sessionRefusalOf } from "../../worker/registry.ts";
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId, sessionStub } from "../context.ts";
-import type { Call } from "../context.ts";
-import { badField, HttpError } from "../errors.ts";
+import { begin, requireSessionId } from "../context.ts";
+import { badField } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
-import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
-import { searchSession } from "../sessionSearch.ts";
+import { runToolCall } from "../toolCall.ts";
 import { isJsonObject, rejectUnknownFields, requiredString } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
 
 const TOOL_NAME_MAX = 256;
-
-function toolError(message: string): ToolResult {
-  return { content: JSON.stringify({ error: message }), isError: true };
-}
 
 /**
  * `arguments` as an object, or as the JSON text of one: OpenAI's `tool_calls[].function.arguments` is a string, which a
@@ -46,24 +34,6 @@ function readArguments(value: unknown): JsonObject {
   return value;
 }
 
-async function executeTool(call: Call, sessionId: string, name: string, args: JsonObject, context: ToolCallContext): Promise<ToolResult> {
-  const { config } = call.settings;
-  const groups = [...(context.enabledGroups ?? [])];
-  if (name === SEARCH_TOOLS_NAME) {
-    const parsed = parseSearchToolsParams(args, config.limits.maxQueryLength);
-    if (!parsed.ok) return toolError(texts(config.locale).invalidArguments(name, parsed.problems));
-    const result = await searchSession(call, sessionId, parsed.params, config.searchMode, groups);
-    return { content: JSON.stringify(result), isError: false };
-  }
-  // One catalog per turn (issue 9 part 4): prepare sends, and search shows, the session's client catalog when it has
-  // one, so a name that catalog holds is the client's tool here too (its schema, its guard), even when the registry
-  // has a tool of the same name; any other name is the registry's, which answers an absent and a gated tool alike.
-  const client = await sessionStub(call, sessionId).executeClientTool(name, args, context);
-  if (client) return client;
-  const { registry } = await currentRegistry(call.env, call.settings);
-  return registry.execute(name, args, context);
-}
-
 export async function execute(request: RouteRequest, env: Env): Promise<Response> {
   const call = await begin(request, env);
   const sessionId = requireSessionId(request.params.sid);
@@ -74,37 +44,7 @@ export async function execute(request: RouteRequest, env: Env): Promise<Response
   const args = readArguments(body.arguments);
   const groups = readEnabledGroups(call, body);
 
-  const started = Date.now();
-  const audit = (decision: AuditDecision): void => {
-    console.log(auditLine({ principalId: call.principal.id, sessionId, tool: name, decision, durationMs: Date.now() - started }));
-  };
-  try {
-    await enforceRateLimit(call);
-  } catch (error) {
-    audit("rate_limited");
-    throw error;
-  }
-
-  const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId };
-  let result: ToolResult;
-  try {
-    result = await executeTool(call, sessionId, name, args, context);
-  } catch (error) {
-    // A new session past the principal's session limit (search_tools in it): 429, like a prepare or search would.
-    if (error instanceof HttpError) {
-      audit("rate_limited");
-      throw error;
-    }
-    // registry.execute() never throws; anything that still does (a failed RPC, a bug) is a tool error, not a 500.
-    console.error(`execute ${name}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
-    result = toolError(texts(config.locale).toolFailed(name, "internal error"));
-  }
-  const refusal = sessionRefusalOf(context);
-  if (refusal) {
-    audit("rate_limited");
-    throw tooManySessions(refusal);
-  }
-  audit(guardDecisionOf(context)?.kind === "deny" ? "deny" : auditDecisionOf(result));
+  const result = await runToolCall(call, { sessionId, name, args, groups });
   return Response.json({
     content: result.content,
     isError: result.isError,
