@@ -1,6 +1,8 @@
 // The router (itty-router v5): every route of SPEC §4, 405 for a known path with another method, 404 otherwise,
 // and one place where errors become `{"error": {"code", "message"}}`.
 import { AutoRouter } from "itty-router";
+import { mcpDelete, mcpPost, resourceMetadata } from "../mcp/handler.ts";
+import { MCP_PATH, RESOURCE_METADATA_PATH } from "../mcp/http.ts";
 import { errorResponse, HttpError, toErrorResponse } from "./errors.ts";
 import type { RouteRequest } from "./request.ts";
 import { clearMemory, health, wrapUntrusted } from "./routes/misc.ts";
@@ -24,9 +26,10 @@ function methodNotAllowed(allowed: readonly Method[]): Handler {
 
 const notFound = (): Response => errorResponse(new HttpError(404, "not_found", "no such route"));
 
-/** Whether a path belongs to the API (everything else is the playground's static files). */
+/** Whether a path belongs to the API or the MCP server (everything else is the playground's static files). */
 export function isApiPath(pathname: string): boolean {
-  return pathname === "/v1" || pathname.startsWith("/v1/");
+  return pathname === "/v1" || pathname.startsWith("/v1/") || pathname === MCP_PATH ||
+    pathname === RESOURCE_METADATA_PATH || pathname === `${RESOURCE_METADATA_PATH}${MCP_PATH}`;
 }
 
 /** Outside /v1 the playground's static files answer (when the assets did not already, in front of the Worker). */
@@ -59,6 +62,10 @@ export function createRouter() {
     { path: "/v1/sessions/:sid/confirmations/:id", methods: [["POST", resolveConfirmation]] },
     { path: "/v1/memory/clear", methods: [["POST", clearMemory]] },
     { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
+    // MCP Streamable HTTP (src/mcp): no GET stream, since every request has its own server (405 is the spec's answer).
+    { path: MCP_PATH, methods: [["POST", mcpPost], ["DELETE", mcpDelete]] },
+    { path: RESOURCE_METADATA_PATH, methods: [["GET", resourceMetadata]] },
+    { path: `${RESOURCE_METADATA_PATH}${MCP_PATH}`, methods: [["GET", resourceMetadata]] },
   ];
   for (const { path, methods } of routes) {
     for (const [method, handler] of methods) {
