@@ -11,6 +11,7 @@ import type {
   CallToolRequest, CallToolResult, ListToolsResult, ServerNotification, ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { z } from "zod";
 import { texts } from "../core/locale.ts";
 import { prepareTurn, WarnOnce } from "../core/prepare.ts";
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
@@ -40,6 +41,13 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export const SERVER_REFUSAL = -32000;
 /** Longest wait for the user's answer to an elicitation; past it the call answers as for a client without one. */
 const MAX_ELICITATION_WAIT_MS = 5 * 60_000;
+
+/**
+ * tools/call as the protocol layer sees it: any params. The SDK parses a request with the handler's schema before
+ * anything else and answers a mismatch as -32603 (internal error); with this schema its tools/call wrapper checks the
+ * params instead and answers -32602 (invalid params), as JSON-RPC says.
+ */
+const ANY_TOOL_CALL = z.object({ method: z.literal("tools/call"), params: z.unknown() });
 
 /** prepareTurn's warnings (an always-direct tool that is missing) are logged once per isolate, not per request. */
 const warnings = new WarnOnce(console);
@@ -192,6 +200,10 @@ export function createMcpServer(scope: McpScope, transport: WebStandardStreamabl
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => guarded(() => listTools(scope)));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => guarded(() => callTool(scope, request.params, extra, transport)));
+  server.setRequestHandler(ANY_TOOL_CALL, (request, extra) => {
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, "Invalid tools/call params");
+    return guarded(() => callTool(scope, parsed.data.params, extra, transport));
+  });
   return server;
 }
