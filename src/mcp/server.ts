@@ -193,7 +193,8 @@ export function createMcpServer(scope: McpScope, transport: WebStandardStreamabl
   const server = new Server(
     { name: "toolgate", version: CORE_VERSION },
     {
-      capabilities: { tools: { listChanged: true } },
+      // logging: the SDK answers logging/setLevel; toolgate sends no log notifications, so no level is kept.
+      capabilities: { tools: { listChanged: true }, logging: {} },
       instructions: texts(locale).mcp.instructions,
       // The SDK's default validator (Ajv) compiles schemas with eval, which workerd forbids outside tests.
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),

@@ -62,6 +62,8 @@ describe("the lifecycle", () => {
       expect(init.headers.get("mcp-session-id")).toMatch(/^[0-9a-f-]{36}$/);
       const headers = await rawSession(who.token, version);
       expect(await answer(await rpc({ jsonrpc: "2.0", id: 2, method: "ping" }, headers))).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+      const level = await rpc({ jsonrpc: "2.0", id: 4, method: "logging/setLevel", params: { level: "info" } }, headers);
+      expect(await answer(level)).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
       const list = await answer(await rpc({ jsonrpc: "2.0", id: 3, method: "tools/list" }, headers));
       expect(Array.isArray(list.result?.["tools"])).toBe(true);
     });
