@@ -43,12 +43,9 @@ function urlGroups(request: Request, call: Call): string[] {
 async function caller(request: Request, env: Env): Promise<McpCaller> {
   const settings = requireSettings(env);
   checkOrigin(request, settings.config.mcp);
-  let principal;
-  try {
-    principal = await authenticate(request.headers.get("authorization"), settings.auth);
-  } catch (error) {
+  const principal = await authenticate(request.headers.get("authorization"), settings.auth).catch((error: unknown) => {
     throw error instanceof HttpError ? withResourceMetadata(error, request) : error;
-  }
+  });
   refuseBanned(principal);
   const call: Call = { env, settings, principal };
   return { call, groups: urlGroups(request, call) };

@@ -11,7 +11,8 @@ export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
 /** JSON-RPC codes the SDK's transport uses for the same HTTP outcomes. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
-const SERVER_ERROR = -32000;
+/** Refusals that are not the request's fault (401, 403, 429, …): the implementation-defined server-error range. */
+export const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 
 export function sessionNotFound(): HttpError {

@@ -23,6 +23,7 @@ import type { Call } from "../http/context.ts";
 import { HttpError } from "../http/errors.ts";
 import { enforceRateLimit } from "../http/limits.ts";
 import { runToolCall } from "../http/toolCall.ts";
+import { SERVER_ERROR } from "./http.ts";
 import { currentRegistry } from "../worker/registry.ts";
 import { CALL_TOOL_NAME, callToolDefinition, parseCallToolArguments, toMcpTool } from "./tools.ts";
 
@@ -37,8 +38,6 @@ export interface McpScope {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-/** JSON-RPC code of refusals that are not the request's fault (rate limit, session limit): the server-error range. */
-export const SERVER_REFUSAL = -32000;
 /** Longest wait for the user's answer to an elicitation; past it the call answers as for a client without one. */
 const MAX_ELICITATION_WAIT_MS = 5 * 60_000;
 
@@ -57,7 +56,7 @@ function asRpcError(error: unknown): McpError {
   if (error instanceof McpError) return error;
   if (error instanceof HttpError) {
     const retryAfter = error.headers["Retry-After"];
-    return new McpError(SERVER_REFUSAL, error.message, {
+    return new McpError(SERVER_ERROR, error.message, {
       status: error.status,
       code: error.code,
       ...(retryAfter !== undefined ? { retryAfterSeconds: Number(retryAfter) } : {}),
