@@ -1,10 +1,10 @@
 // The router (itty-router v5): every route of SPEC §4, 405 for a known path with another method, 404 otherwise,
 // and one place where errors become `{"error": {"code", "message"}}`.
 import { AutoRouter } from "itty-router";
-import { mcpDelete, mcpPost, resourceMetadata } from "../mcp/handler.ts";
-import { MCP_PATH, RESOURCE_METADATA_PATH } from "../mcp/http.ts";
+import { MCP_PATH, protectedResourceMetadata, RESOURCE_METADATA_PATH } from "../mcp/http.ts";
 import { errorResponse, HttpError, toErrorResponse } from "./errors.ts";
 import type { RouteRequest } from "./request.ts";
+import { requireSettings } from "./context.ts";
 import { clearMemory, health, wrapUntrusted } from "./routes/misc.ts";
 import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
@@ -40,6 +40,14 @@ export async function staticAsset(request: Request, env: Env): Promise<Response>
   const response = await env.ASSETS.fetch(request);
   return response.status === 404 ? notFound() : response;
 }
+
+/**
+ * The MCP server (src/mcp) and the SDK under it load on the first /mcp request of an isolate, so that the API's
+ * requests never pay for evaluating them (zod and the SDK are most of the bundle).
+ */
+const mcpPost: Handler = async (request, env) => (await import("../mcp/handler.ts")).mcpPost(request, env);
+const mcpDelete: Handler = async (request, env) => (await import("../mcp/handler.ts")).mcpDelete(request, env);
+const resourceMetadata: Handler = (request, env) => protectedResourceMetadata(request, requireSettings(env));
 
 interface RouteSpec {
   path: string;

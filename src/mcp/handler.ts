@@ -20,7 +20,7 @@ import { HttpError } from "../http/errors.ts";
 import { GROUP_NAME_MAX, MAX_ENABLED_GROUPS } from "../http/groups.ts";
 import { enforceRateLimit, tooManySessions } from "../http/limits.ts";
 import type { RouteRequest } from "../http/request.ts";
-import { checkOrigin, mcpErrorResponse, protectedResourceMetadata, sessionNotFound, withResourceMetadata } from "./http.ts";
+import { checkOrigin, mcpErrorResponse, sessionNotFound, withResourceMetadata } from "./http.ts";
 import { createMcpServer } from "./server.ts";
 
 interface McpCaller {
@@ -141,9 +141,4 @@ export async function mcpDelete(request: RouteRequest, env: Env): Promise<Respon
   } catch (error) {
     return mcpErrorResponse(error, request);
   }
-}
-
-/** GET /.well-known/oauth-protected-resource[/mcp] (public: no caller needed). */
-export function resourceMetadata(request: RouteRequest, env: Env): Response {
-  return protectedResourceMetadata(request, requireSettings(env));
 }

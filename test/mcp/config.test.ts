@@ -1,8 +1,10 @@
 // TOOL_SEARCH_CONFIG.mcp: its validation, and `callTool: false` seen by an MCP client.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, defaultConfig, parseConfig } from "../../src/core/config.ts";
-import { connect, principal } from "./helpers.ts";
+import { connect, principal, warmUp } from "./helpers.ts";
+
+beforeAll(warmUp, 60_000);
 
 describe("TOOL_SEARCH_CONFIG.mcp", () => {
   it("defaults to call_tool on and no extra origins; origins are kept in lower case", () => {

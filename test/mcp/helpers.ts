@@ -132,3 +132,12 @@ export function confirmationOf(result: unknown): HeldConfirmation {
     arguments: confirmation["arguments"],
   };
 }
+
+/**
+ * The Worker loads its MCP modules on the first /mcp request (src/http/router.ts); in the tests that first load
+ * transforms the SDK, which can take seconds: a beforeAll with a long timeout pays it, not the first test.
+ */
+export async function warmUp(): Promise<void> {
+  const response = await rpc(initializeBody());
+  await response.arrayBuffer();
+}

@@ -9,13 +9,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { api, json } from "../http/helpers.ts";
 import { CALL_TOOL_NAME, SEARCH_RESULT_SCHEMA } from "../../src/mcp/tools.ts";
-import { confirmationOf, connect, principal, textOf } from "./helpers.ts";
+import { confirmationOf, connect, principal, textOf, warmUp } from "./helpers.ts";
 import type { Connected } from "./helpers.ts";
 import { registerMcpTestTools } from "./fixtures.ts";
 
 const t = texts("en");
 
-beforeAll(registerMcpTestTools, 60_000);
+beforeAll(async () => {
+  await registerMcpTestTools();
+  await warmUp();
+}, 60_000);
 
 /** A caller of the `mcptest` group, connected through `/mcp?groups=mcptest` (its other groups are cut away). */
 async function tester(label: string, claims: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}): Promise<Connected & { token: string }> {

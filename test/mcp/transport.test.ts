@@ -3,11 +3,13 @@
 // (DNS-rebinding protection) and the JSON-RPC and HTTP errors: unknown method, bad params, unknown session, oversize
 // and malformed bodies, the rate limit.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { api, BASE, fetchWithEnv, json, token } from "../http/helpers.ts";
-import { connect, initializeBody, MCP_URL, principal, rpc } from "./helpers.ts";
+import { connect, initializeBody, MCP_URL, principal, rpc, warmUp } from "./helpers.ts";
 import type { Wire } from "./helpers.ts";
+
+beforeAll(warmUp, 60_000);
 
 interface RpcAnswer {
   jsonrpc: string;
