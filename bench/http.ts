@@ -1,5 +1,6 @@
 // HTTP load through `wrangler dev` (with its Durable Objects): requests per second and latency of `prepare` and
-// `search` at a fixed number of concurrent clients, on the loopback interface only, bounded in time.
+// `search`, and of MCP's search_tools call and whole first round (bench/mcp.ts), at a fixed number of concurrent
+// clients, on the loopback interface only, bounded in time.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -8,6 +9,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SignJWT } from "jose";
 import type { ToolDefinition } from "../src/core/types.ts";
+import { mcpRound, mcpSearch, openMcpSession } from "./mcp.ts";
 import { summarize, type Distribution } from "./stats.ts";
 
 const HOST = "127.0.0.1";
@@ -132,7 +134,8 @@ export async function httpLoad(options: {
   const port = await freePort();
   const base = `http://${HOST}:${port}`;
   const state = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
-  const config = JSON.stringify({ limits: { rateLimitPerMinute: 0 } });
+  // No rate limit, and no session bound: every MCP round opens a session.
+  const config = JSON.stringify({ limits: { rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 } });
   log(`http: starting wrangler dev on ${base}`);
   const child = spawn(
     "npx",
@@ -181,6 +184,20 @@ export async function httpLoad(options: {
       await load(route, clients, Math.min(1, seconds), (c) => fetch(`${base}${path(c)}`, { method: "POST", headers: headers(user), body }));
       log(`http: ${route}, ${clients} clients, ${seconds} s`);
       results.push(await load(route, clients, seconds, (c) => fetch(`${base}${path(c)}`, { method: "POST", headers: headers(user), body })));
+    }
+
+    // MCP: search_tools as tools/call in one open session per client (an SSE answer), then the whole first round of a
+    // client (initialize, initialized, tools/list, search_tools), each round a new session.
+    const query = "current stock price of a company";
+    const sessions = await Promise.all(Array.from({ length: clients }, () => openMcpSession(base, user)));
+    const mcpRoutes: { route: string; request: (client: number) => Promise<Response> }[] = [
+      { route: "MCP tools/call search_tools (substring)", request: (c) => mcpSearch(base, user, sessions[c] ?? "", query) },
+      { route: "MCP round: initialize + initialized + tools/list + search_tools", request: () => mcpRound(base, user, query) },
+    ];
+    for (const { route, request } of mcpRoutes) {
+      await load(route, clients, Math.min(1, seconds), request);
+      log(`http: ${route}, ${clients} clients, ${seconds} s`);
+      results.push(await load(route, clients, seconds, request));
     }
     return { server: `wrangler dev on ${base} (local Durable Objects)`, catalogTools: catalog.length, results };
   } catch (error) {

@@ -2,20 +2,22 @@
 // bindings name.
 import { preflight, withCors } from "./http/cors.ts";
 import { toErrorResponse } from "./http/errors.ts";
-import { createRouter, isApiPath, staticAsset } from "./http/router.ts";
+import { createRouter, isApiPath, ROUTES, staticAsset } from "./http/router.ts";
 import { loadSettings } from "./isolate/settings.ts";
+import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 
 export { PrincipalObject } from "./durable/principalObject.ts";
 export { RateLimiterObject } from "./durable/rateLimiterObject.ts";
 export { RegistryObject } from "./durable/registryObject.ts";
 export { SessionObject } from "./durable/sessionObject.ts";
 
-const router = createRouter();
+// Two faces on one router: the HTTP API (/v1) and MCP (/mcp), each behind the same caller stage.
+const router = createRouter([...ROUTES, ...MCP_ROUTES]);
 
 export default {
   async fetch(request, env, ctx) {
     try {
-      if (!isApiPath(new URL(request.url).pathname)) return await staticAsset(request, env);
+      if (!isApiPath(new URL(request.url).pathname, MCP_PATHS)) return await staticAsset(request, env);
       const loaded = loadSettings(env);
       const settings = loaded.ok ? loaded.settings : undefined;
       const early = settings && preflight(request, settings);

@@ -37,6 +37,20 @@ export interface Limits {
   maxSessionsPerPrincipal: number;
 }
 
+/** The MCP face at /mcp (src/mcp). */
+export interface McpConfig {
+  /**
+   * Offer the `call_tool` meta-tool beside `search_tools` when the search layer applies, so that a model can run a
+   * tool it found even when its client never re-lists tools after `notifications/tools/list_changed`.
+   */
+  callTool: boolean;
+  /**
+   * Origins (`scheme://host[:port]`, lower case) whose browser pages may call /mcp, besides the Worker's own origin
+   * on a loopback or workers.dev host. A request with any other Origin answers 403 (DNS-rebinding protection).
+   */
+  allowedOrigins: string[];
+}
+
 export interface GatewayConfig {
   enabled: boolean;
   showToolNames: boolean;
@@ -57,6 +71,7 @@ export interface GatewayConfig {
   deniedCapabilities: string[];
   /** The owner's host lists for fetch_url (on top of its built-in refusals of local and private addresses). */
   fetchUrl: HostLists;
+  mcp: McpConfig;
   limits: Limits;
 }
 
@@ -100,6 +115,7 @@ export function defaultConfig(): GatewayConfig {
     confirmOverrides: {},
     deniedCapabilities: [],
     fetchUrl: { denyHosts: [] },
+    mcp: { callTool: true, allowedOrigins: [] },
     limits: { ...DEFAULT_LIMITS },
   };
 }
@@ -194,6 +210,27 @@ function fetchUrlLists(value: unknown, field: string): HostLists {
   return lists;
 }
 
+/** `scheme://host[:port]` and nothing else: no path, no trailing slash, no wildcard, no credentials. */
+const ORIGIN_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/[^/\s*?#@]+$/;
+
+function mcpSettings(value: unknown, field: string): McpConfig {
+  if (!isRecord(value)) throw new ConfigError(field, "must be an object: {callTool?, allowedOrigins?}");
+  const mcp: McpConfig = { callTool: true, allowedOrigins: [] };
+  for (const [key, v] of Object.entries(value)) {
+    if (key === "callTool") mcp.callTool = boolean(v, `${field}.callTool`);
+    else if (key === "allowedOrigins") {
+      mcp.allowedOrigins = stringList(v, `${field}.allowedOrigins`).map((origin, index) => {
+        const normalized = origin.trim().toLowerCase();
+        if (!ORIGIN_PATTERN.test(normalized)) {
+          throw new ConfigError(`${field}.allowedOrigins[${index}]`, `${JSON.stringify(origin)} is not an origin (scheme://host[:port])`);
+        }
+        return normalized;
+      });
+    } else throw new ConfigError(`${field}.${key}`, "unknown field; known: callTool, allowedOrigins");
+  }
+  return mcp;
+}
+
 const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
   maxBodyBytes: [1024, 100 * 1024 * 1024],
   maxBulkBodyBytes: [1024, 100 * 1024 * 1024],
@@ -255,6 +292,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "fetchUrl":
         config.fetchUrl = fetchUrlLists(value, field);
+        break;
+      case "mcp":
+        config.mcp = mcpSettings(value, field);
         break;
       case "limits": {
         if (!isRecord(value)) throw new ConfigError(field, "must be an object");

@@ -22,6 +22,27 @@ export interface ArgumentTexts {
   tooDeep(max: number): string;
 }
 
+/** What MCP clients and their models read (src/mcp). */
+export interface McpTexts {
+  /** The server's `instructions` in the initialize result. */
+  instructions: string;
+  callToolDescription: string;
+  callToolName: string;
+  callToolArguments: string;
+  /** Problems with `call_tool` arguments, one line each (handed to `invalidArguments`). */
+  callToolNameMissing: string;
+  callToolArgumentsNotObject: string;
+  callToolUnknownArgument(field: string): string;
+  /** A held call, for a client without elicitation: how a person approves it over HTTP, then the model retries. */
+  approveOverHttp(name: string, id: string, sessionId: string, mode: "session" | "always"): string;
+  /** The question an elicitation asks the user; `args` is the JSON of the (bounded) arguments preview. */
+  elicitation(name: string, description: string, args: string, mode: "session" | "always"): string;
+  /** The user declined in the client's dialog. */
+  declined(name: string): string;
+  /** The user accepted, but the confirmation had expired or was already answered meanwhile. */
+  approvalLost(name: string): string;
+}
+
 export interface Texts {
   /** The `search_tools` description. `names` is the compact list of other tools (already formatted), or null. */
   searchToolsDescription(names: string | null): string;
@@ -61,6 +82,7 @@ export interface Texts {
   unknownSource: string;
   /** Stands in for a forged copy of a banner marker inside untrusted content (must not itself look like a marker). */
   forgedBannerRemoved: string;
+  mcp: McpTexts;
 }
 
 const en: Texts = {
@@ -123,6 +145,32 @@ const en: Texts = {
   truncated: (shown, total) => `\n[Content truncated: ${shown} of ${total} characters shown.]`,
   unknownSource: "unknown source",
   forgedBannerRemoved: "(forged boundary marker removed)",
+  mcp: {
+    instructions:
+      "toolgate: more tools exist than this list shows. Call search_tools with keywords to find one; the tools it " +
+      "returns join this session and appear in the next tools/list. call_tool (when listed) runs a found tool by name " +
+      "without waiting for the list to refresh. Some tools wait for the user's approval before they run.",
+    callToolDescription:
+      "Runs a tool found with search_tools by its name, with the arguments its definition asks for. Use it when the " +
+      "tool is not in your tool list yet. The same rules apply as calling the tool directly.",
+    callToolName: "The name of the tool to run, as search_tools returned it.",
+    callToolArguments: "The tool's arguments, as a JSON object that fits its parameters.",
+    callToolNameMissing: "name must be the name of a tool (a non-empty string)",
+    callToolArgumentsNotObject: "arguments must be a JSON object",
+    callToolUnknownArgument: (field) => `unknown argument "${field}" (allowed: name, arguments)`,
+    approveOverHttp: (name, id, sessionId, mode) =>
+      `Tool "${name}" waits for the user's approval ` +
+      (mode === "session" ? "for this session" : "for this one call") +
+      `. It has not run. Confirmation id: ${id}. Ask the user to approve it: POST /v1/sessions/${sessionId}/confirmations/${id} ` +
+      'with {"approve": true} and the same token. After they approve, call the tool again with the same arguments; ' +
+      "do not retry before.",
+    elicitation: (name, description, args, mode) =>
+      `Allow the tool "${name}" to run ` + (mode === "session" ? "for the rest of this session" : "once, with these arguments") +
+      `?\n${description}\nArguments: ${args}`,
+    declined: (name) => `The user declined: tool "${name}" has not run. Do not call it again unless the user asks.`,
+    approvalLost: (name) =>
+      `Tool "${name}" has not run: its approval expired or was already answered. Call it again to ask once more.`,
+  },
 };
 
 const zh: Texts = {
@@ -178,6 +226,26 @@ const zh: Texts = {
   truncated: (shown, total) => `\n[内容已截断：显示 ${shown} / ${total} 个字符。]`,
   unknownSource: "未知来源",
   forgedBannerRemoved: "（已删除伪造的边界标记）",
+  mcp: {
+    instructions:
+      "toolgate：可用工具多于此列表所示。请用关键词调用 search_tools 查找；它返回的工具会加入本会话，并出现在下一次 tools/list 中。" +
+      "call_tool（若已列出）可按名称直接执行已找到的工具，无需等待列表刷新。部分工具须经用户确认才会执行。",
+    callToolDescription: "按名称执行用 search_tools 找到的工具，参数按其定义填写。工具尚未出现在你的工具列表中时使用。规则与直接调用该工具相同。",
+    callToolName: "要执行的工具名称，与 search_tools 返回的一致。",
+    callToolArguments: "该工具的参数，JSON 对象，须符合其参数定义。",
+    callToolNameMissing: "name 必须是工具名称（非空字符串）",
+    callToolArgumentsNotObject: "arguments 必须是 JSON 对象",
+    callToolUnknownArgument: (field) => `未知参数「${field}」（可用：name、arguments）`,
+    approveOverHttp: (name, id, sessionId, mode) =>
+      `工具「${name}」需要用户确认` + (mode === "session" ? "（本会话内有效）" : "（仅本次调用）") +
+      `，尚未执行。确认编号：${id}。请用户以同一令牌调用 POST /v1/sessions/${sessionId}/confirmations/${id}，` +
+      '请求体 {"approve": true}。用户确认后，再以相同参数调用该工具；确认前不要重试。',
+    elicitation: (name, description, args, mode) =>
+      `允许执行工具「${name}」吗？` + (mode === "session" ? "（本会话内有效）" : "（仅本次，使用以下参数）") +
+      `\n${description}\n参数：${args}`,
+    declined: (name) => `用户已拒绝：工具「${name}」未执行。除非用户要求，不要再次调用。`,
+    approvalLost: (name) => `工具「${name}」未执行：确认已过期或已被处理。请再次调用以重新请求确认。`,
+  },
 };
 
 const TABLE: Record<Locale, Texts> = { en, zh };

@@ -40,7 +40,19 @@ const KEY = {
   catalogHash: "catalogHash",
   indexed: "indexedByPrincipal",
   ttlMs: "ttlMs",
+  mcp: "mcp",
 } as const;
+
+/** The MCP session this session is (src/mcp): what its initialize said. The MCP session id is the session id. */
+export interface McpSessionRecord {
+  protocolVersion: string;
+  /** Whether the client declared the `elicitation` capability (the guard's confirmations are then asked through it). */
+  elicitation: boolean;
+  client: string;
+}
+
+/** Answers that arrived before their waiter (a client quicker than the RPC that waits), kept at most this many. */
+const MAX_EARLY_ANSWERS = 64;
 
 export interface ClientCatalog {
   /** Identifies the catalog's content (a hash), so that an unchanged catalog is neither rewritten nor re-indexed. */
@@ -81,6 +93,9 @@ export class SessionObject extends DurableObject<Env> {
   private writes = 0;
   /** The pending request to join the principal's index, shared by concurrent calls so that they see one answer. */
   private admission: Promise<SessionRefusal | undefined> | undefined;
+  /** Requests waiting for a client's answer to a server→client request (MCP elicitation), by request id. */
+  private readonly waiters = new Map<string, (text: string | null) => void>();
+  private readonly earlyAnswers = new Map<string, string>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -176,6 +191,67 @@ export class SessionObject extends DurableObject<Env> {
     return catalog.registry.executeWithDecision(name, args, context);
   }
 
+  // ---- the MCP session (src/mcp) ---------------------------------------------------------------------------------
+
+  /** An MCP initialize: the session starts (it takes a place in the principal's index) and keeps the record. */
+  async openMcp(identity: SessionIdentity, record: McpSessionRecord, config: GatewayConfig): Promise<{ opened: true } | SessionRefusal> {
+    const refusal = await this.admit(config, identity);
+    if (refusal) return refusal;
+    this.ctx.storage.kv.put(KEY.mcp, record);
+    await this.afterWrite(config, identity);
+    return { opened: true };
+  }
+
+  /** The MCP session's record (undefined: no such MCP session here); a request to it counts as activity. */
+  getMcp(): McpSessionRecord | undefined {
+    const record = this.ctx.storage.kv.get<McpSessionRecord>(KEY.mcp);
+    if (record) this.ctx.storage.kv.put(KEY.lastActive, Date.now());
+    return record;
+  }
+
+  /** DELETE /mcp: the MCP session ends and its discovered set goes; false when there was none. */
+  async closeMcp(): Promise<boolean> {
+    if (!this.ctx.storage.kv.delete(KEY.mcp)) return false;
+    for (const resolve of this.waiters.values()) resolve(null);
+    this.waiters.clear();
+    await this.clearDiscovered();
+    return true;
+  }
+
+  /**
+   * Waits for the client's answer to a server→client request of this session (the JSON text of the JSON-RPC
+   * response), which another request hands over with deliverAnswer, possibly from another isolate; null after
+   * `timeoutMs` or when the session ends.
+   */
+  awaitAnswer(id: string, timeoutMs: number): Promise<string | null> {
+    const early = this.earlyAnswers.get(id);
+    if (early !== undefined) {
+      this.earlyAnswers.delete(id);
+      return Promise.resolve(early);
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(null), timeoutMs);
+      const finish = (text: string | null): void => {
+        clearTimeout(timer);
+        this.waiters.delete(id);
+        resolve(text);
+      };
+      this.waiters.set(id, finish);
+    });
+  }
+
+  /** Hands a client's answer to its waiter; false when nobody waits for it (it is kept briefly, in case one comes). */
+  deliverAnswer(id: string, text: string): boolean {
+    const waiter = this.waiters.get(id);
+    if (waiter) {
+      waiter(text);
+      return true;
+    }
+    if (this.earlyAnswers.size >= MAX_EARLY_ANSWERS) this.earlyAnswers.clear();
+    this.earlyAnswers.set(id, text);
+    return false;
+  }
+
   // ---- confirmations and grants (the guard's SessionGrants, with the configuration) --------------------------
 
   async consumeGrant(capability: string, binding: GrantBinding, config: GatewayConfig): Promise<boolean> {
@@ -267,9 +343,10 @@ export class SessionObject extends DurableObject<Env> {
     this.alarmScheduled = false;
   }
 
-  /** Whether the session holds nothing but its discovered set: no client catalog, no confirmation, no grant. */
+  /** Whether the session holds nothing but its discovered set: no client catalog, MCP session, confirmation or grant. */
   private holdsNothingElse(): boolean {
     if (this.ctx.storage.kv.get<string>(KEY.catalogHash) !== undefined) return false;
+    if (this.ctx.storage.kv.get<McpSessionRecord>(KEY.mcp) !== undefined) return false;
     const stored = this.ctx.storage.kv.get<GrantState>(KEY.grants);
     if (stored === undefined) return true;
     const state = new ConfirmationLedger(stored).toState();

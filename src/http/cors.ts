@@ -3,9 +3,9 @@
 import type { Settings } from "../isolate/settings.ts";
 
 const ALLOW_METHODS = "GET, POST, PUT, DELETE";
-const ALLOW_HEADERS = "authorization, content-type";
+const ALLOW_HEADERS = "authorization, content-type, mcp-session-id, mcp-protocol-version, last-event-id";
 /** What a browser script may read besides the simple headers. */
-const EXPOSE_HEADERS = "retry-after, www-authenticate, allow";
+const EXPOSE_HEADERS = "retry-after, www-authenticate, allow, mcp-session-id";
 const PREFLIGHT_MAX_AGE_SECONDS = "86400";
 
 /** The origin to echo back, or undefined when the request's origin may not call the API. */

@@ -4,8 +4,8 @@
 export type ErrorCode =
   | "invalid_json" | "invalid_request" | "invalid_session_id" | "too_deep" // 400
   | "unauthorized" | "invalid_token" // 401
-  | "forbidden" | "banned" // 403
-  | "not_found" | "tool_not_found" | "confirmation_not_found" // 404
+  | "forbidden" | "banned" | "forbidden_origin" // 403
+  | "not_found" | "tool_not_found" | "confirmation_not_found" | "session_not_found" // 404
   | "method_not_allowed" // 405
   | "too_many_tools" // 409
   | "confirmation_expired" // 410

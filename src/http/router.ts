@@ -13,7 +13,7 @@ import { prepare } from "./routes/prepare.ts";
 import { search } from "./routes/search.ts";
 import { deleteContext, deleteTool, listTools, putTool, putTools } from "./routes/tools.ts";
 
-type Handler = (request: RouteRequest, env: Env) => Response | Promise<Response>;
+export type Handler = (request: RouteRequest, env: Env) => Response | Promise<Response>;
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 function methodNotAllowed(allowed: readonly Method[]): Handler {
@@ -27,9 +27,9 @@ function methodNotAllowed(allowed: readonly Method[]): Handler {
 
 const notFound = (): Response => errorResponse(new HttpError(404, "not_found", "no such route"));
 
-/** Whether a path belongs to the API (everything else is the playground's static files). */
-export function isApiPath(pathname: string): boolean {
-  return pathname === "/v1" || pathname.startsWith("/v1/");
+/** Whether a path belongs to the API or to another face's `paths` (everything else is the playground's files). */
+export function isApiPath(pathname: string, paths: readonly string[] = []): boolean {
+  return pathname === "/v1" || pathname.startsWith("/v1/") || paths.includes(pathname);
 }
 
 /** Outside /v1 the playground's static files answer (when the assets did not already, in front of the Worker). */

@@ -1,0 +1,209 @@
+// One MCP Server per request (the SDK's low-level Server on a stateless web-standard transport; src/mcp/handler.ts
+// owns Mcp-Session-Id): tools/list is the prepared turn, tools/call the one execution path of the HTTP API
+// (src/http/toolCall.ts), and a held call is asked through elicitation/create when the client can answer it.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema, ElicitResultSchema, ErrorCode, isJSONRPCResultResponse, ListToolsRequestSchema, McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolRequest, CallToolResult, ListToolsResult, ServerNotification, ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { z } from "zod";
+import { texts } from "../core/locale.ts";
+import { prepareTurn, WarnOnce } from "../core/prepare.ts";
+import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
+import type { ConfirmationRequest, ToolResult } from "../core/types.ts";
+import { CORE_VERSION } from "../core/version.ts";
+import type { McpSessionRecord } from "../durable/sessionObject.ts";
+import { sessionStub } from "../durable/stubs.ts";
+import type { Call } from "../http/stage.ts";
+import { HttpError } from "../http/errors.ts";
+import { enforceRateLimit } from "../http/limits.ts";
+import { callTool as callThroughGuard } from "../http/toolCall.ts";
+import { SERVER_ERROR } from "./http.ts";
+import { currentRegistry } from "../isolate/registryCache.ts";
+import { CALL_TOOL_NAME, callToolDefinition, parseCallToolArguments, toMcpTool } from "./tools.ts";
+
+/** What one MCP request runs as: the verified caller, the session (= the MCP session id) and its groups. */
+export interface McpScope {
+  call: Call;
+  sessionId: string;
+  /** The groups enabled for this request (the token's, cut by the URL's `groups`). */
+  groups: string[];
+  record: McpSessionRecord;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** Longest wait for the user's answer to an elicitation; past it the call answers as for a client without one. */
+const MAX_ELICITATION_WAIT_MS = 5 * 60_000;
+
+/**
+ * tools/call as the protocol layer sees it: any params. The SDK parses a request with the handler's schema before
+ * anything else and answers a mismatch as -32603 (internal error); with this schema its tools/call wrapper checks the
+ * params instead and answers -32602 (invalid params), as JSON-RPC says.
+ */
+const ANY_TOOL_CALL = z.object({ method: z.literal("tools/call"), params: z.unknown() });
+
+/** prepareTurn's warnings (an always-direct tool that is missing) are logged once per isolate, not per request. */
+const warnings = new WarnOnce(console);
+
+/** Errors leave a handler as JSON-RPC errors: a refusal with its HTTP code in `data`, a bug as "internal error". */
+function asRpcError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  if (error instanceof HttpError) {
+    const retryAfter = error.headers["Retry-After"];
+    return new McpError(SERVER_ERROR, error.message, {
+      status: error.status,
+      code: error.code,
+      ...(retryAfter !== undefined ? { retryAfterSeconds: Number(retryAfter) } : {}),
+    });
+  }
+  console.error(`mcp: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
+  return new McpError(ErrorCode.InternalError, "internal error");
+}
+
+async function guarded<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw asRpcError(error);
+  }
+}
+
+async function listTools(scope: McpScope): Promise<ListToolsResult> {
+  const { call, sessionId, groups } = scope;
+  const { config } = call.settings;
+  await enforceRateLimit(call);
+  const { registry } = await currentRegistry(call.env, call.settings);
+  const tools = registry.getDefinitions({ groups });
+  const discovered = await sessionStub(call.env, call.principal.id, sessionId).getDiscovered();
+  const turn = prepareTurn({ tools, messages: [], discovered, config, warnings, shape: "mcp" });
+  const listed = turn.applied && config.mcp.callTool ? [...turn.tools, callToolDefinition(config.locale)] : turn.tools;
+  return { tools: listed.map((tool) => toMcpTool(tool, config)) };
+}
+
+function textResult(text: string, isError: boolean): CallToolResult {
+  return { content: [{ type: "text", text }], isError };
+}
+
+function fromToolResult(result: ToolResult): CallToolResult {
+  return textResult(result.content, result.isError);
+}
+
+/** A held call for a client that cannot be asked (or did not answer): the confirmation, and how a person approves it. */
+function held(scope: McpScope, confirmation: ConfirmationRequest): CallToolResult {
+  const t = texts(scope.call.settings.config.locale).mcp;
+  return {
+    ...textResult(t.approveOverHttp(confirmation.tool, confirmation.id, scope.sessionId, confirmation.mode), true),
+    structuredContent: { confirmation: { ...confirmation } },
+  };
+}
+
+/**
+ * Asks the user through elicitation/create, on the tools/call request's own SSE stream. The answer comes back in a
+ * later POST (perhaps to another isolate), which hands it to the session object this call waits on.
+ */
+async function elicit(scope: McpScope, confirmation: ConfirmationRequest, extra: Extra, transport: WebStandardStreamableHTTPServerTransport): Promise<"accept" | "decline" | "none"> {
+  const { call, sessionId } = scope;
+  const { config } = call.settings;
+  const id = `toolgate-elicit-${crypto.randomUUID()}`;
+  const timeoutMs = Math.min(config.limits.confirmationTtlSeconds * 1000, MAX_ELICITATION_WAIT_MS);
+  const answer = sessionStub(call.env, call.principal.id, sessionId).awaitAnswer(id, timeoutMs);
+  const message = texts(config.locale).mcp.elicitation(
+    confirmation.tool, confirmation.description, JSON.stringify(confirmation.arguments), confirmation.mode,
+  );
+  await transport.send(
+    { jsonrpc: "2.0", id, method: "elicitation/create", params: { message, requestedSchema: { type: "object", properties: {} } } },
+    { relatedRequestId: extra.requestId },
+  );
+  const text = await answer;
+  if (text === null) return "none";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return "none";
+  }
+  if (!isJSONRPCResultResponse(parsed)) return "none";
+  const result = ElicitResultSchema.safeParse(parsed.result);
+  if (!result.success) return "none";
+  return result.data.action === "accept" ? "accept" : result.data.action === "decline" ? "decline" : "none";
+}
+
+async function confirmThenRun(
+  scope: McpScope,
+  name: string,
+  args: Record<string, unknown>,
+  confirmation: ConfirmationRequest,
+  extra: Extra,
+  transport: WebStandardStreamableHTTPServerTransport,
+): Promise<CallToolResult> {
+  if (!scope.record.elicitation) return held(scope, confirmation);
+  const t = texts(scope.call.settings.config.locale).mcp;
+  const answer = await elicit(scope, confirmation, extra, transport);
+  if (answer === "none") return held(scope, confirmation);
+  const session = sessionStub(scope.call.env, scope.call.principal.id, scope.sessionId);
+  const outcome = await session.resolveConfirmation(confirmation.id, answer === "accept", scope.call.settings.config);
+  if (answer === "decline") return textResult(t.declined(name), true);
+  if (!outcome.ok) return textResult(t.approvalLost(name), true);
+  // The approval covers exactly this call (its tool and, for `always`, its arguments): run it once through the guard.
+  const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups);
+  return result.confirmation ? held(scope, result.confirmation) : fromToolResult(result);
+}
+
+async function callTool(
+  scope: McpScope,
+  params: CallToolRequest["params"],
+  extra: Extra,
+  transport: WebStandardStreamableHTTPServerTransport,
+): Promise<CallToolResult> {
+  const { config } = scope.call.settings;
+  let name = params.name;
+  let args: Record<string, unknown> = params.arguments ?? {};
+  if (name === CALL_TOOL_NAME && config.mcp.callTool) {
+    const parsed = parseCallToolArguments(args, config.locale);
+    if (!parsed.ok) {
+      return textResult(JSON.stringify({ error: texts(config.locale).invalidArguments(CALL_TOOL_NAME, parsed.problems) }), true);
+    }
+    ({ name, args } = parsed);
+  }
+  const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups);
+  if (result.confirmation) return confirmThenRun(scope, name, args, result.confirmation, extra, transport);
+  const answer = fromToolResult(result);
+  if (name === SEARCH_TOOLS_NAME && !result.isError) {
+    const structured: unknown = JSON.parse(result.content);
+    if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) {
+      answer.structuredContent = { ...structured };
+      // The found tools joined the session's discovered set: the next tools/list carries them.
+      if ("tools" in structured && Array.isArray(structured.tools) && structured.tools.length > 0) {
+        await extra.sendNotification({ method: "notifications/tools/list_changed" });
+      }
+    }
+  }
+  return answer;
+}
+
+export function createMcpServer(scope: McpScope, transport: WebStandardStreamableHTTPServerTransport): Server {
+  const { locale } = scope.call.settings.config;
+  const server = new Server(
+    { name: "toolgate", version: CORE_VERSION },
+    {
+      // logging: the SDK answers logging/setLevel; toolgate sends no log notifications, so no level is kept.
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      instructions: texts(locale).mcp.instructions,
+      // The SDK's default validator (Ajv) compiles schemas with eval, which workerd forbids outside tests.
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => guarded(() => listTools(scope)));
+  server.setRequestHandler(ANY_TOOL_CALL, (request, extra) => {
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, "Invalid tools/call params");
+    return guarded(() => callTool(scope, parsed.data.params, extra, transport));
+  });
+  return server;
+}
