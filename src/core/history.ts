@@ -21,7 +21,7 @@
 // the names in its JSON `tools[].name` (and `search_tools` itself never counts). A name's position is the position
 // of the result that used it. One pass over the messages, no recursion: linear in the size of the history.
 import { isRecord } from "./records.ts";
-import { TOOL_NAME_PATTERN } from "./schema.ts";
+import { TOOL_NAME_PATTERN } from "./definition.ts";
 import { SEARCH_TOOLS_NAME } from "./searchTools.ts";
 import type { ToolShape } from "./shapes.ts";
 

@@ -9,7 +9,7 @@
 // a missing description is "", missing parameters are the empty object schema) and strict on what we rely on (the
 // name pattern, field types, an object schema). Writing emits only the fields of the target shape.
 import { isRecord } from "./records.ts";
-import { TOOL_NAME_PATTERN } from "./schema.ts";
+import { TOOL_NAME_PATTERN } from "./definition.ts";
 import type { JsonSchema, ToolDefinition } from "./types.ts";
 
 export type ToolShape = "openai" | "responses" | "anthropic" | "mcp";

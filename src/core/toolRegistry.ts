@@ -2,7 +2,8 @@
 import { texts } from "./locale.ts";
 import type { Texts } from "./locale.ts";
 import { isRecord } from "./records.ts";
-import { ToolDefinitionError, validateArguments, validateToolDefinition } from "./schema.ts";
+import { validateArguments } from "./arguments.ts";
+import { ToolDefinitionError, validateToolDefinition } from "./definition.ts";
 import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, Locale, Logger, RegisteredTool, ToolCallContext, ToolDefinition,
   ToolHandler, ToolOutcome, ToolResult, ToolSummary,

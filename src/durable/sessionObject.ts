@@ -16,7 +16,7 @@ import { DiscoveredSet } from "../core/discovered.ts";
 import { createExecutionGuard } from "../core/executionGuard.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
-import { validateToolDefinition } from "../core/schema.ts";
+import { validateToolDefinition } from "../core/definition.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { runSearchTools } from "../core/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";

@@ -1,6 +1,6 @@
 // A tool definition from a request, validated by the core; its errors become 400s naming the field in the request.
-import { ToolDefinitionError, validateToolDefinition } from "../core/schema.ts";
-import type { DefinitionOptions } from "../core/schema.ts";
+import { ToolDefinitionError, validateToolDefinition } from "../core/definition.ts";
+import type { DefinitionOptions } from "../core/definition.ts";
 import type { ToolDefinition } from "../core/types.ts";
 import { badField } from "./errors.ts";
 import { fieldPath } from "./validate.ts";

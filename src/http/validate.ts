@@ -1,6 +1,6 @@
 // Field readers for request bodies and query strings: each failure is a 400 that names the field.
 import { ID_PATTERN } from "../core/ids.ts";
-import { isRecord } from "../core/records.ts";
+import { firstUnknownKey, isRecord } from "../core/records.ts";
 import { badField, HttpError } from "./errors.ts";
 
 export type JsonObject = Record<string, unknown>;
@@ -23,11 +23,8 @@ export function expectObject(value: unknown, field: string): JsonObject {
 
 /** Rejects any key not in `allowed`, so that a typo never silently falls back to a default. */
 export function rejectUnknownFields(object: JsonObject, allowed: readonly string[], prefix = ""): void {
-  for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) {
-      throw badField(fieldPath(prefix, key), `unknown field; allowed: ${allowed.join(", ")}`);
-    }
-  }
+  const unknown = firstUnknownKey(object, allowed);
+  if (unknown !== undefined) throw badField(fieldPath(prefix, unknown), `unknown field; allowed: ${allowed.join(", ")}`);
 }
 
 export interface StringRule {

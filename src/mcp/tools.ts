@@ -14,6 +14,7 @@ import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { confirmMode } from "../core/authority.ts";
 import type { GatewayConfig } from "../core/config.ts";
 import { texts } from "../core/locale.ts";
+import { isRecord } from "../core/records.ts";
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
 
@@ -35,7 +36,7 @@ export function annotationsOf(tool: ToolDefinition, config: GatewayConfig): Tool
   return annotations;
 }
 
-/** The JSON Schema of the search_tools result (SPEC §2), for clients that read `structuredContent`. */
+/** The JSON Schema of the search_tools result (docs/DESIGN.md, "Flows"), for clients that read `structuredContent`. */
 export const SEARCH_RESULT_SCHEMA = {
   type: "object",
   properties: {
@@ -92,10 +93,6 @@ export function toMcpTool(tool: ToolDefinition, config: GatewayConfig): Tool {
     ...(tool.name === SEARCH_TOOLS_NAME ? { outputSchema: SEARCH_RESULT_SCHEMA } : {}),
     annotations,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Reads `call_tool` arguments: `{name, arguments?}`; the problems (for a tool error) otherwise. */

@@ -3,7 +3,8 @@ import { DEMO_CONTEXT, demoCatalog } from "../../src/catalog/demo.ts";
 import { confirmMode, minimumLevel } from "../../src/core/authority.ts";
 import { isRecord } from "../../src/core/records.ts";
 import { ToolRegistry } from "../../src/core/toolRegistry.ts";
-import { validateArguments, validateToolDefinition } from "../../src/core/schema.ts";
+import { validateArguments } from "../../src/core/arguments.ts";
+import { validateToolDefinition } from "../../src/core/definition.ts";
 import type { JsonSchema, ToolDefinition } from "../../src/core/types.ts";
 
 const catalog = demoCatalog();

@@ -2,7 +2,7 @@ import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DiscoveredSet } from "../../src/core/discovered.ts";
 import { detectMessagesShape, extractDiscovered } from "../../src/core/history.ts";
-import { TOOL_NAME_PATTERN } from "../../src/core/schema.ts";
+import { TOOL_NAME_PATTERN } from "../../src/core/definition.ts";
 import type { SearchToolsResult } from "../../src/core/searchTools.ts";
 
 /** The JSON text of a search_tools result listing `names` (typed, so it follows SearchToolsResult). */

@@ -2,7 +2,7 @@ import * as fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { isVisible, suggestNames, ToolRegistry } from "../../src/core/toolRegistry.ts";
-import { ToolDefinitionError } from "../../src/core/schema.ts";
+import { ToolDefinitionError } from "../../src/core/definition.ts";
 import type {
   ConfirmationRequest, ExecutionGuard, ExecutorRunner, Logger, ToolCallContext, ToolHandler,
 } from "../../src/core/types.ts";

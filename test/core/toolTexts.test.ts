@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { ToolRegistry } from "../../src/core/toolRegistry.ts";
-import { ToolDefinitionError, validateToolDefinition } from "../../src/core/schema.ts";
+import { ToolDefinitionError, validateToolDefinition } from "../../src/core/definition.ts";
 import { cleanToolTexts } from "../../src/core/toolTexts.ts";
 import { countBannerMarkers } from "../../src/core/untrusted.ts";
 

@@ -6,6 +6,7 @@ import { canonicalJson, TooDeep } from "./canonical.ts";
 import { childField } from "./field.ts";
 import { formatCheck } from "./formats.ts";
 import { Pattern, PatternError } from "./regex.ts";
+import { isRecord } from "../records.ts";
 
 /** A schema that cannot be compiled; `field` names the part at fault (under the root field given to compile). */
 export class SchemaCompileError extends Error {
@@ -162,11 +163,7 @@ export interface CompiledSchema {
  */
 export const MAX_SCHEMA_PATTERN_SIZE = 5_000;
 
-type Json = { [key: string]: unknown };
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+type Json = Record<string, unknown>;
 
 const SIMPLE_TYPES: readonly TypeName[] = ["array", "boolean", "integer", "null", "number", "object", "string"];
 const COUNT_KEYWORDS = new Set([
@@ -232,7 +229,7 @@ class Compiler {
 
   compileRoot(): SchemaNode {
     const root = this.node(this.#rootValue, this.#rootField, 0);
-    const rootId = isObject(this.#rootValue) ? this.#rootValue["$id"] : undefined;
+    const rootId = isRecord(this.#rootValue) ? this.#rootValue["$id"] : undefined;
     // Resolving may compile more nodes (a pointer into a part no keyword reaches), which may add references.
     for (let i = 0; i < this.#pending.length; i++) {
       const pending = this.#pending[i];
@@ -250,7 +247,7 @@ class Compiler {
     }
     if (value === true) return this.#allowAll;
     if (value === false) return this.#allowNone;
-    if (!isObject(value)) throw new SchemaCompileError(field, "must be a JSON Schema (an object, or true/false)");
+    if (!isRecord(value)) throw new SchemaCompileError(field, "must be a JSON Schema (an object, or true/false)");
     const known = this.#nodes.get(value);
     if (known) return known;
     const node: SchemaNode = new CompiledNode(field);
@@ -294,7 +291,7 @@ class Compiler {
         node.tupleItems = [...(node.tupleItems ?? []), ...list.slice(Array.isArray(prefix) ? prefix.length : 0)];
       } else node.restItems = this.#sub(value, at, depth);
     } else if (SUBSCHEMA_MAPS.has(key)) {
-      if (!isObject(value)) throw wrong("must be an object whose values are schemas");
+      if (!isRecord(value)) throw wrong("must be an object whose values are schemas");
       const entries = Object.entries(value);
       if (key === "properties") {
         node.properties = new Map(entries.map(([name, sub]) => [name, this.#sub(sub, childField(at, name), depth)]));
@@ -333,13 +330,13 @@ class Compiler {
       if (!isUniqueStringArray(value)) throw wrong("must be an array of distinct strings");
       node.required = value;
     } else if (key === "dependentRequired") {
-      if (!isObject(value)) throw wrong("must be an object of string arrays");
+      if (!isRecord(value)) throw wrong("must be an object of string arrays");
       for (const [name, list] of Object.entries(value)) {
         if (!isUniqueStringArray(list)) throw new SchemaCompileError(childField(at, name), "must be an array of distinct strings");
         (node.dependentRequired ??= []).push([name, list]);
       }
     } else if (key === "dependencies") {
-      if (!isObject(value)) throw wrong("must be an object");
+      if (!isRecord(value)) throw wrong("must be an object");
       for (const [name, dependency] of Object.entries(value)) {
         if (Array.isArray(dependency)) {
           if (!isUniqueStringArray(dependency)) {
@@ -467,10 +464,10 @@ class Compiler {
       }
       segment = segment.replace(/~1/g, "/").replace(/~0/g, "~");
       if (Array.isArray(target) && /^(0|[1-9]\d*)$/.test(segment)) target = target[Number(segment)];
-      else if (isObject(target) && Object.hasOwn(target, segment)) target = target[segment];
+      else if (isRecord(target) && Object.hasOwn(target, segment)) target = target[segment];
       else return unresolved();
     }
-    if (target !== true && target !== false && !isObject(target)) {
+    if (target !== true && target !== false && !isRecord(target)) {
       throw new SchemaCompileError(field, "refers to something that is not a schema");
     }
     return this.node(target, `${this.#rootField}#${fragment}`, Math.min(segments.length, this.#limits.schemaDepth));

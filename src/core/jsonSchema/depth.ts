@@ -1,9 +1,6 @@
 // How deeply a JSON value nests, found without recursion: a value nested thousands of levels deep must not
 // overflow the stack of whoever checks it.
-
-function isRecord(value: object): value is Record<string, unknown> {
-  return !Array.isArray(value);
-}
+import { isRecord } from "../records.ts";
 
 /**
  * The path to the first object or array that lies deeper than `maxDepth` levels (the value itself, when it is an

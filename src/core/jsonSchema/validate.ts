@@ -1,11 +1,12 @@
 // Validating a value against a compiled schema within a budget of work, so that no schema and no argument can make
 // one call take more than a bounded amount of CPU: every (schema node, value) visit spends one unit, and the other
 // work (object keys, regular-expression steps, canonical JSON, long strings) is converted into units at fixed rates.
-// Past the budget, validation stops with a "too costly" outcome. Problems are structured; schema.ts words them.
+// Past the budget, validation stops with a "too costly" outcome. Problems are structured; arguments.ts words them.
 import { canonicalJson, TooDeep } from "./canonical.ts";
 import type { CompiledSchema, SchemaNode, ValueSet } from "./compile.ts";
 import { TYPE_BITS } from "./compile.ts";
 import type { Pattern } from "./regex.ts";
+import { isRecord } from "../records.ts";
 
 export const VALIDATION_LIMITS = Object.freeze({
   /**
@@ -102,10 +103,6 @@ function mergeInto(target: Evaluated | null, source: Evaluated | null): void {
 function appendSegment(path: string, segment: string | number): string {
   if (typeof segment === "number") return `${path}[${segment}]`;
   return path === "" ? segment : `${path}.${segment}`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The JSON types `value` has (a whole number is both number and integer); 0 for what JSON cannot hold. */

@@ -1,6 +1,6 @@
 // The registry routes: list (anyone, gated by groups), register / replace / remove / dispose (the owner only).
 import { ID_PATTERN } from "../../core/ids.ts";
-import { TOOL_NAME_PATTERN } from "../../core/schema.ts";
+import { TOOL_NAME_PATTERN } from "../../core/definition.ts";
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
 import type { Locale } from "../../core/types.ts";
 import type { StoredTool } from "../../durable/registryObject.ts";

@@ -1,12 +1,10 @@
-// Tool-definition and argument validation (SPEC §1), with our own bounded JSON Schema validator (./jsonSchema/):
-// no schema and no argument can make a call spend more than a bounded amount of CPU.
+// Tool definitions: every field checked when a tool is registered or sent by a client (the error names the field), the
+// parameters compiled by our own bounded JSON Schema validator (./jsonSchema/) and kept for the calls (arguments.ts).
 import { compileSchema, SchemaCompileError } from "./jsonSchema/compile.ts";
 import type { CompiledSchema } from "./jsonSchema/compile.ts";
 import { childField } from "./jsonSchema/field.ts";
-import { validate, VALIDATION_LIMITS } from "./jsonSchema/validate.ts";
-import type { Problem, ValidationResult } from "./jsonSchema/validate.ts";
-import { texts } from "./locale.ts";
-import type { ArgumentTexts } from "./locale.ts";
+import { VALIDATION_LIMITS } from "./jsonSchema/validate.ts";
+import { firstUnknownKey, isRecord } from "./records.ts";
 import { cleanToolTexts } from "./toolTexts.ts";
 import type {
   DeclaredConfirm, ExecutorSpec, HttpMethod, JsonSchema, Locale, Risk, ToolDefinition, Visibility,
@@ -41,11 +39,7 @@ export const DEFINITION_LIMITS = Object.freeze({
   timeoutMs: 300_000,
 });
 
-type Json = { [key: string]: unknown };
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+type Json = Record<string, unknown>;
 
 function fail(field: string, message: string): never {
   throw new ToolDefinitionError(field, message);
@@ -57,10 +51,9 @@ function oneOf<T extends string>(value: unknown, field: string, allowed: readonl
   return found;
 }
 
-function rejectUnknownFields(input: Json, field: string, known: readonly string[]): void {
-  for (const key of Object.keys(input)) {
-    if (!known.includes(key)) fail(childField(field, key), `unknown field (known: ${known.join(", ")})`);
-  }
+function rejectUnknownFields(input: Json, known: readonly string[], field: string): void {
+  const unknown = firstUnknownKey(input, known);
+  if (unknown !== undefined) fail(childField(field, unknown), `unknown field (known: ${known.join(", ")})`);
 }
 
 /** Own fields only, `undefined` meaning absent: nothing is read through the prototype. */
@@ -100,7 +93,7 @@ function errorMessage(error: unknown): string {
 }
 
 function checkParameters(value: unknown): JsonSchema {
-  if (!isObject(value)) fail("parameters", "must be a JSON Schema object with type \"object\"");
+  if (!isRecord(value)) fail("parameters", "must be a JSON Schema object with type \"object\"");
   let serialized: string;
   try {
     serialized = JSON.stringify(value);
@@ -112,7 +105,7 @@ function checkParameters(value: unknown): JsonSchema {
     fail("parameters", `is ${bytes} bytes of JSON; at most ${DEFINITION_LIMITS.parametersBytes} are allowed`);
   }
   const parameters: unknown = JSON.parse(serialized);
-  if (!isObject(parameters)) fail("parameters", "must be a JSON Schema object with type \"object\"");
+  if (!isRecord(parameters)) fail("parameters", "must be a JSON Schema object with type \"object\"");
   if (parameters["type"] !== "object") fail("parameters.type", "must be \"object\" (tool parameters are an object schema)");
   // The same compiler as at call time: a schema a call could not use is refused here. The definition keeps this
   // object as its parameters, so its calls reuse the compiled form.
@@ -135,16 +128,16 @@ const HTTP_URL = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/i;
 const BINDING_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 function checkExecutor(value: unknown): ExecutorSpec {
-  if (!isObject(value)) fail("executor", "must be an object with a \"type\" field");
+  if (!isRecord(value)) fail("executor", "must be an object with a \"type\" field");
   const type = oneOf(own(value, "type"), "executor.type", ["builtin", "http", "service"] as const);
   if (type === "builtin") {
-    rejectUnknownFields(value, "executor", ["type", "name"]);
+    rejectUnknownFields(value, ["type", "name"], "executor");
     const name = own(value, "name");
     if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) fail("executor.name", `must match ${TOOL_NAME_PATTERN.source}`);
     return { type, name };
   }
   if (type === "service") {
-    rejectUnknownFields(value, "executor", ["type", "binding", "path", "untrusted"]);
+    rejectUnknownFields(value, ["type", "binding", "path", "untrusted"], "executor");
     const binding = own(value, "binding");
     if (typeof binding !== "string" || !BINDING_NAME.test(binding)) fail("executor.binding", `must match ${BINDING_NAME.source}`);
     const spec: ExecutorSpec = { type, binding };
@@ -162,7 +155,7 @@ function checkExecutor(value: unknown): ExecutorSpec {
     }
     return spec;
   }
-  rejectUnknownFields(value, "executor", ["type", "url", "method", "headers", "timeoutMs", "untrusted"]);
+  rejectUnknownFields(value, ["type", "url", "method", "headers", "timeoutMs", "untrusted"], "executor");
   const url = own(value, "url");
   if (typeof url !== "string" || url.length > DEFINITION_LIMITS.urlChars || !HTTP_URL.test(url)) {
     fail("executor.url", `must be an http:// or https:// URL without credentials, at most ${DEFINITION_LIMITS.urlChars} characters`);
@@ -172,7 +165,7 @@ function checkExecutor(value: unknown): ExecutorSpec {
   if (method !== undefined) spec.method = oneOf(method, "executor.method", HTTP_METHODS);
   const headers = own(value, "headers");
   if (headers !== undefined) {
-    if (!isObject(headers)) fail("executor.headers", "must be an object: header name → secret name");
+    if (!isRecord(headers)) fail("executor.headers", "must be an object: header name → secret name");
     const entries = Object.entries(headers);
     if (entries.length > DEFINITION_LIMITS.headers) fail("executor.headers", `has more than ${DEFINITION_LIMITS.headers} headers`);
     const copy: Record<string, string> = {};
@@ -229,8 +222,8 @@ export interface DefinitionOptions {
 }
 
 export function validateToolDefinition(input: unknown, options: DefinitionOptions = {}): ToolDefinition {
-  if (!isObject(input)) fail("tool", "must be a JSON object");
-  rejectUnknownFields(input, "", DEFINITION_FIELDS);
+  if (!isRecord(input)) fail("tool", "must be a JSON object");
+  rejectUnknownFields(input, DEFINITION_FIELDS, "");
   const name = own(input, "name");
   if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
     fail("name", `must match ${TOOL_NAME_PATTERN.source} (letters, digits, "_", ".", "-"; 1 to 64 characters)`);
@@ -260,29 +253,8 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
   return definition;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Arguments.
-
-const MAX_PROBLEMS = 10;
-const MAX_LISTED_VALUES = 10;
-
-function listedValues(values: readonly unknown[]): string[] {
-  const shown = values.slice(0, MAX_LISTED_VALUES).map((v) => JSON.stringify(v) ?? String(v));
-  return values.length > MAX_LISTED_VALUES ? [...shown, "…"] : shown;
-}
-
-function line(problem: Problem, t: ArgumentTexts): string {
-  switch (problem.kind) {
-    case "missing": return t.missing(problem.path);
-    case "unknown": return t.unknown(problem.path);
-    case "type": return t.type(problem.path, problem.expected);
-    case "allowed": return t.allowed(problem.path, listedValues(problem.values));
-    case "noMatch": return t.noMatch(problem.path);
-    default: return t.invalid(problem.path, problem.detail);
-  }
-}
-
-function compiledFor(schema: JsonSchema): CompiledSchema | null {
+/** The compiled form of a tool's stored `parameters` (compiled once, at definition or first use); null when it cannot be. */
+export function compiledParameters(schema: JsonSchema): CompiledSchema | null {
   let entry = compiled.get(schema);
   if (entry === undefined) {
     try {
@@ -293,28 +265,4 @@ function compiledFor(schema: JsonSchema): CompiledSchema | null {
     compiled.set(schema, entry);
   }
   return entry;
-}
-
-/**
- * Problems of `args` against the tool's parameter schema, as short human-readable lines; [] when valid. Bounded
- * work, whatever the schema and the arguments (VALIDATION_LIMITS): past the budget, the problems found so far and a
- * "too costly" line. Compiled schemas are cached per schema object (a WeakMap), so pass the stored `parameters`.
- */
-export function validateArguments(schema: JsonSchema, args: unknown, locale: Locale = "en"): string[] {
-  const t = texts(locale).argument;
-  if (!isObject(args)) return [t.notObject];
-  const compiledSchema = compiledFor(schema);
-  if (compiledSchema === null) return [t.schemaFailed];
-  let result: ValidationResult;
-  try {
-    result = validate(compiledSchema, args);
-  } catch {
-    // A pattern RE2 refused at its first use after all: a problem to report, never a crash.
-    return [t.schemaFailed];
-  }
-  if (result.outcome === "tooDeep") return [t.tooDeep(VALIDATION_LIMITS.argumentDepth)];
-  const lines = [...new Set(result.problems.map((problem) => line(problem, t)))];
-  if (result.outcome === "tooCostly") return [...lines.slice(0, MAX_PROBLEMS), t.tooCostly];
-  if (lines.length <= MAX_PROBLEMS) return lines;
-  return [...lines.slice(0, MAX_PROBLEMS), t.more(lines.length - MAX_PROBLEMS)];
 }
