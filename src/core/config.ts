@@ -5,6 +5,17 @@ import type { ConfirmMode, Locale } from "./types.ts";
 
 export type SearchMode = "substring" | "minisearch";
 
+/**
+ * How the tool list changes within a session (issue 13: what the provider's prompt cache keeps):
+ * - `grow`: the seed's list: `search_tools` (naming the tools not yet found), the always-direct tools, then the found
+ *   tools in catalog order. Each discovery changes the name list and inserts a tool mid-list.
+ * - `stable`: the name list covers every tool and never changes; found tools are appended in the order found.
+ * - `fixed`: `search_tools`, `call_tool` and the always-direct tools, never changing; the model reads found tools'
+ *   definitions in the search result and runs them through `call_tool`.
+ */
+export type ToolListMode = "grow" | "stable" | "fixed";
+export const TOOL_LIST_MODES: readonly ToolListMode[] = ["grow", "stable", "fixed"];
+
 export interface Limits {
   /** Largest request body, in bytes, on every route but bulk registration. */
   maxBodyBytes: number;
@@ -43,6 +54,8 @@ export interface GatewayConfig {
   /** 0 = unlimited. */
   maxDiscoveredKeep: number;
   searchMode: SearchMode;
+  /** How the tool list changes within a session (see ToolListMode). */
+  toolList: ToolListMode;
   locale: Locale;
   sessionTtlDays: number;
   /** `tool:<name>` → minimum level. */
@@ -90,6 +103,9 @@ export function defaultConfig(): GatewayConfig {
     alwaysDirectTools: [],
     maxDiscoveredKeep: 20,
     searchMode: "substring",
+    // "fixed": the list never changes, so the provider's prefix cache holds the whole conversation (bench: the
+    // conversation section bills the least of the three, and its first turn is no larger than "grow"'s).
+    toolList: "fixed",
     locale: "en",
     sessionTtlDays: 30,
     authorityOverrides: {},
@@ -245,6 +261,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "searchMode":
         config.searchMode = oneOf(value, field, ["substring", "minisearch"] as const);
+        break;
+      case "toolList":
+        config.toolList = oneOf(value, field, TOOL_LIST_MODES);
         break;
       case "locale":
         config.locale = oneOf(value, field, ["en", "zh"] as const);

@@ -25,6 +25,21 @@ export interface ArgumentTexts {
 export interface Texts {
   /** The `search_tools` description. `names` is the compact list of other tools (already formatted), or null. */
   searchToolsDescription(names: string | null): string;
+  /**
+   * The `search_tools` description of a "fixed" tool list (found tools run through `call_tool`). Kept shorter than
+   * `searchToolsDescription`, so that with `call_tool` the first turn costs no more than a "grow" list's.
+   */
+  searchToolsDescriptionFixed(names: string | null): string;
+  /** The `call_tool` meta-tool's description (its two parameters, name and arguments, speak for themselves). */
+  callToolDescription: string;
+  /** Appended to a search hint when found tools run through `call_tool`. */
+  hintCallTool: string;
+  /** `call_tool` argument problems (handed to `invalidArguments`). */
+  callToolNameMissing: string;
+  callToolArgumentsNotObject: string;
+  callToolUnknownArgument(field: string): string;
+  /** `call_tool` of a tool this session has not found (the same text whether such a tool exists or not). */
+  callToolNotFound(name: string): string;
   /** Explains the brace notation; put before the compact name list when the list uses braces. */
   toolNamesNotation: string;
   searchToolsQuery: string;
@@ -70,6 +85,17 @@ const en: Texts = {
     "always search for a tool first, then call it with the parameters its definition gives. " +
     "An empty query lists every tool; use limit and offset to page." +
     (names ? `\nOther tools (names only, as search hints; search before calling): ${names}` : ""),
+  searchToolsDescriptionFixed: (names) =>
+    "Search tools by keyword for their full definitions (empty query: all; page with limit, offset), " +
+    "then run one with call_tool." +
+    (names ? `\nTools (search before calling): ${names}` : ""),
+  callToolDescription: "Run a tool that search_tools returned, with arguments as its definition gives.",
+  hintCallTool: " Run one with call_tool {name, arguments}.",
+  callToolNameMissing: "name must be a non-empty string",
+  callToolArgumentsNotObject: "arguments must be a JSON object (or the JSON text of one)",
+  callToolUnknownArgument: (field) => `unknown argument "${field}" (allowed: name, arguments)`,
+  callToolNotFound: (name) =>
+    `"${name}" has not been found in this conversation. Call search_tools first, then call_tool with a name it returned.`,
   toolNamesNotation: "(a_{b,c} stands for a_b and a_c)",
   searchToolsQuery: "Keywords separated by spaces; any keyword may match the tool name or description. Empty lists all.",
   searchToolsLimit: "Most tools to return (0 = no limit).",
@@ -131,6 +157,15 @@ const zh: Texts = {
     "只有本工具搜索返回过（或本会话已用过）的工具才能调用：务必先搜索拿到参数定义，再按定义调用。" +
     "query 为空时列出全部工具；用 limit 与 offset 翻页。" +
     (names ? `\n其余工具（仅名称，供构造搜索关键词；调用前须先搜索）：${names}` : ""),
+  searchToolsDescriptionFixed: (names) =>
+    "按关键词搜索工具，返回完整定义。query 为空列出全部；用 limit 与 offset 翻页。找到的工具用 call_tool 调用。" +
+    (names ? `\n工具（仅名称，调用前须先搜索）：${names}` : ""),
+  callToolDescription: "调用 search_tools 返回过的工具，参数按其定义给出。",
+  hintCallTool: "用 call_tool {name, arguments} 调用。",
+  callToolNameMissing: "name 必须是非空字符串",
+  callToolArgumentsNotObject: "arguments 必须是 JSON 对象（或其 JSON 文本）",
+  callToolUnknownArgument: (field) => `未知参数「${field}」（可用：name、arguments）`,
+  callToolNotFound: (name) => `本会话尚未找到「${name}」。请先调用 search_tools，再用 call_tool 调用它返回的工具。`,
   toolNamesNotation: "（a_{b,c} 表示 a_b 与 a_c）",
   searchToolsQuery: "以空白分隔的关键词；任一关键词命中工具名或说明即可。为空时匹配全部。",
   searchToolsLimit: "返回的最大工具数（0 表示不限）。",

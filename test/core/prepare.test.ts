@@ -15,7 +15,7 @@ function tool(name: string, description = `The ${name} tool.`, groups?: string[]
 }
 
 function config(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return { ...defaultConfig(), ...overrides };
+  return { ...defaultConfig(), toolList: "grow", ...overrides };
 }
 
 function spyLogger(): { warn(message: string): void; messages: string[] } {

@@ -16,7 +16,7 @@ function tool(name: string, description: string, groups?: string[]): ToolDefinit
 }
 
 function config(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return { ...defaultConfig(), ...overrides };
+  return { ...defaultConfig(), toolList: "grow", ...overrides };
 }
 
 const catalog: ToolDefinition[] = [
