@@ -10,6 +10,7 @@ import type { GatewayConfig, SearchMode } from "../core/config.ts";
 import { discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
+import { evictionFor } from "../core/prepare.ts";
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
 import { ToolRegistry } from "../core/registry.ts";
 import { validateToolDefinition } from "../core/schema.ts";
@@ -31,6 +32,8 @@ const DAY_MS = 86_400_000;
 const KEY = {
   identity: "identity",
   discovered: "discovered",
+  /** The discovered names in the order found (first found first): the order of a "stable" tool list. */
+  foundOrder: "foundOrder",
   lastActive: "lastActive",
   grants: "grants",
   catalogHash: "catalogHash",
@@ -83,13 +86,13 @@ export class SessionObject extends DurableObject<Env> {
   // ---- the discovered set -------------------------------------------------------------------------------------
 
   /** A prepare turn: history names join the set; the client's catalog (if any) becomes the session's catalog. */
-  async prepare(input: SessionPrepareInput): Promise<{ discovered: string[] } | SessionRefusal> {
+  async prepare(input: SessionPrepareInput): Promise<{ discovered: string[]; foundOrder: string[] } | SessionRefusal> {
     const refusal = await this.admit(input.identity);
     if (refusal) return refusal;
     const discovered = this.touchNow(input.historyNames);
     this.storeCatalog(input.catalog);
     await this.afterWrite(input.identity);
-    return { discovered };
+    return { discovered, foundOrder: this.ctx.storage.kv.get<string[]>(KEY.foundOrder) ?? discovered.toReversed() };
   }
 
   /** Names join the set now (the last given ends up most recent); returns the set, most recent first. */
@@ -133,6 +136,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   async clearDiscovered(): Promise<boolean> {
     const cleared = this.ctx.storage.kv.delete(KEY.discovered);
+    this.ctx.storage.kv.delete(KEY.foundOrder);
     if (this.holdsNothingElse()) await this.release();
     return cleared;
   }
@@ -304,10 +308,17 @@ export class SessionObject extends DurableObject<Env> {
 
   private touchNow(names: readonly string[]): string[] {
     const stored = this.getDiscovered();
-    const set = new DiscoveredSet(discoveredLimit(this.config()), stored);
+    const config = this.config();
+    // A set stored before the found order was kept reads its oldest use as its first find.
+    const foundOrder = this.ctx.storage.kv.get<string[]>(KEY.foundOrder);
+    const set = new DiscoveredSet(discoveredLimit(config), stored, {
+      eviction: evictionFor(config.toolList),
+      ...(foundOrder ? { foundOrder } : {}),
+    });
     set.touch(names);
     const discovered = set.toArray();
     this.ctx.storage.kv.put(KEY.discovered, discovered);
+    this.ctx.storage.kv.put(KEY.foundOrder, set.foundOrder());
     return discovered;
   }
 

@@ -2,15 +2,17 @@
 // outcome is 200 {content, isError, confirmation?}; 4xx only for a malformed request. One audit line per call.
 import { auditDecisionOf, auditLine } from "../../core/audit.ts";
 import type { AuditDecision } from "../../core/audit.ts";
+import { CALL_TOOL_NAME, callToolAllows, callToolEnabled, parseCallToolParams } from "../../core/callTool.ts";
 import { texts } from "../../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../../core/searchTools.ts";
 import type { ToolCallContext, ToolResult } from "../../core/types.ts";
 import { currentRegistry, guardDecisionOf, sessionRefusalOf } from "../../worker/registry.ts";
 import { readJsonObject } from "../body.ts";
-import { begin, requireSessionId, sessionStub } from "../context.ts";
+import { begin, requireSessionId, sessionIdentity, sessionStub } from "../context.ts";
 import type { Call } from "../context.ts";
 import { badField, HttpError } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
+import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { enforceRateLimit, tooManySessions } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import { searchSession } from "../sessionSearch.ts";
@@ -46,6 +48,28 @@ function readArguments(value: unknown): JsonObject {
   return value;
 }
 
+/**
+ * `call_tool` of a "fixed" tool list (issue 13): the inner tool runs through exactly the path a direct execute takes
+ * (client catalog or registry, guard, confirmation bound to the inner tool and its arguments), but only once this
+ * session has found it (the seed: a tool is searched before it is called) or when it is always direct. A refusal
+ * reads the same whether the tool exists or not. A call refreshes the tool's place in the discovered set, since a
+ * "fixed" history holds call_tool calls, in which prepare's history reading sees no tool name.
+ */
+async function executeCallTool(call: Call, sessionId: string, args: JsonObject, context: ToolCallContext, ran: { tool: string }): Promise<ToolResult> {
+  const { config } = call.settings;
+  const t = texts(config.locale);
+  const parsed = parseCallToolParams(args, config.locale);
+  if (!parsed.ok) return toolError(t.invalidArguments(CALL_TOOL_NAME, parsed.problems));
+  const { name, arguments: inner } = parsed.params;
+  ran.tool = name;
+  const session = sessionStub(call, sessionId);
+  if (!callToolAllows(name, await session.getDiscovered(), config)) return toolError(t.callToolNotFound(name));
+  const result = await executeTool(call, sessionId, name, inner, context);
+  const touched = await session.touchDiscovered(sessionIdentity(call, sessionId), [name]);
+  if (isSessionRefusal(touched)) throw tooManySessions(touched);
+  return result;
+}
+
 async function executeTool(call: Call, sessionId: string, name: string, args: JsonObject, context: ToolCallContext): Promise<ToolResult> {
   const { config } = call.settings;
   const groups = [...(context.enabledGroups ?? [])];
@@ -75,8 +99,10 @@ export async function execute(request: RouteRequest, env: Env): Promise<Response
   const groups = readEnabledGroups(call, body);
 
   const started = Date.now();
+  // The tool the audit line names: call_tool's inner tool once its arguments are read.
+  const ran = { tool: name };
   const audit = (decision: AuditDecision): void => {
-    console.log(auditLine({ principalId: call.principal.id, sessionId, tool: name, decision, durationMs: Date.now() - started }));
+    console.log(auditLine({ principalId: call.principal.id, sessionId, tool: ran.tool, decision, durationMs: Date.now() - started }));
   };
   try {
     await enforceRateLimit(call);
@@ -88,7 +114,9 @@ export async function execute(request: RouteRequest, env: Env): Promise<Response
   const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId };
   let result: ToolResult;
   try {
-    result = await executeTool(call, sessionId, name, args, context);
+    result = name === CALL_TOOL_NAME && callToolEnabled(config)
+      ? await executeCallTool(call, sessionId, args, context, ran)
+      : await executeTool(call, sessionId, name, args, context);
   } catch (error) {
     // A new session past the principal's session limit (search_tools in it): 429, like a prepare or search would.
     if (error instanceof HttpError) {

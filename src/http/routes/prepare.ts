@@ -57,8 +57,8 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
     catalog,
   });
   if (isSessionRefusal(prepared)) throw tooManySessions(prepared);
-  const { discovered } = prepared;
-  const output = prepareTurn({ tools, messages: [], discovered, config, warnings, shape });
+  const { discovered, foundOrder } = prepared;
+  const output = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape });
   return Response.json({
     tools: output.tools.map((tool) => toShape(tool, shape)),
     applied: output.applied,
