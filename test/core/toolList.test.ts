@@ -27,7 +27,7 @@ function prepare(toolList: GatewayConfig["toolList"], overrides: Partial<Prepare
   });
 }
 
-const names = (tools: readonly ToolDefinition[]): string[] => tools.map((t) => t.name);
+const names = (tools: readonly ToolDefinition[]): string[] => tools.map((entry) => entry.name);
 
 describe("DiscoveredSet: found order and eviction", () => {
   it("remembers the order found; re-use moves a name in recency only", () => {
@@ -95,7 +95,7 @@ describe("prepareTurn: tool-list modes", () => {
     expect(later.foundOrder).toEqual(["foxtrot", "bravo"]);
     // A discovered tool absent this turn stays in the set but is not sent; the others keep their order.
     const partial = prepareTurn({
-      tools: catalog.filter((t) => t.name !== "foxtrot"),
+      tools: catalog.filter((entry) => entry.name !== "foxtrot"),
       messages: [],
       discovered: ["bravo", "foxtrot"],
       foundOrder: ["foxtrot", "bravo"],
