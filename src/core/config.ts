@@ -56,6 +56,12 @@ export interface GatewayConfig {
   searchMode: SearchMode;
   /** How the tool list changes within a session (see ToolListMode). */
   toolList: ToolListMode;
+  /**
+   * Answer prepare in the Anthropic and OpenAI Responses shapes with the provider's own tool search and every tool
+   * deferred (`defer_loading`), rather than search_tools (src/core/nativeDeferral.ts). Off by default: it needs a
+   * model that supports it, and the provider's search then decides what is loaded.
+   */
+  nativeDeferral: boolean;
   locale: Locale;
   sessionTtlDays: number;
   /** `tool:<name>` → minimum level. */
@@ -106,6 +112,7 @@ export function defaultConfig(): GatewayConfig {
     // "fixed": the list never changes, so the provider's prefix cache holds the whole conversation (bench: the
     // conversation section bills the least of the three, and its first turn is no larger than "grow"'s).
     toolList: "fixed",
+    nativeDeferral: false,
     locale: "en",
     sessionTtlDays: 30,
     authorityOverrides: {},
@@ -243,6 +250,7 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
     switch (key) {
       case "enabled":
       case "showToolNames":
+      case "nativeDeferral":
         config[key] = boolean(value, field);
         break;
       case "maxDirectTools":

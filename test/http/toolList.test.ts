@@ -164,3 +164,30 @@ describe('toolList "stable"', () => {
     expect((await prepare("stable", user, sid)).tools.map((tool) => tool.function.name)).toEqual(["search_tools", FILLERS[5], FILLERS[1]]);
   });
 });
+
+describe("nativeDeferral", () => {
+  it("answers an Anthropic prepare with the provider's search tool and every tool deferred; openai keeps search_tools", async () => {
+    const user = await newCaller("native");
+    const sid = sessionId("native");
+    const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
+    const nativeVars = { TOOL_SEARCH_CONFIG: JSON.stringify({ ...(typeof base === "object" && base !== null ? base : {}), nativeDeferral: true }) };
+    const anthropic = await fetchWithEnv(nativeVars, request(`/v1/sessions/${sid}/prepare`, {
+      token: user,
+      body: { messages: [], enabledGroups: ["tl"], format: "anthropic" },
+    }));
+    const body = await json<{ tools: Record<string, unknown>[]; deferral?: string; stats: { sent: number } }>(anthropic);
+    expect(body.deferral).toBe("native");
+    expect(body.tools[0]).toEqual({ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" });
+    // Every visible tool (ours and the ungrouped demo tools), deferred.
+    expect(body.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining([TRANSFER, ...FILLERS]));
+    expect(body.tools.slice(1).every((tool) => tool.defer_loading === true)).toBe(true);
+    expect(body.stats.sent).toBe(body.tools.length);
+    const openai = await fetchWithEnv(nativeVars, request(`/v1/sessions/${sid}/prepare`, {
+      token: user,
+      body: { messages: [], enabledGroups: ["tl"], format: "openai" },
+    }));
+    const plain = await json<{ tools: { function: { name: string } }[]; deferral?: string }>(openai);
+    expect(plain.deferral).toBeUndefined();
+    expect(plain.tools[0]?.function.name).toBe("search_tools");
+  });
+});

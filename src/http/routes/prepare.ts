@@ -1,8 +1,10 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (SPEC §2, §4).
 import { detectMessagesShape } from "../../core/history.ts";
+import { nativeDeferredTools } from "../../core/nativeDeferral.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
 import { toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
+import { countTokens } from "../../core/tokens.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/session.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
@@ -59,10 +61,14 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
   if (isSessionRefusal(prepared)) throw tooManySessions(prepared);
   const { discovered, foundOrder } = prepared;
   const output = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape });
+  // Provider-native deferral (config nativeDeferral, Anthropic and Responses shapes): the provider's search tool and
+  // every tool deferred, the same list on every turn; the session's discovered set is kept all the same.
+  const native = nativeDeferredTools(tools, config, shape);
   return Response.json({
-    tools: output.tools.map((tool) => toShape(tool, shape)),
+    tools: native ?? output.tools.map((tool) => toShape(tool, shape)),
     applied: output.applied,
     discovered: output.discovered,
-    stats: output.stats,
+    stats: native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats,
+    ...(native ? { deferral: "native" } : {}),
   });
 }
