@@ -17,6 +17,7 @@ interface ExecuteBody {
 interface PrepareBody {
   tools: { type: string; function: { name: string; description: string } }[];
   discovered: string[];
+  stats: { tokensSent: number; tokensPerTool: number[] };
 }
 
 function vars(toolList: string): Record<string, string> {
@@ -79,6 +80,10 @@ describe('toolList "fixed"', () => {
     const before = await prepare("fixed", user, sid);
     expect(before.tools.map((tool) => tool.function.name)).toEqual(["search_tools", "call_tool"]);
     expect(before.tools[0]?.function.description).toContain("call_tool");
+    // Each tool's tokens, for a client's billed estimate; together about the list's (its brackets and commas aside).
+    expect(before.stats.tokensPerTool).toHaveLength(2);
+    const perTool = before.stats.tokensPerTool.reduce((sum, n) => sum + n, 0);
+    expect(Math.abs(perTool - before.stats.tokensSent)).toBeLessThanOrEqual(4);
     const found = await json<{ tools: { name: string }[]; hint: string }>(
       await call("fixed", user, sid, "search", { query: "transfers money" }),
     );

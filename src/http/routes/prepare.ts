@@ -64,11 +64,15 @@ export async function prepare(request: RouteRequest, env: Env): Promise<Response
   // Provider-native deferral (config nativeDeferral, Anthropic and Responses shapes): the provider's search tool and
   // every tool deferred, the same list on every turn; the session's discovered set is kept all the same.
   const native = nativeDeferredTools(tools, config, shape);
+  const answerTools = native ?? output.tools.map((tool) => toShape(tool, shape));
+  const stats = native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats;
   return Response.json({
-    tools: native ?? output.tools.map((tool) => toShape(tool, shape)),
+    tools: answerTools,
     applied: output.applied,
     discovered: output.discovered,
-    stats: native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats,
+    // tokensPerTool: each answered tool's tokens, so that a client (the playground) can tell what a provider's prefix
+    // cache keeps from one answer to the next (the leading tools equal to the previous answer's).
+    stats: { ...stats, tokensPerTool: answerTools.map((tool) => countTokens(JSON.stringify(tool))) },
     ...(native ? { deferral: "native" } : {}),
   });
 }
