@@ -36,7 +36,7 @@ function remoteWorkerScript(): string {
   return output.text;
 }
 
-// wrangler.toml's TOOL_SEARCH_CONFIG plus entries for test/http/guard.test.ts, so that the guard's configured rules
+// wrangler.toml's TOOL_SEARCH_CONFIG ("grow" lists) plus entries for test/http/guard.test.ts, so that the guard's configured rules
 // (denied capabilities, overrides) are exercised through the Worker's own fetch. They name only tools that the guard
 // tests register (`guard_*`), so no other test sees a difference.
 function testConfig(): string {
@@ -49,6 +49,8 @@ function testConfig(): string {
     typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
   return JSON.stringify({
     ...config,
+    // The HTTP tests of the seed's list run "grow"; test/http/toolList.test.ts sets "fixed" and "stable" per request.
+    toolList: "grow",
     deniedCapabilities: [...list(config.deniedCapabilities), "tool:guard_denied_*"],
     authorityOverrides: { ...record(config.authorityOverrides), "tool:guard_raised": 3, "tool:guard_lowered": 0 },
     confirmOverrides: { ...record(config.confirmOverrides), "tool:guard_forced_once": "always", "tool:guard_lifted": "off" },

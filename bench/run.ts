@@ -1,5 +1,6 @@
-// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial]): search latency, index build
-// time and heap, tool-list tokens, retrieval quality, HTTP load and adversarial validation (--adversarial: only that), printed as ONE JSON summary on stdout (progress on stderr),
+// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation]): search latency, index build
+// time and heap, tool-list tokens, retrieval quality, HTTP load, adversarial validation (--adversarial: only that) and
+// the billed tokens of a conversation under prompt caching (--conversation: only that), printed as ONE JSON summary on stdout (progress on stderr),
 // with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -19,6 +20,7 @@ import {
   sentenceQueries,
 } from "./catalog.ts";
 import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
+import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
 import { httpLoad, type HttpSection } from "./http.ts";
 import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
 import { summarize, type Distribution } from "./stats.ts";
@@ -29,6 +31,8 @@ const { values: flags } = parseArgs({
     "no-http": { type: "boolean", default: false },
     // Only the adversarial validation section (the validator's bounds, README), in a few seconds.
     adversarial: { type: "boolean", default: false },
+    // Only the conversation simulation: tokens sent and billed per tool-list mode, in a few seconds.
+    conversation: { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -164,7 +168,7 @@ interface TokenCase {
 function tokenSection(catalog: readonly ToolDefinition[]): Record<string, TokenCase> | { skipped: string } {
   const warnings = new WarnOnce({ warn: () => undefined });
   const run = (showToolNames: boolean, discovered: string[]): TokenCase => {
-    const out = prepareTurn({ tools: catalog, messages: [], discovered, config: { ...defaultConfig(), showToolNames }, warnings });
+    const out = prepareTurn({ tools: catalog, messages: [], discovered, config: { ...defaultConfig(), toolList: "grow", showToolNames }, warnings });
     return {
       toolsSent: out.stats.sent,
       tokensAll: out.stats.tokensAll,
@@ -254,8 +258,40 @@ async function adversarialOnly(): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }
 
+const CONVERSATION_METHOD =
+  `bench/conversation.ts: a scripted ${DEFAULT_OPTIONS.turns}-turn conversation on the 527-tool catalog through prepareTurn (15 tools found over 6 turns, ` +
+  `calls and re-use, maxDiscoveredKeep ${DEFAULT_OPTIONS.maxDiscoveredKeep} so that finds evict), ${DEFAULT_OPTIONS.messageTokensPerTurn} tokens of messages a turn plus the search results; ` +
+  "each request = tool definitions, system, messages, one segment each (gpt-tokenizer, openai shape); the provider caches the previous request, " +
+  "so the leading segments equal to it are billed at the read price and the rest at the write price " +
+  `(${Object.entries(PRICES).map(([name, p]) => `${name}: read ${p.read}, write ${p.write}`).join("; ")}); ` +
+  "no minimum cacheable length, no cache expiry";
+
+function conversationTargets(section: ConversationSection): Target[] {
+  const fixed = section.modes.fixed;
+  const targets = Object.keys(PRICES).map((price) =>
+    atMost(`billed tokens, default toolList "fixed", ${price} prices (% of every tool every turn)`, fixed?.percentOfEveryTool[price], 15));
+  const grow = section.modes.grow?.firstTurnToolTokens;
+  if (grow !== undefined) targets.push(atMost('first-turn tool tokens, "fixed" (at most "grow"\'s)', fixed?.firstTurnToolTokens, grow));
+  return targets;
+}
+
+function conversationOnly(): void {
+  const data = loadBenchData();
+  const conversation = "missing" in data ? { skipped: data.missing } : conversationSection(realCatalog(data.real));
+  const targets = "skipped" in conversation ? [] : conversationTargets(conversation);
+  const summary = {
+    command: "node --expose-gc bench/run.ts --conversation",
+    method: CONVERSATION_METHOD,
+    conversation,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (flags.adversarial === true) return adversarialOnly();
+  if (flags.conversation === true) return conversationOnly();
   const startedAt = new Date();
   const loadBefore = loadavg();
   if (!collectGarbage) log("heap figures need --expose-gc (npm run bench sets it); reporting null");
@@ -268,7 +304,7 @@ async function main(): Promise<void> {
     const adversarial = adversarialSection([], quick, log);
     const targets = adversarialTargets(adversarial);
     const summary = {
-      command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, http: skipped,
+      command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, conversation: skipped, http: skipped,
       adversarial, targets, targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -312,6 +348,9 @@ async function main(): Promise<void> {
   const tokenCatalog = realCatalog(real);
   const tokens = tokenSection(tokenCatalog);
 
+  log("a 20-turn conversation under prompt caching");
+  const conversation = conversationSection(tokenCatalog);
+
   log("adversarial validation");
   const adversarial = adversarialSection(real, quick, log);
 
@@ -346,6 +385,7 @@ async function main(): Promise<void> {
     targets.push(atMost("tool-list tokens, first turn, showToolNames off (% of all)", tokens.firstTurnNamesOff?.percentOfAll, 1));
     targets.push(atMost("tool-list tokens, after 20 discovered tools (% of all)", tokens.after20DiscoveredNamesOn?.percentOfAll, 10));
   }
+  targets.push(...conversationTargets(conversation));
   targets.push(...adversarialTargets(adversarial));
 
   const summary = {
@@ -360,12 +400,14 @@ async function main(): Promise<void> {
       latency: `SearchIndex.search (every match, ranked), one query at a time after a warm-up, each query set ${LATENCY_ROUNDS} times: wall time per query, and the mean thread CPU time`,
       build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held",
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
-      tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base)",
+      tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
+      conversation: CONVERSATION_METHOD,
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
     tokens,
+    conversation,
     http,
     adversarial,
     targets,

@@ -9,6 +9,17 @@ import type { ConfirmMode, Locale } from "./types.ts";
 export const SEARCH_MODES = ["substring", "minisearch"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
+/**
+ * How the tool list changes within a session (what the provider's prompt cache keeps; README, "The tool list and the prompt cache"):
+ * - `grow`: the seed's list: `search_tools` (naming the tools not yet found), the always-direct tools, then the found
+ *   tools in catalog order. Each discovery changes the name list and inserts a tool mid-list.
+ * - `stable`: the name list covers every tool and never changes; found tools are appended in the order found.
+ * - `fixed`: `search_tools`, `call_tool` and the always-direct tools, never changing; the model reads found tools'
+ *   definitions in the search result and runs them through `call_tool`.
+ */
+export type ToolListMode = "grow" | "stable" | "fixed";
+export const TOOL_LIST_MODES: readonly ToolListMode[] = ["grow", "stable", "fixed"];
+
 export interface Limits {
   /** Largest request body, in bytes, on every route but bulk registration. */
   maxBodyBytes: number;
@@ -61,6 +72,14 @@ export interface GatewayConfig {
   /** 0 = unlimited. */
   maxDiscoveredKeep: number;
   searchMode: SearchMode;
+  /** How the tool list changes within a session (see ToolListMode). */
+  toolList: ToolListMode;
+  /**
+   * Answer prepare in the Anthropic and OpenAI Responses shapes with the provider's own tool search and every tool
+   * deferred (`defer_loading`), rather than search_tools (src/core/nativeDeferral.ts). Off by default: it needs a
+   * model that supports it, and the provider's search then decides what is loaded.
+   */
+  nativeDeferral: boolean;
   locale: Locale;
   sessionTtlDays: number;
   /** `tool:<name>` → minimum level. */
@@ -109,6 +128,10 @@ export function defaultConfig(): GatewayConfig {
     alwaysDirectTools: [],
     maxDiscoveredKeep: 20,
     searchMode: "substring",
+    // "fixed": the list never changes, so the provider's prefix cache holds the whole conversation (bench: the
+    // conversation section bills the least of the three, and its first turn is no larger than "grow"'s).
+    toolList: "fixed",
+    nativeDeferral: false,
     locale: "en",
     sessionTtlDays: 30,
     authorityOverrides: {},
@@ -262,6 +285,7 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
     switch (key) {
       case "enabled":
       case "showToolNames":
+      case "nativeDeferral":
         config[key] = boolean(value, field);
         break;
       case "maxDirectTools":
@@ -280,6 +304,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "searchMode":
         config.searchMode = oneOf(value, field, SEARCH_MODES);
+        break;
+      case "toolList":
+        config.toolList = oneOf(value, field, TOOL_LIST_MODES);
         break;
       case "locale":
         config.locale = oneOf(value, field, ["en", "zh"] as const);

@@ -26,13 +26,6 @@ export interface ArgumentTexts {
 export interface McpTexts {
   /** The server's `instructions` in the initialize result. */
   instructions: string;
-  callToolDescription: string;
-  callToolName: string;
-  callToolArguments: string;
-  /** Problems with `call_tool` arguments, one line each (handed to `invalidArguments`). */
-  callToolNameMissing: string;
-  callToolArgumentsNotObject: string;
-  callToolUnknownArgument(field: string): string;
   /** A held call, for a client without elicitation: how a person approves it over HTTP, then the model retries. */
   approveOverHttp(name: string, id: string, sessionId: string, mode: "session" | "always"): string;
   /** The question an elicitation asks the user; `args` is the JSON of the (bounded) arguments preview. */
@@ -46,6 +39,21 @@ export interface McpTexts {
 export interface Texts {
   /** The `search_tools` description. `names` is the compact list of other tools (already formatted), or null. */
   searchToolsDescription(names: string | null): string;
+  /**
+   * The `search_tools` description of a "fixed" tool list (found tools run through `call_tool`). Kept shorter than
+   * `searchToolsDescription`, so that with `call_tool` the first turn costs no more than a "grow" list's.
+   */
+  searchToolsDescriptionFixed(names: string | null): string;
+  /** The `call_tool` meta-tool's description (its two parameters, name and arguments, speak for themselves). */
+  callToolDescription: string;
+  /** Appended to a search hint when found tools run through `call_tool`. */
+  hintCallTool: string;
+  /** `call_tool` argument problems (handed to `invalidArguments`). */
+  callToolNameMissing: string;
+  callToolArgumentsNotObject: string;
+  callToolUnknownArgument(field: string): string;
+  /** `call_tool` of a tool this session has not found (the same text whether such a tool exists or not). */
+  callToolNotFound(name: string): string;
   /** Explains the brace notation; put before the compact name list when the list uses braces. */
   toolNamesNotation: string;
   searchToolsQuery: string;
@@ -92,6 +100,17 @@ const en: Texts = {
     "always search for a tool first, then call it with the parameters its definition gives. " +
     "An empty query lists every tool; use limit and offset to page." +
     (names ? `\nOther tools (names only, as search hints; search before calling): ${names}` : ""),
+  searchToolsDescriptionFixed: (names) =>
+    "Search tools by keyword for their full definitions (empty query: all; page with limit, offset), " +
+    "then run one with call_tool." +
+    (names ? `\nTools (search before calling): ${names}` : ""),
+  callToolDescription: "Run a tool that search_tools returned, with arguments as its definition gives.",
+  hintCallTool: " Run one with call_tool {name, arguments}.",
+  callToolNameMissing: "name must be a non-empty string",
+  callToolArgumentsNotObject: "arguments must be a JSON object (or the JSON text of one)",
+  callToolUnknownArgument: (field) => `unknown argument "${field}" (allowed: name, arguments)`,
+  callToolNotFound: (name) =>
+    `"${name}" has not been found in this conversation. Call search_tools first, then call_tool with a name it returned.`,
   toolNamesNotation: "(a_{b,c} stands for a_b and a_c)",
   searchToolsQuery: "Keywords separated by spaces; any keyword may match the tool name or description. Empty lists all.",
   searchToolsLimit: "Most tools to return (0 = no limit).",
@@ -150,14 +169,6 @@ const en: Texts = {
       "toolgate: more tools exist than this list shows. Call search_tools with keywords to find one; the tools it " +
       "returns join this session and appear in the next tools/list. call_tool (when listed) runs a found tool by name " +
       "without waiting for the list to refresh. Some tools wait for the user's approval before they run.",
-    callToolDescription:
-      "Runs a tool found with search_tools by its name, with the arguments its definition asks for. Use it when the " +
-      "tool is not in your tool list yet. The same rules apply as calling the tool directly.",
-    callToolName: "The name of the tool to run, as search_tools returned it.",
-    callToolArguments: "The tool's arguments, as a JSON object that fits its parameters.",
-    callToolNameMissing: "name must be the name of a tool (a non-empty string)",
-    callToolArgumentsNotObject: "arguments must be a JSON object",
-    callToolUnknownArgument: (field) => `unknown argument "${field}" (allowed: name, arguments)`,
     approveOverHttp: (name, id, sessionId, mode) =>
       `Tool "${name}" waits for the user's approval ` +
       (mode === "session" ? "for this session" : "for this one call") +
@@ -179,6 +190,15 @@ const zh: Texts = {
     "只有本工具搜索返回过（或本会话已用过）的工具才能调用：务必先搜索拿到参数定义，再按定义调用。" +
     "query 为空时列出全部工具；用 limit 与 offset 翻页。" +
     (names ? `\n其余工具（仅名称，供构造搜索关键词；调用前须先搜索）：${names}` : ""),
+  searchToolsDescriptionFixed: (names) =>
+    "按关键词搜索工具，返回完整定义。query 为空列出全部；用 limit 与 offset 翻页。找到的工具用 call_tool 调用。" +
+    (names ? `\n工具（仅名称，调用前须先搜索）：${names}` : ""),
+  callToolDescription: "调用 search_tools 返回过的工具，参数按其定义给出。",
+  hintCallTool: "用 call_tool {name, arguments} 调用。",
+  callToolNameMissing: "name 必须是非空字符串",
+  callToolArgumentsNotObject: "arguments 必须是 JSON 对象（或其 JSON 文本）",
+  callToolUnknownArgument: (field) => `未知参数「${field}」（可用：name、arguments）`,
+  callToolNotFound: (name) => `本会话尚未找到「${name}」。请先调用 search_tools，再用 call_tool 调用它返回的工具。`,
   toolNamesNotation: "（a_{b,c} 表示 a_b 与 a_c）",
   searchToolsQuery: "以空白分隔的关键词；任一关键词命中工具名或说明即可。为空时匹配全部。",
   searchToolsLimit: "返回的最大工具数（0 表示不限）。",
@@ -230,12 +250,6 @@ const zh: Texts = {
     instructions:
       "toolgate：可用工具多于此列表所示。请用关键词调用 search_tools 查找；它返回的工具会加入本会话，并出现在下一次 tools/list 中。" +
       "call_tool（若已列出）可按名称直接执行已找到的工具，无需等待列表刷新。部分工具须经用户确认才会执行。",
-    callToolDescription: "按名称执行用 search_tools 找到的工具，参数按其定义填写。工具尚未出现在你的工具列表中时使用。规则与直接调用该工具相同。",
-    callToolName: "要执行的工具名称，与 search_tools 返回的一致。",
-    callToolArguments: "该工具的参数，JSON 对象，须符合其参数定义。",
-    callToolNameMissing: "name 必须是工具名称（非空字符串）",
-    callToolArgumentsNotObject: "arguments 必须是 JSON 对象",
-    callToolUnknownArgument: (field) => `未知参数「${field}」（可用：name、arguments）`,
     approveOverHttp: (name, id, sessionId, mode) =>
       `工具「${name}」需要用户确认` + (mode === "session" ? "（本会话内有效）" : "（仅本次调用）") +
       `，尚未执行。确认编号：${id}。请用户以同一令牌调用 POST /v1/sessions/${sessionId}/confirmations/${id}，` +

@@ -1,7 +1,9 @@
 // The prepare step (docs/DESIGN.md, "Flows"): recomputed on every turn, independent of anything else.
-import type { GatewayConfig } from "./config.ts";
+import { CALL_TOOL_NAME, callToolDefinition } from "./callTool.ts";
+import type { GatewayConfig, ToolListMode } from "./config.ts";
 import { discoveredLimit } from "./config.ts";
 import { DiscoveredSet } from "./discovered.ts";
+import type { Eviction } from "./discovered.ts";
 import { extractDiscovered } from "./history.ts";
 import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
 import { toShape } from "./shapes.ts";
@@ -31,6 +33,8 @@ export interface PrepareInput {
   messages: readonly unknown[];
   /** The session's stored discovered set, most recent first. */
   discovered: readonly string[];
+  /** The same names in the order found, first found first (the order a "stable" list sends them in). */
+  foundOrder?: readonly string[];
   config: GatewayConfig;
   warnings: WarnOnce;
   /** The shape tokens are counted in (the shape the answer uses). Default `openai`. */
@@ -44,7 +48,24 @@ export interface PrepareOutput {
   applied: boolean;
   /** The session's new discovered set (history merged in), most recent first, bounded. */
   discovered: string[];
+  /** The discovered set in the order found, first found first. */
+  foundOrder: string[];
   stats: { total: number; sent: number; tokensAll: number; tokensSent: number };
+}
+
+/** How a session's discovered set makes room under this tool-list mode (see Eviction). */
+export function evictionFor(mode: ToolListMode): Eviction {
+  return mode === "stable" ? "stable" : "lru";
+}
+
+/**
+ * Whether the tool list a session's turns send may change when the model finds or uses tools (for the MCP face: in
+ * a "fixed" list `tools/list` never changes and no `notifications/tools/list_changed` is due; a list that sends
+ * every tool, with the layer off, does not change either). A change of the catalog itself (registration, another
+ * client catalog, other groups) changes any list.
+ */
+export function toolListChangesOnDiscovery(config: Pick<GatewayConfig, "enabled" | "toolList">): boolean {
+  return config.enabled && config.toolList !== "fixed";
 }
 
 function listTokens(tools: readonly ToolDefinition[], shape: ToolShape): number {
@@ -69,9 +90,12 @@ export function discoveredInHistory(messages: readonly unknown[], tools: readonl
  *   name that does not exist, answered with an error, must not push real tools out of the bounded set). Names
  *   already in the stored set stay even when absent this turn, since a session's catalog may vary per turn; only
  *   the ones present are sent.
- * - The list sent is `search_tools`, then the always-direct tools in configuration order, then the discovered
- *   tools in this turn's catalog order (not most-recent order): the list then stays byte-identical while the set's
- *   membership does, which keeps the model provider's prompt cache warm.
+ * - `toolList: "grow"`: the list sent is `search_tools` (naming the tools not yet found), then the always-direct
+ *   tools in configuration order, then the discovered tools in this turn's catalog order (not most-recent order):
+ *   the list stays byte-identical while the set's membership does.
+ * - `toolList: "stable"`: the name list covers every tool but the always-direct ones and does not change when tools
+ *   are found; the discovered tools follow in the order found, so a discovery appends and the prefix stays cached.
+ * - `toolList: "fixed"`: `search_tools`, `call_tool`, the always-direct tools; nothing else, ever.
  * - The once-only warning for an always-direct name is given when the layer applies (step 2 follows step 1).
  */
 export function prepareTurn(input: PrepareInput): PrepareOutput {
@@ -81,9 +105,13 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   const present = new Map<string, ToolDefinition>();
   for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
 
-  const set = new DiscoveredSet(discoveredLimit(config), input.discovered);
+  const set = new DiscoveredSet(discoveredLimit(config), input.discovered, {
+    eviction: evictionFor(config.toolList),
+    ...(input.foundOrder ? { foundOrder: input.foundOrder } : {}),
+  });
   set.touch(discoveredInHistory(input.messages, tools));
   const discovered = set.toArray();
+  const foundOrder = set.foundOrder();
 
   const tokensAll = listTokens(tools, shape);
   const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
@@ -92,6 +120,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
       tools: [...tools],
       applied: false,
       discovered,
+      foundOrder,
       stats: { total: tools.length, sent: tools.length, tokensAll, tokensSent: tokensAll },
     };
   }
@@ -114,17 +143,32 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
 
   const discoveredSent: ToolDefinition[] = [];
   const remaining: ToolDefinition[] = [];
+  const hidden: ToolDefinition[] = [];
   for (const tool of present.values()) {
     if (directNames.has(tool.name)) continue;
+    hidden.push(tool);
     if (set.has(tool.name)) discoveredSent.push(tool);
     else remaining.push(tool);
   }
 
-  const sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
+  let sent: ToolDefinition[];
+  if (config.toolList === "fixed") {
+    // A client tool named call_tool is shadowed by the meta-tool, as one named search_tools is.
+    sent = [searchToolsDefinition(config, hidden.filter((tool) => tool.name !== CALL_TOOL_NAME)), callToolDefinition(config), ...direct];
+  } else if (config.toolList === "stable") {
+    const inOrder = foundOrder.flatMap((name) => {
+      const tool = present.get(name);
+      return tool && !directNames.has(name) ? [tool] : [];
+    });
+    sent = [searchToolsDefinition(config, hidden), ...direct, ...inOrder];
+  } else {
+    sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
+  }
   return {
     tools: sent,
     applied: true,
     discovered,
+    foundOrder,
     stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent: listTokens(sent, shape) },
   };
 }

@@ -90,6 +90,7 @@ export function compactToolNames(tools: readonly ToolDefinition[]): string {
  */
 export function searchToolsDefinition(config: GatewayConfig, otherTools: readonly ToolDefinition[]): ToolDefinition {
   const t = texts(config.locale);
+  const fixed = config.toolList === "fixed";
   let names: string | null = null;
   if (config.showToolNames && otherTools.length > 0) {
     const list = compactToolNames(otherTools);
@@ -97,13 +98,15 @@ export function searchToolsDefinition(config: GatewayConfig, otherTools: readonl
   }
   return {
     name: SEARCH_TOOLS_NAME,
-    description: t.searchToolsDescription(names),
+    // A "fixed" list runs found tools through call_tool (src/core/callTool.ts), and says so.
+    description: fixed ? t.searchToolsDescriptionFixed(names) : t.searchToolsDescription(names),
     parameters: {
       type: "object",
       properties: {
         query: { type: "string", description: t.searchToolsQuery },
-        limit: { type: "integer", minimum: 0, description: t.searchToolsLimit },
-        offset: { type: "integer", minimum: 0, description: t.searchToolsOffset },
+        // A "fixed" description says how to page in a few words, which keeps its first turn within a "grow" one's.
+        limit: fixed ? { type: "integer", minimum: 0 } : { type: "integer", minimum: 0, description: t.searchToolsLimit },
+        offset: fixed ? { type: "integer", minimum: 0 } : { type: "integer", minimum: 0, description: t.searchToolsOffset },
       },
       required: ["query"],
       additionalProperties: false,
@@ -216,7 +219,7 @@ export function runSearchTools(
   let hint: string;
   if (total === 0) hint = t.hintNone(params.query);
   else if (returned === 0) hint = t.hintOffsetPastEnd(offset, total);
-  else hint = t.hintFound(returned, total, nextOffset);
+  else hint = t.hintFound(returned, total, nextOffset) + (config.enabled && config.toolList === "fixed" ? t.hintCallTool : "");
 
   const truncated = returned < total;
   const related = relatedNames(catalog, page, visible);

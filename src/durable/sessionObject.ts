@@ -15,6 +15,7 @@ import { defaultConfig, discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
 import { createExecutionGuard } from "../core/executionGuard.ts";
 import { ConfirmationLedger } from "../core/grants.ts";
+import { evictionFor } from "../core/prepare.ts";
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
 import { validateToolDefinition } from "../core/definition.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
@@ -35,6 +36,8 @@ const DAY_MS = 86_400_000;
 const KEY = {
   identity: "identity",
   discovered: "discovered",
+  /** The discovered names in the order found (first found first): the order of a "stable" tool list. */
+  foundOrder: "foundOrder",
   lastActive: "lastActive",
   grants: "grants",
   catalogHash: "catalogHash",
@@ -105,16 +108,21 @@ export class SessionObject extends DurableObject<Env> {
   // ---- the discovered set -------------------------------------------------------------------------------------
 
   /** A prepare turn: history names join the set; the client's catalog (if any) becomes the session's catalog. */
-  async prepare(input: SessionPrepareInput): Promise<{ discovered: string[] } | SessionRefusal> {
+  async prepare(input: SessionPrepareInput): Promise<{ discovered: string[]; foundOrder: string[] } | SessionRefusal> {
     const refusal = await this.admit(input.config, input.identity);
     if (refusal) return refusal;
     const discovered = this.touchNow(input.historyNames, input.config);
     this.storeCatalog(input.catalog);
     await this.afterWrite(input.config, input.identity);
-    return { discovered };
+    return { discovered, foundOrder: this.ctx.storage.kv.get<string[]>(KEY.foundOrder) ?? discovered.toReversed() };
   }
 
   /** Names join the set now (the last given ends up most recent); returns the set, most recent first. */
+  /** The discovered tools in the order they were found (oldest first), for a "stable" list's order. */
+  getFoundOrder(): string[] {
+    return this.ctx.storage.kv.get<string[]>(KEY.foundOrder) ?? this.getDiscovered().toReversed();
+  }
+
   async touchDiscovered(identity: SessionIdentity, names: string[], config: GatewayConfig): Promise<string[] | SessionRefusal> {
     const refusal = await this.admit(config, identity);
     if (refusal) return refusal;
@@ -155,6 +163,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   async clearDiscovered(): Promise<boolean> {
     const cleared = this.ctx.storage.kv.delete(KEY.discovered);
+    this.ctx.storage.kv.delete(KEY.foundOrder);
     if (this.holdsNothingElse()) await this.release();
     return cleared;
   }
@@ -397,10 +406,16 @@ export class SessionObject extends DurableObject<Env> {
 
   private touchNow(names: readonly string[], config: GatewayConfig): string[] {
     const stored = this.getDiscovered();
-    const set = new DiscoveredSet(discoveredLimit(config), stored);
+    // A set stored before the found order was kept reads its oldest use as its first find.
+    const foundOrder = this.ctx.storage.kv.get<string[]>(KEY.foundOrder);
+    const set = new DiscoveredSet(discoveredLimit(config), stored, {
+      eviction: evictionFor(config.toolList),
+      ...(foundOrder ? { foundOrder } : {}),
+    });
     set.touch(names);
     const discovered = set.toArray();
     this.ctx.storage.kv.put(KEY.discovered, discovered);
+    this.ctx.storage.kv.put(KEY.foundOrder, set.foundOrder());
     return discovered;
   }
 

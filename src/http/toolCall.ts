@@ -4,17 +4,19 @@
 // HttpError only for the rate limit and the principal's session limit (429).
 import { auditDecisionOf, auditLine } from "../core/audit.ts";
 import type { AuditDecision } from "../core/audit.ts";
+import { CALL_TOOL_NAME, callToolAllows, callToolEnabled, parseCallToolParams } from "../core/callTool.ts";
 import { texts } from "../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import { errorResult } from "../core/toolRegistry.ts";
 import type { ToolCallContext, ToolOutcome, ToolResult } from "../core/types.ts";
-import { TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
+import { isSessionRefusal, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { sessionStub } from "../durable/stubs.ts";
 import { currentRegistry } from "../isolate/registryCache.ts";
 import { HttpError } from "./errors.ts";
 import { enforceRateLimit, tooManySessions } from "./limits.ts";
 import { searchSession } from "./sessionSearch.ts";
 import type { Call } from "./stage.ts";
+import { sessionIdentity } from "./stage.ts";
 
 /** The outcome of one call: `search_tools`, else the session's client catalog, else the registry. */
 async function executeTool(
@@ -41,6 +43,39 @@ async function executeTool(
   return registry.executeWithDecision(name, args, context);
 }
 
+/**
+ * `call_tool {name, arguments}`: the inner tool runs through exactly the path a direct call takes (client catalog or
+ * registry, guard, a confirmation bound to the inner tool and its arguments), but only once this session has found
+ * it, or when it is always direct (the seed: a tool is searched before it is called). A refusal reads the same
+ * whether the tool exists or not. A call refreshes the tool's place in the discovered set, since a history of
+ * call_tool calls shows prepare no tool name. `ran.tool` becomes the inner name, for the audit line.
+ */
+async function executeCallTool(
+  call: Call,
+  sessionId: string,
+  args: Record<string, unknown>,
+  context: ToolCallContext,
+  ran: { tool: string },
+): Promise<ToolOutcome> {
+  const { config } = call.settings;
+  const t = texts(config.locale);
+  const parsed = parseCallToolParams(args, config.locale);
+  if (!parsed.ok) return { result: errorResult(t.invalidArguments(CALL_TOOL_NAME, parsed.problems)) };
+  const { name, arguments: inner } = parsed.params;
+  ran.tool = name;
+  const session = sessionStub(call.env, call.principal.id, sessionId);
+  if (!callToolAllows(name, await session.getDiscovered(), config)) return { result: errorResult(t.callToolNotFound(name)) };
+  const outcome = await executeTool(call, sessionId, name, inner, context);
+  const touched = await session.touchDiscovered(sessionIdentity(call, sessionId), [name], config);
+  if (isSessionRefusal(touched)) throw tooManySessions(touched);
+  return outcome;
+}
+
+export interface CallOptions {
+  /** Whether `call_tool` is a meta-tool here (default: a "fixed" tool list; MCP also when `mcp.callTool`). */
+  callTool?: boolean;
+}
+
 /** Runs one call of `name` in the caller's session, with `groups` enabled (already within the caller's token). */
 export async function callTool(
   call: Call,
@@ -48,11 +83,14 @@ export async function callTool(
   name: string,
   args: Record<string, unknown>,
   groups: string[],
+  options: CallOptions = {},
 ): Promise<ToolResult> {
   const { config } = call.settings;
   const started = Date.now();
+  // The tool the audit line names: call_tool's inner tool once its arguments are read.
+  const ran = { tool: name };
   const audit = (decision: AuditDecision): void => {
-    console.log(auditLine({ principalId: call.principal.id, sessionId, tool: name, decision, durationMs: Date.now() - started }));
+    console.log(auditLine({ principalId: call.principal.id, sessionId, tool: ran.tool, decision, durationMs: Date.now() - started }));
   };
   try {
     await enforceRateLimit(call);
@@ -64,7 +102,10 @@ export async function callTool(
   const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId };
   let outcome: ToolOutcome;
   try {
-    outcome = await executeTool(call, sessionId, name, args, context);
+    const metaCallTool = options.callTool ?? callToolEnabled(config);
+    outcome = name === CALL_TOOL_NAME && metaCallTool
+      ? await executeCallTool(call, sessionId, args, context, ran)
+      : await executeTool(call, sessionId, name, args, context);
   } catch (error) {
     // A new session past the principal's session limit (search_tools in it): 429, like a prepare or search would.
     if (error instanceof HttpError) {

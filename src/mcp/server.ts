@@ -13,7 +13,8 @@ import type {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { texts } from "../core/locale.ts";
-import { prepareTurn, WarnOnce } from "../core/prepare.ts";
+import { CALL_TOOL_NAME, callToolDefinition, callToolEnabled } from "../core/callTool.ts";
+import { prepareTurn, toolListChangesOnDiscovery, WarnOnce } from "../core/prepare.ts";
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import type { ConfirmationRequest, ToolResult } from "../core/types.ts";
 import { CORE_VERSION } from "../core/version.ts";
@@ -23,9 +24,10 @@ import type { Call } from "../http/stage.ts";
 import { HttpError } from "../http/errors.ts";
 import { enforceRateLimit } from "../http/limits.ts";
 import { callTool as callThroughGuard } from "../http/toolCall.ts";
+import type { CallOptions } from "../http/toolCall.ts";
 import { SERVER_ERROR } from "./http.ts";
 import { currentRegistry } from "../isolate/registryCache.ts";
-import { CALL_TOOL_NAME, callToolDefinition, parseCallToolArguments, toMcpTool } from "./tools.ts";
+import { toMcpTool } from "./tools.ts";
 
 /** What one MCP request runs as: the verified caller, the session (= the MCP session id) and its groups. */
 export interface McpScope {
@@ -80,9 +82,12 @@ async function listTools(scope: McpScope): Promise<ListToolsResult> {
   await enforceRateLimit(call);
   const { registry } = await currentRegistry(call.env, call.settings);
   const tools = registry.getDefinitions({ groups });
-  const discovered = await sessionStub(call.env, call.principal.id, sessionId).getDiscovered();
-  const turn = prepareTurn({ tools, messages: [], discovered, config, warnings, shape: "mcp" });
-  const listed = turn.applied && config.mcp.callTool ? [...turn.tools, callToolDefinition(config.locale)] : turn.tools;
+  const session = sessionStub(call.env, call.principal.id, sessionId);
+  const [discovered, foundOrder] = await Promise.all([session.getDiscovered(), session.getFoundOrder()]);
+  const turn = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape: "mcp" });
+  // A "fixed" list already carries call_tool; otherwise MCP offers it (mcp.callTool) for clients that never re-list.
+  const hasCallTool = turn.tools.some((tool) => tool.name === CALL_TOOL_NAME);
+  const listed = turn.applied && config.mcp.callTool && !hasCallTool ? [...turn.tools, callToolDefinition(config)] : turn.tools;
   return { tools: listed.map((tool) => toMcpTool(tool, config)) };
 }
 
@@ -151,8 +156,14 @@ async function confirmThenRun(
   if (answer === "decline") return textResult(t.declined(name), true);
   if (!outcome.ok) return textResult(t.approvalLost(name), true);
   // The approval covers exactly this call (its tool and, for `always`, its arguments): run it once through the guard.
-  const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups);
+  const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups, callOptions(scope));
   return result.confirmation ? held(scope, result.confirmation) : fromToolResult(result);
+}
+
+/** call_tool is a meta-tool on MCP when `mcp.callTool` is on, or when the tool list is "fixed" (it is listed then). */
+function callOptions(scope: McpScope): CallOptions {
+  const { config } = scope.call.settings;
+  return { callTool: config.mcp.callTool || callToolEnabled(config) };
 }
 
 async function callTool(
@@ -162,24 +173,20 @@ async function callTool(
   transport: WebStandardStreamableHTTPServerTransport,
 ): Promise<CallToolResult> {
   const { config } = scope.call.settings;
-  let name = params.name;
-  let args: Record<string, unknown> = params.arguments ?? {};
-  if (name === CALL_TOOL_NAME && config.mcp.callTool) {
-    const parsed = parseCallToolArguments(args, config.locale);
-    if (!parsed.ok) {
-      return textResult(JSON.stringify({ error: texts(config.locale).invalidArguments(CALL_TOOL_NAME, parsed.problems) }), true);
-    }
-    ({ name, args } = parsed);
-  }
-  const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups);
+  const { name } = params;
+  const args: Record<string, unknown> = params.arguments ?? {};
+  // call_tool runs its inner tool on the one tool-call path (http/toolCall.ts), as POST execute does.
+  const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups, callOptions(scope));
   if (result.confirmation) return confirmThenRun(scope, name, args, result.confirmation, extra, transport);
   const answer = fromToolResult(result);
   if (name === SEARCH_TOOLS_NAME && !result.isError) {
     const structured: unknown = JSON.parse(result.content);
     if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) {
       answer.structuredContent = { ...structured };
-      // The found tools joined the session's discovered set: the next tools/list carries them.
-      if ("tools" in structured && Array.isArray(structured.tools) && structured.tools.length > 0) {
+      // The found tools joined the session's discovered set: the next tools/list carries them (a "fixed" list never
+      // changes, so nothing is announced there).
+      const found = "tools" in structured && Array.isArray(structured.tools) && structured.tools.length > 0;
+      if (found && toolListChangesOnDiscovery(config)) {
         await extra.sendNotification({ method: "notifications/tools/list_changed" });
       }
     }

@@ -12,13 +12,11 @@
 //   run any tool, so it says the worst: not read-only, destructive, open world.
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { confirmMode } from "../core/authority.ts";
+import { CALL_TOOL_NAME } from "../core/callTool.ts";
 import type { GatewayConfig } from "../core/config.ts";
-import { texts } from "../core/locale.ts";
-import { isRecord } from "../core/records.ts";
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
-import type { Locale, ToolDefinition } from "../core/types.ts";
+import type { ToolDefinition } from "../core/types.ts";
 
-export const CALL_TOOL_NAME = "call_tool";
 
 const OPEN_WORLD_BUILTINS = new Set(["fetch_url"]);
 
@@ -65,23 +63,6 @@ export const SEARCH_RESULT_SCHEMA = {
   required: ["found", "tools", "hint"],
 } as const satisfies Tool["outputSchema"];
 
-export function callToolDefinition(locale: Locale): ToolDefinition {
-  const t = texts(locale).mcp;
-  return {
-    name: CALL_TOOL_NAME,
-    description: t.callToolDescription,
-    parameters: {
-      type: "object",
-      properties: {
-        name: { type: "string", description: t.callToolName },
-        arguments: { type: "object", description: t.callToolArguments },
-      },
-      required: ["name"],
-      additionalProperties: false,
-    },
-  };
-}
-
 export function toMcpTool(tool: ToolDefinition, config: GatewayConfig): Tool {
   const annotations: ToolAnnotations = tool.name === CALL_TOOL_NAME
     ? { readOnlyHint: false, destructiveHint: true, openWorldHint: true }
@@ -93,20 +74,4 @@ export function toMcpTool(tool: ToolDefinition, config: GatewayConfig): Tool {
     ...(tool.name === SEARCH_TOOLS_NAME ? { outputSchema: SEARCH_RESULT_SCHEMA } : {}),
     annotations,
   };
-}
-
-/** Reads `call_tool` arguments: `{name, arguments?}`; the problems (for a tool error) otherwise. */
-export function parseCallToolArguments(
-  args: Record<string, unknown>,
-  locale: Locale,
-): { ok: true; name: string; args: Record<string, unknown> } | { ok: false; problems: string[] } {
-  const t = texts(locale).mcp;
-  const problems: string[] = [];
-  const name = args["name"];
-  const inner = args["arguments"] ?? {};
-  if (typeof name !== "string" || name === "") problems.push(t.callToolNameMissing);
-  if (!isRecord(inner)) problems.push(t.callToolArgumentsNotObject);
-  for (const key of Object.keys(args)) if (key !== "name" && key !== "arguments") problems.push(t.callToolUnknownArgument(key));
-  if (problems.length > 0 || typeof name !== "string" || !isRecord(inner)) return { ok: false, problems };
-  return { ok: true, name, args: inner };
 }

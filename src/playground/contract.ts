@@ -7,6 +7,8 @@ export interface PrepareStats {
   sent: number;
   tokensAll: number;
   tokensSent: number;
+  /** Tokens of each answered tool (absent from an older gateway). */
+  tokensPerTool?: number[];
 }
 
 export interface PrepareAnswer {
@@ -103,6 +105,9 @@ export function readPrepare(data: unknown): PrepareAnswer {
       sent: num(stats["sent"], "stats.sent"),
       tokensAll: num(stats["tokensAll"], "stats.tokensAll"),
       tokensSent: num(stats["tokensSent"], "stats.tokensSent"),
+      ...(Array.isArray(stats["tokensPerTool"])
+        ? { tokensPerTool: stats["tokensPerTool"].map((item, index) => num(item, `stats.tokensPerTool[${index}]`)) }
+        : {}),
     },
   };
 }

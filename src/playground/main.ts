@@ -74,6 +74,8 @@ const client = new GatewayClient({
 });
 const MODES: readonly SearchMode[] = ["substring", "minisearch"];
 let catalog: Catalog | undefined;
+/** The tools of the last prepare answer: the next one is compared with it for the billed estimate. */
+let previousPrepare: unknown[] | undefined;
 /** The last query per mode, so that "Next page" asks for the same thing further on. */
 const lastSearch: Partial<Record<SearchMode, { query: string; limit?: number }>> = {};
 
@@ -246,7 +248,8 @@ ui.prepareForm.addEventListener("submit", (event) => {
   const messages = text === "" ? [] : [{ role: "user", content: text }];
   void runForSection(ui.runPrepare, ui.prepareResult, ui.prepareError, async () => {
     const answer = await client.prepare(messages, catalog?.tools);
-    renderPrepare(ui.prepareResult, answer);
+    renderPrepare(ui.prepareResult, answer, previousPrepare);
+    previousPrepare = answer.tools;
     renderDiscovered(ui.discovered, answer.discovered);
   });
 });

@@ -17,7 +17,7 @@ const tool = toolMaker((name) => ({
 }));
 
 function config(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return { ...defaultConfig(), ...overrides };
+  return { ...defaultConfig(), toolList: "grow", ...overrides };
 }
 
 const catalog: ToolDefinition[] = [

@@ -1,12 +1,24 @@
 // Starts the Worker with `wrangler dev` on a free port (its [build] step bundles the page first) and stops it again.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * wrangler.toml's TOOL_SEARCH_CONFIG with `toolList: "grow"`: the playground tests walk through the seed's list, in
+ * which found tools join the list sent (the default "fixed" list never changes; test/http/toolList.test.ts covers it).
+ */
+function growConfig(): string {
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const text = /^TOOL_SEARCH_CONFIG\s*=\s*'([^']*)'\s*$/m.exec(toml)?.[1];
+  if (text === undefined) throw new Error("wrangler.toml has no single-quoted TOOL_SEARCH_CONFIG");
+  const config: unknown = JSON.parse(text);
+  return JSON.stringify({ ...(typeof config === "object" && config !== null ? config : {}), toolList: "grow" });
+}
 
 export interface DevServer {
   origin: string;
@@ -54,7 +66,8 @@ export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
   const bin = join(ROOT, "node_modules", ".bin");
   const child = spawn(
     join(bin, "wrangler"),
-    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false"],
+    ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false",
+      "--var", `TOOL_SEARCH_CONFIG:${growConfig()}`],
     {
       cwd: ROOT,
       // node_modules/.bin first: wrangler and its [build] command then run on the pinned Node 24, as under npm.

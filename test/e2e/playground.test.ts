@@ -213,6 +213,10 @@ describe("the playground page", () => {
     expect(sentWidth).toBeLessThan(allWidth);
     expect(await ui.prepare().locator(".bar-saved").innerText()).toMatch(/^\d+% fewer tokens of tool definitions on every turn$/);
     expect(await ui.discoveredCount().innerText()).toBe("0");
+    // The first prepare of the page: nothing is cached, so the billed estimate is what is sent (counted per tool: the
+    // list's brackets aside).
+    expect(Math.abs((await numberOf(ui.prepare().locator("[data-bar=billed] .bar-value"))) - tokensSent)).toBeLessThanOrEqual(2);
+    expect(await ui.prepare().locator(".bar-billed-note").innerText()).toMatch(/^Nothing cached/);
   });
 
   it("searches both modes side by side from the keyboard, and the discovered set grows", async () => {
@@ -259,6 +263,16 @@ describe("the playground page", () => {
     await expect.poll(() => toolNames(discoveredSent)).toContain("send_email");
     const sentBar = await ui.prepare().locator("[data-bar=sent] .bar-value").innerText();
     expect(Number(/· (\d+) tools?$/.exec(sentBar)?.[1])).toBe(1 + (await toolNames(discoveredSent)).length);
+  });
+
+  it("estimates the billed tokens from consecutive prepares: an unchanged list is read from the cache", async () => {
+    const note = ui.prepare().locator(".bar-billed-note");
+    await page.getByRole("button", { name: "Run prepare" }).click();
+    await expect.poll(() => note.innerText()).toMatch(/^The list equals the previous prepare's/);
+    const sent = await numberOf(ui.prepare().locator("[data-bar=sent] .bar-value"));
+    const billed = await numberOf(ui.prepare().locator("[data-bar=billed] .bar-value"));
+    expect(billed).toBeGreaterThan(0);
+    expect(billed).toBeLessThanOrEqual(Math.ceil(sent * 0.1) + 1);
   });
 
   it("executes a demo tool and shows its result", async () => {

@@ -8,7 +8,8 @@ import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/type
 import { beforeAll, describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { api, json } from "../http/helpers.ts";
-import { CALL_TOOL_NAME, SEARCH_RESULT_SCHEMA } from "../../src/mcp/tools.ts";
+import { CALL_TOOL_NAME } from "../../src/core/callTool.ts";
+import { SEARCH_RESULT_SCHEMA } from "../../src/mcp/tools.ts";
 import { confirmationOf, connect, principal, textOf, warmUp } from "./helpers.ts";
 import type { Connected } from "./helpers.ts";
 import { registerMcpTestTools } from "./fixtures.ts";
@@ -55,7 +56,7 @@ describe("tools/list is the prepared turn", () => {
     expect(search?.description).not.toContain("mcp_secret");
     expect(search?.outputSchema).toEqual(SEARCH_RESULT_SCHEMA);
     expect(search?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
-    expect(callTool?.description).toBe(t.mcp.callToolDescription);
+    expect(callTool?.description).toBe(t.callToolDescription);
     expect(callTool?.inputSchema).toMatchObject({ type: "object", required: ["name"] });
     await client.close();
   });
@@ -127,19 +128,46 @@ describe("search_tools discovers", () => {
   });
 });
 
+describe("a \"fixed\" tool list (toolList)", () => {
+  it("never changes within the session and sends no list_changed; call_tool runs what search_tools found", async () => {
+    const who = await principal("fixed", { groups: ["mcptest"] });
+    const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
+    const config = JSON.stringify({ ...(typeof base === "object" ? base : {}), toolList: "fixed" });
+    const { client } = await connect(who.token, { query: "?groups=mcptest", env: { TOOL_SEARCH_CONFIG: config } });
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed += 1;
+    });
+    const before = await client.listTools();
+    expect(names(before.tools)).toEqual(["search_tools", CALL_TOOL_NAME]);
+    const found = await client.callTool({ name: "search_tools", arguments: { query: "stamps" } });
+    expect(found.structuredContent).toMatchObject({ tools: [{ name: "mcp_stamp" }] });
+    expect(changed).toBe(0);
+    expect(await client.listTools()).toEqual(before);
+    const ran = await client.callTool({ name: CALL_TOOL_NAME, arguments: { name: "mcp_stamp", arguments: {} } });
+    expect(textOf(ran)).not.toContain(t.callToolNotFound("mcp_stamp"));
+    await client.close();
+  });
+});
+
 describe("tools/call passes the one guard", () => {
-  it("runs a discovered tool, and call_tool runs one that is not listed yet; the results equal the HTTP API's", async () => {
+  it("runs a discovered tool, and call_tool runs a found one that is not listed yet; the results equal the HTTP API's", async () => {
     const { client, sessionId, token } = await tester("call");
     await client.callTool({ name: "search_tools", arguments: { query: "Notes" } });
     const direct = await client.callTool({ name: "mcp_note", arguments: { text: "hello 你好" } });
     expect(direct).toEqual({ content: [{ type: "text", text: '{"text":"hello 你好"}' }], isError: false });
+    // call_tool runs only what this session has found (the seed: search before call), and says nothing more.
+    const unfound = await client.callTool({ name: CALL_TOOL_NAME, arguments: { name: "calculate", arguments: { expression: "6 * 7" } } });
+    expect(unfound.isError).toBe(true);
+    expect(JSON.parse(textOf(unfound))).toEqual({ error: t.callToolNotFound("calculate") });
+    await client.callTool({ name: "search_tools", arguments: { query: "calculate" } });
     const meta = await client.callTool({ name: CALL_TOOL_NAME, arguments: { name: "calculate", arguments: { expression: "6 * 7" } } });
     expect(meta.isError).toBe(false);
     expect(textOf(meta)).toBe((await httpExecute(token, sessionId, "calculate", { expression: "6 * 7" })).content);
     const bad = await client.callTool({ name: CALL_TOOL_NAME, arguments: { tool: "calculate" } });
     expect(bad.isError).toBe(true);
     expect(JSON.parse(textOf(bad))).toEqual({
-      error: t.invalidArguments(CALL_TOOL_NAME, [t.mcp.callToolNameMissing, t.mcp.callToolUnknownArgument("tool")]),
+      error: t.invalidArguments(CALL_TOOL_NAME, [t.callToolNameMissing, t.callToolUnknownArgument("tool")]),
     });
     await client.close();
   });
@@ -152,8 +180,11 @@ describe("tools/call passes the one guard", () => {
       expect(textOf(result)).toBe((await httpExecute(token, sessionId, name, { text: "x" })).content);
       expect(JSON.parse(textOf(result)).error).toMatch(new RegExp(`^Unknown tool "${name}"\\.`));
     }
-    const viaMeta = await client.callTool({ name: CALL_TOOL_NAME, arguments: { name: "mcp_secret", arguments: { text: "x" } } });
-    expect(textOf(viaMeta)).toBe((await httpExecute(token, sessionId, "mcp_secret", { text: "x" })).content);
+    // Through call_tool, a gated tool reads exactly as a name that exists nowhere (neither was ever found).
+    const viaMeta = async (name: string): Promise<string> =>
+      textOf(await client.callTool({ name: CALL_TOOL_NAME, arguments: { name, arguments: { text: "x" } } }));
+    expect(JSON.parse(await viaMeta("mcp_secret"))).toEqual({ error: t.callToolNotFound("mcp_secret") });
+    expect((await viaMeta("mcp_secret")).replace("mcp_secret", "")).toBe((await viaMeta("mcp_nothing_here")).replace("mcp_nothing_here", ""));
     // fetch_url needs level 1 (and web is cut by the URL's groups: it is gated here, so connect without the cut).
     const web = await principal("gate-web", { groups: ["web"], level: 0 });
     const open = await connect(web.token);

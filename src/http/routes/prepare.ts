@@ -1,8 +1,10 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
 import { detectMessagesShape } from "../../core/history.ts";
+import { nativeDeferredTools } from "../../core/nativeDeferral.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
+import { countTokens } from "../../core/tokens.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
@@ -57,12 +59,20 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     config,
   });
   if (isSessionRefusal(prepared)) throw tooManySessions(prepared);
-  const { discovered } = prepared;
-  const output = prepareTurn({ tools, messages: [], discovered, config, warnings, shape });
+  const { discovered, foundOrder } = prepared;
+  const output = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape });
+  // Provider-native deferral (config nativeDeferral, Anthropic and Responses shapes): the provider's search tool and
+  // every tool deferred, the same list on every turn; the session's discovered set is kept all the same.
+  const native = nativeDeferredTools(tools, config, shape);
+  const answerTools = native ?? output.tools.map((tool) => toShape(tool, shape));
+  const stats = native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats;
   return Response.json({
-    tools: output.tools.map((tool) => toShape(tool, shape)),
+    tools: answerTools,
     applied: output.applied,
     discovered: output.discovered,
-    stats: output.stats,
+    // tokensPerTool: each answered tool's tokens, so that a client (the playground) can tell what a provider's prefix
+    // cache keeps from one answer to the next (the leading tools equal to the previous answer's).
+    stats: { ...stats, tokensPerTool: answerTools.map((tool) => countTokens(JSON.stringify(tool))) },
+    ...(native ? { deferral: "native" } : {}),
   });
 }

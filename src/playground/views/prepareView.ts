@@ -3,12 +3,13 @@ import type { PrepareAnswer } from "../contract.ts";
 import { codeBlock, fill, formatNumber, h } from "../dom.ts";
 import { viewOf } from "../toolLists.ts";
 import type { ToolView } from "../toolLists.ts";
-import { tokenBars } from "./tokenBars.ts";
+import { billedEstimate, tokenBars } from "./tokenBars.ts";
 import { toolList } from "./toolItem.ts";
 
 const SEARCH_TOOLS = "search_tools";
 
-export function renderPrepare(container: HTMLElement, answer: PrepareAnswer): void {
+/** `previous`: the tools of the prepare answer before this one, if any (for the billed estimate). */
+export function renderPrepare(container: HTMLElement, answer: PrepareAnswer, previous?: readonly unknown[]): void {
   const views = answer.tools.map(viewOf).filter((view): view is ToolView => view !== undefined);
   const searchTools = views.find((view) => view.name === SEARCH_TOOLS);
   const discovered = new Set(answer.discovered);
@@ -23,7 +24,7 @@ export function renderPrepare(container: HTMLElement, answer: PrepareAnswer): vo
 
   fill(container, 
     h("p", { className: "verdict", attrs: { "data-applied": String(answer.applied) } }, verdict),
-    tokenBars(stats),
+    tokenBars(stats, billedEstimate(answer.tools, stats.tokensPerTool, previous)),
     searchTools
       ? h(
           "div",
