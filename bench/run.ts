@@ -331,6 +331,7 @@ async function main(): Promise<void> {
   const minisearchQuality = modes.minisearch?.quality;
   targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.6));
   targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.7));
+  targets.push(atLeast("substring nDCG@10 on MetaTool", modes.substring?.quality.ndcgAt10, 0.45));
   for (const mode of MODES) {
     for (const [size, limit] of [[2_500, 2], [10_000, 8]] as const) {
       const result = modes[mode]?.sizes.find((s) => s.tools === size);
