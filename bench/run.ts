@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { defaultConfig, type SearchMode } from "../src/core/config.ts";
 import { prepareTurn, WarnOnce } from "../src/core/prepare.ts";
 import { createSearchIndex } from "../src/core/search/index.ts";
+import { runSearchTools } from "../src/core/searchTools.ts";
 import type { SearchIndex } from "../src/core/search/types.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import {
@@ -187,6 +188,48 @@ function tokenSection(catalog: readonly ToolDefinition[]): Record<string, TokenC
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// 3b: CPU per request of the core functions the prepare and search routes call, on the 527-tool catalog
+
+interface RequestCost {
+  calls: number;
+  wall: Distribution;
+  meanCpuMs: number;
+}
+
+function requestCost(run: (i: number) => unknown, calls: number): RequestCost {
+  for (let i = 0; i < 20; i++) run(i);
+  collectGarbage?.();
+  const wall: number[] = [];
+  const cpuStart = threadCpuMs();
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    run(i);
+    wall.push(performance.now() - started);
+  }
+  return { calls, wall: summarize(wall), meanCpuMs: round((threadCpuMs() - cpuStart) / calls, 4) };
+}
+
+function requestSection(catalog: readonly ToolDefinition[], queries: readonly string[]): Record<string, RequestCost> {
+  const warnings = new WarnOnce({ warn: () => undefined });
+  const config = defaultConfig();
+  const discovered = catalog.filter((_, i) => i % 26 === 0).slice(0, 20).map((t) => t.name);
+  const calls = quick ? 200 : 1_000;
+  const out: Record<string, RequestCost> = {
+    prepareFirstTurn: requestCost(() => prepareTurn({ tools: catalog, messages: [], discovered: [], config, warnings }), calls),
+    prepareAfter20Discovered: requestCost(() => prepareTurn({ tools: catalog, messages: [], discovered, config, warnings }), calls),
+  };
+  for (const mode of MODES) {
+    // The route's index comes from the per-catalog cache: built once, outside the measured calls.
+    const index = createSearchIndex(mode, catalog);
+    out[`search_${mode}`] = requestCost(
+      (i) => runSearchTools({ query: queries[i % queries.length] ?? "" }, { catalog, index, enabledGroups: undefined, config }),
+      calls,
+    );
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Targets
 
 interface Target {
@@ -311,6 +354,8 @@ async function main(): Promise<void> {
   log("tokens of the tool list (527 tools)");
   const tokenCatalog = realCatalog(real);
   const tokens = tokenSection(tokenCatalog);
+  log("CPU per request of prepare and search (527 tools)");
+  const requests = requestSection(tokenCatalog, [...queries.keywords3, ...queries.sentence20]);
 
   log("adversarial validation (issue 9)");
   const adversarial = adversarialSection(real, quick, log);
@@ -347,6 +392,9 @@ async function main(): Promise<void> {
     targets.push(atMost("tool-list tokens, first turn, showToolNames off (% of all)", tokens.firstTurnNamesOff?.percentOfAll, 1));
     targets.push(atMost("tool-list tokens, after 20 discovered tools (% of all)", tokens.after20DiscoveredNamesOn?.percentOfAll, 10));
   }
+  for (const [name, cost] of Object.entries(requests)) {
+    targets.push({ ...atMost(`${name}: mean CPU ms per request, 527 tools`, cost.meanCpuMs, 5), cpuValue: cost.meanCpuMs, passOnCpuTime: cost.meanCpuMs <= 5 });
+  }
   targets.push(...adversarialTargets(adversarial));
 
   const summary = {
@@ -362,11 +410,13 @@ async function main(): Promise<void> {
       build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held",
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base)",
+      requests: "prepareTurn (no messages; first turn and after 20 discovered) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
     tokens,
+    requests,
     http,
     adversarial,
     targets,

@@ -130,6 +130,10 @@ const NAME_WEIGHT = 2;
 const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 const INSIDE_WORD_SHARE = 0.5;
 
+const INNER_START = /[^\p{L}\p{N}][\p{L}\p{N}]/u;
+/** Score buckets of the ranking's counting sort. */
+const BUCKETS = 4096;
+
 /** Whether `keyword` occurs in `word` where a word starts: at its start or after a non-letter, non-digit. */
 function startsAWord(word: string, keyword: string): boolean {
   for (let at = word.indexOf(keyword); at !== -1; at = word.indexOf(keyword, at + 1)) {
@@ -145,6 +149,11 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
   const size = tools.length;
   const names = tools.map((tool) => tool.name);
   const { words, postingStarts, postings, byChar, byPair } = buildVocabulary(tools);
+  /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
+  const inner = new Uint8Array(words.length);
+  words.forEach((word, index) => {
+    if (INNER_START.test(word)) inner[index] = 1;
+  });
   // Scratch space reused by every search (a search runs to completion before the next one starts).
   const scores = new Float64Array(size);
   /** Per tool, for the current keyword: 1 inside a description word, 2 at a description word start, +4 name inside, +8 name start. */
@@ -176,7 +185,8 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     for (const word of list) {
       const text = words[word] ?? "";
       if (!exact && !text.includes(keyword)) continue;
-      const start = startsAWord(text, keyword);
+      // Keywords of one or two characters weigh little and hit most words: only a word's own start counts for them.
+      const start = inner[word] === 1 && !exact ? startsAWord(text, keyword) : text.startsWith(keyword);
       const end = postingStarts[word + 1] ?? 0;
       for (let p = postingStarts[word] ?? 0; p < end; p++) {
         const entry = postings[p] ?? 0;
@@ -192,6 +202,35 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return count;
   }
 
+  const bucketStarts = new Uint32Array(BUCKETS + 1);
+  /** The matched tools, in order of first match: `order[0 .. orderLength)`. */
+  const order = new Uint32Array(size);
+  let orderLength = 0;
+  let stamp = 0;
+
+  /** Scans `keyword`: its hits join the matches when `matches`, and gain its weight when `weighs`. */
+  function apply(keyword: string, matches: boolean, weighs: boolean): void {
+    const count = scan(keyword, ++stamp);
+    if (count === 0) return;
+    // BM25's IDF over the tools the keyword hits.
+    const idf = Math.log(1 + (size - count + 0.5) / (count + 0.5));
+    const nameStart = idf * NAME_WEIGHT;
+    const nameInside = nameStart * INSIDE_WORD_SHARE;
+    const inside = idf * INSIDE_WORD_SHARE;
+    for (let i = 0; i < count; i++) {
+      const tool = hitTools[i] ?? 0;
+      if (weighs) {
+        const kind = hitKind[tool] ?? 0;
+        // The best of the hit's places: name start, name inside, description start, description inside.
+        scores[tool] = (scores[tool] ?? 0) + (kind & 8 ? nameStart : kind & 4 ? nameInside : kind & 2 ? idf : inside);
+      }
+      if (matches && matched[tool] === 0) {
+        matched[tool] = 1;
+        order[orderLength++] = tool;
+      }
+    }
+  }
+
   function search(query: string): string[] {
     const keywords = queryKeywords(query);
     if (keywords.length === 0) return names.slice();
@@ -199,30 +238,8 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     scores.fill(0);
     lastKeyword.fill(0);
     matched.fill(0);
-    const order: number[] = [];
-    let stamp = 0;
-    /** Scans `keyword`: its hits join the matches when `matches`, and gain its weight when `scores`. */
-    const apply = (keyword: string, matches: boolean, weighs: boolean): void => {
-      const count = scan(keyword, ++stamp);
-      if (count === 0) return;
-      // BM25's IDF over the tools the keyword hits.
-      const idf = Math.log(1 + (size - count + 0.5) / (count + 0.5));
-      for (let i = 0; i < count; i++) {
-        const tool = hitTools[i] ?? 0;
-        if (weighs) {
-          const kind = hitKind[tool] ?? 0;
-          const inName = kind >> 2;
-          const inDescription = kind & 3;
-          const name = inName === 0 ? 0 : NAME_WEIGHT * (inName & 2 ? 1 : INSIDE_WORD_SHARE);
-          const description = inDescription === 0 ? 0 : inDescription & 2 ? 1 : INSIDE_WORD_SHARE;
-          scores[tool] = (scores[tool] ?? 0) + idf * Math.max(name, description);
-        }
-        if (matches && matched[tool] === 0) {
-          matched[tool] = 1;
-          order.push(tool);
-        }
-      }
-    };
+    orderLength = 0;
+    stamp = 0;
     // Punctuation around a word ("weather?", "Paris,") is typography: the match set is the rule's, on the keywords
     // as written, but a keyword weighs as its bare word, so a tool about the weather ranks by "weather".
     const weighed = new Set<string>();
@@ -239,8 +256,40 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
         apply(bare, false, true);
       }
     }
-    order.sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b);
-    return order.map((tool) => names[tool] ?? "");
+    // Best score first, ties in catalog order. A counting sort into coarse score buckets, walking the tools in
+    // catalog order, then an exact sort inside each bucket (most hold one tool or tied ones).
+    let top = 0;
+    for (let i = 0; i < orderLength; i++) top = Math.max(top, scores[order[i] ?? 0] ?? 0);
+    const scale = top === 0 ? 0 : (BUCKETS - 1) / top;
+    bucketStarts.fill(0);
+    for (let i = 0; i < orderLength; i++) {
+      const bucket = BUCKETS - 1 - Math.floor((scores[order[i] ?? 0] ?? 0) * scale);
+      bucketStarts[bucket + 1] = (bucketStarts[bucket + 1] ?? 0) + 1;
+    }
+    for (let b = 1; b <= BUCKETS; b++) bucketStarts[b] = (bucketStarts[b] ?? 0) + (bucketStarts[b - 1] ?? 0);
+    const ranked = new Uint32Array(orderLength);
+    const next = bucketStarts.slice();
+    for (let tool = 0; tool < size; tool++) {
+      if (matched[tool] === 0) continue;
+      const bucket = BUCKETS - 1 - Math.floor((scores[tool] ?? 0) * scale);
+      const at = next[bucket] ?? 0;
+      next[bucket] = at + 1;
+      ranked[at] = tool;
+    }
+    const byScore = (a: number, b: number): number => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b;
+    for (let b = 0; b < BUCKETS; b++) {
+      const from = bucketStarts[b] ?? 0;
+      const to = bucketStarts[b + 1] ?? 0;
+      if (to - from < 2) continue;
+      // The bucket is in catalog order already: only scores that differ need sorting.
+      const first = scores[ranked[from] ?? 0] ?? 0;
+      let same = true;
+      for (let i = from + 1; i < to && same; i++) same = scores[ranked[i] ?? 0] === first;
+      if (!same) ranked.subarray(from, to).sort(byScore);
+    }
+    const result: string[] = [];
+    for (let i = 0; i < orderLength; i++) result.push(names[ranked[i] ?? 0] ?? "");
+    return result;
   }
 
   return { size, search };
