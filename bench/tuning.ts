@@ -36,8 +36,22 @@ function describe(tuning: RankingTuning): string {
   return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}`;
 }
 
+function mean(scores: Float64Array, keep: (i: number) => boolean): number {
+  let sum = 0;
+  let count = 0;
+  scores.forEach((v, i) => {
+    if (!keep(i)) return;
+    sum += v;
+    count++;
+  });
+  return count === 0 ? 0 : sum / count;
+}
+
+const everyQuery = (): boolean => true;
+const round = (v: number): number => Number(v.toFixed(4));
+
 function main(): void {
-  const { values } = parseArgs({ options: { quick: { type: "boolean", default: false } } });
+  const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false } } });
   const data = loadBenchData();
   if ("missing" in data) {
     process.stdout.write(`${JSON.stringify({ skipped: data.missing })}\n`);
@@ -67,19 +81,8 @@ function main(): void {
     });
     return { ndcg, success };
   };
-  const mean = (values: Float64Array, keep: (i: number) => boolean): number => {
-    let sum = 0;
-    let count = 0;
-    values.forEach((v, i) => {
-      if (!keep(i)) return;
-      sum += v;
-      count++;
-    });
-    return count === 0 ? 0 : sum / count;
-  };
-  const round = (v: number): number => Number(v.toFixed(4));
 
-  const points = grid(values.quick === true);
+  const points = grid(flags.quick === true);
   const scored = points.map((tuning, n) => {
     console.error(`[tuning] ${n + 1}/${points.length} ${describe(tuning)}`);
     return { tuning, scores: evaluate(tuning) };
@@ -107,14 +110,13 @@ function main(): void {
       defaultHeldOutSuccessAt5: round(mean(defaults.success, test)),
     };
   });
-  const all = (): boolean => true;
   process.stdout.write(
     `${JSON.stringify(
       {
-        command: `node bench/tuning.ts${values.quick === true ? " --quick" : ""}`,
+        command: `node bench/tuning.ts${flags.quick === true ? " --quick" : ""}`,
         queries: queries.length,
         gridPoints: points.length,
-        default: { tuning: describe(DEFAULT_TUNING), ndcgAt10: round(mean(defaults.ndcg, all)), successAt5: round(mean(defaults.success, all)) },
+        default: { tuning: describe(DEFAULT_TUNING), ndcgAt10: round(mean(defaults.ndcg, everyQuery)), successAt5: round(mean(defaults.success, everyQuery)) },
         folds,
       },
       null,
