@@ -85,7 +85,11 @@ interface SizeResult {
     runs: number;
     heapMiB: number | null;
     externalMiB: number | null;
+    /** (heap + external) per 1,000 tools. */
+    mibPer1000Tools: number | null;
   };
+  /** Adding 10 tools: a new catalog version, built from scratch (there is no incremental path yet). */
+  add10Tools: { medianMs: number; medianCpuMs: number };
   latency: Record<"keywords3" | "sentence20", Latency>;
 }
 
@@ -134,6 +138,16 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
     wall.push(wallMs);
     cpu.push(cpuMs);
   }
+  // Ten tools more (copies of the first ten under new names): the index of the new catalog version.
+  const grown = [...catalog, ...catalog.slice(0, 10).map((tool, i) => ({ ...tool, name: `${tool.name}_added_${i}` }))];
+  const addWall: number[] = [];
+  const addCpu: number[] = [];
+  for (let i = 0; i < (catalog.length >= 50_000 ? 1 : 3); i++) {
+    collectGarbage?.();
+    const [, wallMs, cpuMs] = measure(() => createSearchIndex(mode, grown));
+    addWall.push(wallMs);
+    addCpu.push(cpuMs);
+  }
   const latency = {
     keywords3: measureLatency(index, queries.keywords3),
     sentence20: measureLatency(index, queries.sentence20),
@@ -147,7 +161,11 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
       runs,
       heapMiB: collectGarbage ? round((after.heap - before.heap) / 2 ** 20) : null,
       externalMiB: collectGarbage ? round((after.external - before.external) / 2 ** 20) : null,
+      mibPer1000Tools: collectGarbage
+        ? round(((after.heap - before.heap + after.external - before.external) / 2 ** 20 / catalog.length) * 1000, 3)
+        : null,
     },
+    add10Tools: { medianMs: summarize(addWall).median, medianCpuMs: summarize(addCpu).median },
     latency,
   };
 }
@@ -372,11 +390,29 @@ async function main(): Promise<void> {
     });
   }
 
+  // The largest catalog whose index fits in half of an isolate's 128 MB (room to spare for everything else), from
+  // the largest size's memory per 1,000 tools (the per-tool cost is flattest there).
+  const isolateFit: Record<string, number | null> = {};
+  for (const mode of MODES) {
+    const largest = modes[mode]?.sizes.at(-1);
+    const perThousand = largest?.build.mibPer1000Tools;
+    isolateFit[mode] = perThousand ? Math.floor(64 / perThousand) * 1000 : null;
+  }
+
   const targets: Target[] = [];
   const minisearchQuality = modes.minisearch?.quality;
   targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.6));
   targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.7));
-  targets.push(atLeast("substring nDCG@10 on MetaTool", modes.substring?.quality.ndcgAt10, 0.45));
+  targets.push(atLeast("substring nDCG@10 on MetaTool (issue 14)", modes.substring?.quality.ndcgAt10, 0.45));
+  targets.push(atLeast("minisearch nDCG@10 on MetaTool (issue 14)", minisearchQuality?.ndcgAt10, 0.65));
+  targets.push(atLeast("minisearch success@5 on MetaTool (issue 14)", minisearchQuality?.successAt5, 0.75));
+  for (const mode of MODES) {
+    const at10k = modes[mode]?.sizes.find((s) => s.tools === 10_000);
+    const sentence = at10k?.latency.sentence20;
+    targets.push(atMost(`${mode} search p99 ms at 10000 tools, sentence20 (issue 14)`, sentence?.wall.p99, 5));
+    targets.push(atMost(`${mode} index build ms at 10000 tools (median, issue 14)`, at10k?.build.medianMs, 250, at10k?.build.medianCpuMs));
+    targets.push(atMost(`${mode} add 10 tools to a 10000-tool index, ms (median, issue 14)`, at10k?.add10Tools.medianMs, 20, at10k?.add10Tools.medianCpuMs));
+  }
   for (const mode of MODES) {
     for (const [size, limit] of [[2_500, 2], [10_000, 8]] as const) {
       const result = modes[mode]?.sizes.find((s) => s.tools === size);
@@ -415,6 +451,7 @@ async function main(): Promise<void> {
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
+    largestCatalogIn64MiB: isolateFit,
     tokens,
     requests,
     http,
