@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { defaultConfig, type SearchMode } from "../src/core/config.ts";
 import { prepareTurn, WarnOnce } from "../src/core/prepare.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
+import { runSearchTools } from "../src/core/searchTools.ts";
 import type { SearchIndex } from "../src/core/search/types.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import {
@@ -88,7 +89,11 @@ interface SizeResult {
     runs: number;
     heapMiB: number | null;
     externalMiB: number | null;
+    /** (heap + external) per 1,000 tools. */
+    mibPer1000Tools: number | null;
   };
+  /** Adding 10 tools: a new catalog version, built from scratch (there is no incremental path yet). */
+  add10Tools: { medianMs: number; medianCpuMs: number };
   latency: Record<"keywords3" | "sentence20", Latency>;
 }
 
@@ -137,6 +142,16 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
     wall.push(wallMs);
     cpu.push(cpuMs);
   }
+  // Ten tools more (copies of the first ten under new names): the index of the new catalog version.
+  const grown = [...catalog, ...catalog.slice(0, 10).map((tool, i) => ({ ...tool, name: `${tool.name}_added_${i}` }))];
+  const addWall: number[] = [];
+  const addCpu: number[] = [];
+  for (let i = 0; i < (catalog.length >= 50_000 ? 1 : 3); i++) {
+    collectGarbage?.();
+    const [, wallMs, cpuMs] = measure(() => createSearchIndex(mode, grown));
+    addWall.push(wallMs);
+    addCpu.push(cpuMs);
+  }
   const latency = {
     keywords3: measureLatency(index, queries.keywords3),
     sentence20: measureLatency(index, queries.sentence20),
@@ -150,7 +165,11 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
       runs,
       heapMiB: collectGarbage ? round((after.heap - before.heap) / 2 ** 20) : null,
       externalMiB: collectGarbage ? round((after.external - before.external) / 2 ** 20) : null,
+      mibPer1000Tools: collectGarbage
+        ? round(((after.heap - before.heap + after.external - before.external) / 2 ** 20 / catalog.length) * 1000, 3)
+        : null,
     },
+    add10Tools: { medianMs: summarize(addWall).median, medianCpuMs: summarize(addCpu).median },
     latency,
   };
 }
@@ -188,6 +207,48 @@ function tokenSection(catalog: readonly ToolDefinition[]): Record<string, TokenC
   } catch (error) {
     return { skipped: `prepareTurn failed: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3b: CPU per request of the core functions the prepare and search routes call, on the 527-tool catalog
+
+interface RequestCost {
+  calls: number;
+  wall: Distribution;
+  meanCpuMs: number;
+}
+
+function requestCost(run: (i: number) => unknown, calls: number): RequestCost {
+  for (let i = 0; i < 20; i++) run(i);
+  collectGarbage?.();
+  const wall: number[] = [];
+  const cpuStart = threadCpuMs();
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    run(i);
+    wall.push(performance.now() - started);
+  }
+  return { calls, wall: summarize(wall), meanCpuMs: round((threadCpuMs() - cpuStart) / calls, 4) };
+}
+
+function requestSection(catalog: readonly ToolDefinition[], queries: readonly string[]): Record<string, RequestCost> {
+  const warnings = new WarnOnce({ warn: () => undefined });
+  const config = defaultConfig();
+  const discovered = catalog.filter((_, i) => i % 26 === 0).slice(0, 20).map((t) => t.name);
+  const calls = quick ? 200 : 1_000;
+  const out: Record<string, RequestCost> = {
+    prepareFirstTurn: requestCost(() => prepareTurn({ tools: catalog, messages: [], discovered: [], config, warnings }), calls),
+    prepareAfter20Discovered: requestCost(() => prepareTurn({ tools: catalog, messages: [], discovered, config, warnings }), calls),
+  };
+  for (const mode of MODES) {
+    // The route's index comes from the per-catalog cache: built once, outside the measured calls.
+    const index = createSearchIndex(mode, catalog);
+    out[`search_${mode}`] = requestCost(
+      (i) => runSearchTools({ query: queries[i % queries.length] ?? "" }, { catalog, index, enabledGroups: undefined, config }),
+      calls,
+    );
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -347,6 +408,8 @@ async function main(): Promise<void> {
   log("tokens of the tool list (527 tools)");
   const tokenCatalog = realCatalog(real);
   const tokens = tokenSection(tokenCatalog);
+  log("CPU per request of prepare and search (527 tools)");
+  const requests = requestSection(tokenCatalog, [...queries.keywords3, ...queries.sentence20]);
 
   log("a 20-turn conversation under prompt caching");
   const conversation = conversationSection(tokenCatalog);
@@ -366,10 +429,29 @@ async function main(): Promise<void> {
     });
   }
 
+  // The largest catalog whose index fits in half of an isolate's 128 MB (room to spare for everything else), from
+  // the largest size's memory per 1,000 tools (the per-tool cost is flattest there).
+  const isolateFit: Record<string, number | null> = {};
+  for (const mode of MODES) {
+    const largest = modes[mode]?.sizes.at(-1);
+    const perThousand = largest?.build.mibPer1000Tools;
+    isolateFit[mode] = perThousand ? Math.floor(64 / perThousand) * 1000 : null;
+  }
+
   const targets: Target[] = [];
   const minisearchQuality = modes.minisearch?.quality;
   targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.6));
   targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.7));
+  targets.push(atLeast("substring nDCG@10 on MetaTool (issue 14)", modes.substring?.quality.ndcgAt10, 0.45));
+  targets.push(atLeast("minisearch nDCG@10 on MetaTool (issue 14)", minisearchQuality?.ndcgAt10, 0.65));
+  targets.push(atLeast("minisearch success@5 on MetaTool (issue 14)", minisearchQuality?.successAt5, 0.75));
+  for (const mode of MODES) {
+    const at10k = modes[mode]?.sizes.find((s) => s.tools === 10_000);
+    const sentence = at10k?.latency.sentence20;
+    targets.push(atMost(`${mode} search p99 ms at 10000 tools, sentence20 (issue 14)`, sentence?.wall.p99, 5));
+    targets.push(atMost(`${mode} index build ms at 10000 tools (median, issue 14)`, at10k?.build.medianMs, 250, at10k?.build.medianCpuMs));
+    targets.push(atMost(`${mode} add 10 tools to a 10000-tool index, ms (median, issue 14)`, at10k?.add10Tools.medianMs, 20, at10k?.add10Tools.medianCpuMs));
+  }
   for (const mode of MODES) {
     for (const [size, limit] of [[2_500, 2], [10_000, 8]] as const) {
       const result = modes[mode]?.sizes.find((s) => s.tools === size);
@@ -386,6 +468,9 @@ async function main(): Promise<void> {
     targets.push(atMost("tool-list tokens, after 20 discovered tools (% of all)", tokens.after20DiscoveredNamesOn?.percentOfAll, 10));
   }
   targets.push(...conversationTargets(conversation));
+  for (const [name, cost] of Object.entries(requests)) {
+    targets.push({ ...atMost(`${name}: mean CPU ms per request, 527 tools`, cost.meanCpuMs, 5), cpuValue: cost.meanCpuMs, passOnCpuTime: cost.meanCpuMs <= 5 });
+  }
   targets.push(...adversarialTargets(adversarial));
 
   const summary = {
@@ -402,12 +487,15 @@ async function main(): Promise<void> {
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,
+      requests: "prepareTurn (no messages; first turn and after 20 discovered) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
+    largestCatalogIn64MiB: isolateFit,
     tokens,
     conversation,
+    requests,
     http,
     adversarial,
     targets,

@@ -7,14 +7,13 @@ import { DiscoveredSet } from "../../src/core/discovered.ts";
 import { texts } from "../../src/core/locale.ts";
 import { prepareTurn, toolListChangesOnDiscovery, WarnOnce, type PrepareInput } from "../../src/core/prepare.ts";
 import type { ToolDefinition } from "../../src/core/types.ts";
+import { toolMaker } from "../support/tools.ts";
 
 const t = texts("en");
 
-function tool(name: string): ToolDefinition {
-  return { name, description: `The ${name} tool.`, parameters: { type: "object", properties: { input: { type: "string" } } } };
-}
+const tool = toolMaker((name) => ({ description: `The ${name} tool.`, parameters: { type: "object", properties: { input: { type: "string" } } } }));
 
-const catalog = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"].map(tool);
+const catalog = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"].map((name) => tool(name));
 
 function prepare(toolList: GatewayConfig["toolList"], overrides: Partial<PrepareInput> = {}, config: Partial<GatewayConfig> = {}) {
   return prepareTurn({

@@ -25,8 +25,19 @@ const BACKOFF_WEIGHT = 0.7;
 /** A query word said n times counts √n times: repeating stresses it, without drowning the rest. */
 const REPEAT_EXPONENT = 0.5;
 
-const BM25 = { k: 1.2, b: 0.2, d: 0 } as const;
-const MATCH_WEIGHTS = { prefix: 0.55, fuzzy: 0.3 } as const;
+/** The ranking's numbers (README, "How the minisearch mode ranks"); bench/tuning.ts's cross-validated sweep varies them. */
+export interface RankingTuning {
+  boost: Readonly<Record<string, number>>;
+  bm25: { k: number; b: number; d: number };
+  prefixWeight: number;
+}
+
+export const DEFAULT_TUNING: RankingTuning = {
+  boost: FIELD_BOOST,
+  bm25: { k: 1.2, b: 0.2, d: 0 },
+  prefixWeight: 0.55,
+};
+const FUZZY_WEIGHT = 0.3;
 
 /** A word that can be a typo, or back off to a prefix: plain lower-case ASCII letters (what the stemmer handles). */
 const ASCII_WORD = /^[a-z]+$/;
@@ -91,7 +102,8 @@ export function buildIndex(tools: readonly ToolDefinition[]): BuiltIndex {
   return { index, documentFrequency: collector.documentFrequency() };
 }
 
-export function createMiniSearchIndex(tools: readonly ToolDefinition[]): SearchIndex {
+/** The ranked index; `tuning` is for the bench's sweep (the defaults are what the gateway uses). */
+export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
   const names = tools.map((tool) => tool.name);
   const toolCount = tools.length;
   const { index, documentFrequency } = buildIndex(tools);
@@ -154,10 +166,10 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[]): SearchI
       const exact = exactNameMatches(query);
       const weights = queryWeights(query);
       const options: SearchOptions = {
-        boost: { ...FIELD_BOOST },
+        boost: { ...tuning.boost },
         combineWith: "OR",
-        bm25: BM25,
-        weights: MATCH_WEIGHTS,
+        bm25: tuning.bm25,
+        weights: { prefix: tuning.prefixWeight, fuzzy: FUZZY_WEIGHT },
         // The query is analyzed above; MiniSearch only splits the joined terms again.
         tokenize: splitTerms,
         processTerm: (term) => term,

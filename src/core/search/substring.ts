@@ -1,14 +1,43 @@
 // The design documents' rule: split the query on white space; a tool matches when any keyword is a
-// case-insensitive substring of its name or description. Ranked: more distinct keywords first, a name match
-// above a description match, ties in catalog order.
+// case-insensitive substring of its name or description. Chinese, Japanese and Korean are written without spaces, so
+// each CJK run of a keyword is taken as its overlapping bigrams (its lone character when alone), and the rule applies
+// to those keywords.
+// Ranked by how much each hit keyword says: a keyword weighs its rarity in the catalog (an IDF over the tools it
+// matches, so "the" or "can", which hit nearly every tool, weigh almost nothing), twice as much in a name, and more
+// where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
 import type { SearchIndex } from "./types.ts";
 
-/** Splits a query into its distinct lowercase keywords (white space separates them). */
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
+const CJK_RUNS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
+
+/** Overlapping bigrams of a CJK run (by code point), or its only character. */
+function bigrams(run: string): string[] {
+  const chars = Array.from(run);
+  if (chars.length <= 1) return chars;
+  const grams: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) grams.push(`${chars[i] ?? ""}${chars[i + 1] ?? ""}`);
+  return grams;
+}
+
+/**
+ * Splits a query into its distinct lowercase keywords: white space separates them, and a keyword holding CJK text
+ * becomes its non-CJK parts and the bigrams of each CJK run ("明天北京天气" → 明天 天北 北京 京天 天气).
+ */
 export function queryKeywords(query: string): string[] {
   const keywords = new Set<string>();
   for (const word of query.toLowerCase().split(/\s+/u)) {
-    if (word !== "") keywords.add(word);
+    if (word === "") continue;
+    if (!CJK_RUN.test(word)) {
+      keywords.add(word);
+      continue;
+    }
+    // split with a capturing group: odd positions are the CJK runs, even ones the text between them.
+    word.split(CJK_RUNS).forEach((part, position) => {
+      if (part === "") return;
+      if (position % 2 === 1) for (const gram of bigrams(part)) keywords.add(gram);
+      else keywords.add(part);
+    });
   }
   return [...keywords];
 }
@@ -94,16 +123,45 @@ function buildVocabulary(tools: readonly ToolDefinition[]): Vocabulary {
   return { words, postingStarts, postings, byChar: frozen(byChar), byPair: frozen(byPair) };
 }
 
+/** A keyword in a tool's name counts this many times its weight in the description. */
+const NAME_WEIGHT = 2;
+/** A keyword found only inside words (not at the start of one) counts this share of its weight. */
+/** Leading and trailing punctuation of a query word. */
+const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const INSIDE_WORD_SHARE = 0.5;
+
+const INNER_START = /[^\p{L}\p{N}][\p{L}\p{N}]/u;
+/** Score buckets of the ranking's counting sort. */
+const BUCKETS = 4096;
+
+/** Whether `keyword` occurs in `word` where a word starts: at its start or after a non-letter, non-digit. */
+function startsAWord(word: string, keyword: string): boolean {
+  for (let at = word.indexOf(keyword); at !== -1; at = word.indexOf(keyword, at + 1)) {
+    if (at === 0) return true;
+    const before = word.charCodeAt(at - 1);
+    const letterOrDigit = (before >= 0x30 && before <= 0x39) || ((before | 0x20) >= 0x61 && (before | 0x20) <= 0x7a) || before >= 0x80;
+    if (!letterOrDigit) return true;
+  }
+  return false;
+}
+
 export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIndex {
   const size = tools.length;
   const names = tools.map((tool) => tool.name);
   const { words, postingStarts, postings, byChar, byPair } = buildVocabulary(tools);
+  /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
+  const inner = new Uint8Array(words.length);
+  words.forEach((word, index) => {
+    if (INNER_START.test(word)) inner[index] = 1;
+  });
   // Scratch space reused by every search (a search runs to completion before the next one starts).
-  const hits = new Uint16Array(size);
-  const nameHit = new Uint8Array(size);
+  const scores = new Float64Array(size);
+  /** Per tool, for the current keyword: 1 inside a description word, 2 at a description word start, +4 name inside, +8 name start. */
+  const hitKind = new Uint8Array(size);
   /** The keyword (numbered from 1) that last hit a tool, so that each keyword counts once per tool. */
-  const lastKeyword = new Uint16Array(size);
-  const order = new Uint32Array(size);
+  const lastKeyword = new Uint32Array(size);
+  const hitTools = new Uint32Array(size);
+  const matched = new Uint8Array(size);
 
   /** The words that may contain `keyword`: those holding its rarest character pair (or its one character). */
   function candidates(keyword: string): Uint32Array | undefined {
@@ -117,63 +175,120 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return best;
   }
 
-  function scan(keyword: string, stamp: number): void {
+  /** Marks the tools `keyword` hits and how; returns how many distinct tools (they are `hitTools[0 .. n)`). */
+  function scan(keyword: string, stamp: number): number {
     const list = candidates(keyword);
-    if (!list) return;
+    if (!list) return 0;
     // A keyword of one or two code units is exactly its character or pair; a longer one is checked word by word.
     const exact = keyword.length <= 2;
+    let count = 0;
     for (const word of list) {
-      if (!exact && !(words[word] ?? "").includes(keyword)) continue;
+      const text = words[word] ?? "";
+      if (!exact && !text.includes(keyword)) continue;
+      // Keywords of one or two characters weigh little and hit most words: only a word's own start counts for them.
+      const start = inner[word] === 1 && !exact ? startsAWord(text, keyword) : text.startsWith(keyword);
       const end = postingStarts[word + 1] ?? 0;
       for (let p = postingStarts[word] ?? 0; p < end; p++) {
         const entry = postings[p] ?? 0;
         const tool = entry >>> 1;
-        if (entry & 1) nameHit[tool] = 1;
         if (lastKeyword[tool] !== stamp) {
           lastKeyword[tool] = stamp;
-          hits[tool] = (hits[tool] ?? 0) + 1;
+          hitKind[tool] = 0;
+          hitTools[count++] = tool;
         }
+        hitKind[tool] = (hitKind[tool] ?? 0) | ((start ? 2 : 1) << (entry & 1 ? 2 : 0));
+      }
+    }
+    return count;
+  }
+
+  const bucketStarts = new Uint32Array(BUCKETS + 1);
+  /** The matched tools, in order of first match: `order[0 .. orderLength)`. */
+  const order = new Uint32Array(size);
+  let orderLength = 0;
+  let stamp = 0;
+
+  /** Scans `keyword`: its hits join the matches when `matches`, and gain its weight when `weighs`. */
+  function apply(keyword: string, matches: boolean, weighs: boolean): void {
+    const count = scan(keyword, ++stamp);
+    if (count === 0) return;
+    // BM25's IDF over the tools the keyword hits.
+    const idf = Math.log(1 + (size - count + 0.5) / (count + 0.5));
+    const nameStart = idf * NAME_WEIGHT;
+    const nameInside = nameStart * INSIDE_WORD_SHARE;
+    const inside = idf * INSIDE_WORD_SHARE;
+    for (let i = 0; i < count; i++) {
+      const tool = hitTools[i] ?? 0;
+      if (weighs) {
+        const kind = hitKind[tool] ?? 0;
+        // The best of the hit's places: name start, name inside, description start, description inside.
+        scores[tool] = (scores[tool] ?? 0) + (kind & 8 ? nameStart : kind & 4 ? nameInside : kind & 2 ? idf : inside);
+      }
+      if (matches && matched[tool] === 0) {
+        matched[tool] = 1;
+        order[orderLength++] = tool;
       }
     }
   }
 
   function search(query: string): string[] {
-    // The stamps are 16-bit: at most 65,535 distinct keywords count (a query is capped far below that).
-    const keywords = queryKeywords(query).slice(0, 0xffff);
+    const keywords = queryKeywords(query);
     if (keywords.length === 0) return names.slice();
 
-    hits.fill(0);
-    nameHit.fill(0);
+    scores.fill(0);
     lastKeyword.fill(0);
-    keywords.forEach((keyword, index) => scan(keyword, index + 1));
-
-    // score = 2 × distinct keywords matched + 1 when a keyword is in the name: both orderings in one number.
-    // Counting sort on it, best first (bucket 0 = maxScore); stable, so ties keep catalog order.
-    let maxScore = 0;
-    for (let tool = 0; tool < size; tool++) {
-      const score = (hits[tool] ?? 0) * 2 + (nameHit[tool] ?? 0);
-      if (score > maxScore) maxScore = score;
-    }
-    const starts = new Uint32Array(maxScore + 2);
-    for (let tool = 0; tool < size; tool++) {
-      const hit = hits[tool] ?? 0;
-      if (hit > 0) {
-        const slot = maxScore - hit * 2 - (nameHit[tool] ?? 0) + 1;
-        starts[slot] = (starts[slot] ?? 0) + 1;
+    matched.fill(0);
+    orderLength = 0;
+    stamp = 0;
+    // Punctuation around a word ("weather?", "Paris,") is typography: the match set is the rule's, on the keywords
+    // as written, but a keyword weighs as its bare word, so a tool about the weather ranks by "weather".
+    const weighed = new Set<string>();
+    for (const keyword of keywords) {
+      const bare = keyword.replace(EDGE_PUNCTUATION, "");
+      if (bare === keyword) {
+        apply(keyword, true, !weighed.has(keyword));
+        weighed.add(keyword);
+        continue;
+      }
+      apply(keyword, true, false);
+      if (bare !== "" && !weighed.has(bare)) {
+        weighed.add(bare);
+        apply(bare, false, true);
       }
     }
-    for (let bucket = 1; bucket < starts.length; bucket++) starts[bucket] = (starts[bucket] ?? 0) + (starts[bucket - 1] ?? 0);
-    const matched = starts[maxScore + 1] ?? 0;
+    // Best score first, ties in catalog order. A counting sort into coarse score buckets, walking the tools in
+    // catalog order, then an exact sort inside each bucket (most hold one tool or tied ones).
+    let top = 0;
+    for (let i = 0; i < orderLength; i++) top = Math.max(top, scores[order[i] ?? 0] ?? 0);
+    const scale = top === 0 ? 0 : (BUCKETS - 1) / top;
+    bucketStarts.fill(0);
+    for (let i = 0; i < orderLength; i++) {
+      const bucket = BUCKETS - 1 - Math.floor((scores[order[i] ?? 0] ?? 0) * scale);
+      bucketStarts[bucket + 1] = (bucketStarts[bucket + 1] ?? 0) + 1;
+    }
+    for (let b = 1; b <= BUCKETS; b++) bucketStarts[b] = (bucketStarts[b] ?? 0) + (bucketStarts[b - 1] ?? 0);
+    const ranked = new Uint32Array(orderLength);
+    const next = bucketStarts.slice();
     for (let tool = 0; tool < size; tool++) {
-      const hit = hits[tool] ?? 0;
-      if (hit === 0) continue;
-      const bucket = maxScore - hit * 2 - (nameHit[tool] ?? 0);
-      const position = starts[bucket] ?? 0;
-      starts[bucket] = position + 1;
-      order[position] = tool;
+      if (matched[tool] === 0) continue;
+      const bucket = BUCKETS - 1 - Math.floor((scores[tool] ?? 0) * scale);
+      const at = next[bucket] ?? 0;
+      next[bucket] = at + 1;
+      ranked[at] = tool;
+    }
+    const byScore = (a: number, b: number): number => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b;
+    for (let b = 0; b < BUCKETS; b++) {
+      const from = bucketStarts[b] ?? 0;
+      const to = bucketStarts[b + 1] ?? 0;
+      if (to - from < 2) continue;
+      // The bucket is in catalog order already: only scores that differ need sorting.
+      const first = scores[ranked[from] ?? 0] ?? 0;
+      let same = true;
+      for (let i = from + 1; i < to && same; i++) same = scores[ranked[i] ?? 0] === first;
+      if (!same) ranked.subarray(from, to).sort(byScore);
     }
     const result: string[] = [];
-    for (let i = 0; i < matched; i++) result.push(names[order[i] ?? 0] ?? "");
+    for (let i = 0; i < orderLength; i++) result.push(names[ranked[i] ?? 0] ?? "");
     return result;
   }
 
