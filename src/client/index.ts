@@ -18,3 +18,5 @@ export type {
   TurnResult,
 } from "./runTurn.ts";
 export type * from "./types.ts";
+export { chatCompletions } from "./models.ts";
+export type { ChatCompletionsOptions } from "./models.ts";

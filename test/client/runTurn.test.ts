@@ -2,7 +2,7 @@
 // model's side in each of the three shapes: it searches, calls the tool it found, then send_email, which the guard
 // holds until the confirm callback answers.
 import { describe, expect, it } from "vitest";
-import { runTurn } from "toolgate/client";
+import { chatCompletions, runTurn } from "toolgate/client";
 import type { AnthropicBlock, ChatMessage, ConfirmationRequest, ModelRequest, ResponsesItem, ToolCallRecord } from "toolgate/client";
 import { sessionId } from "../http/helpers.ts";
 import { clientFor, FINAL_TEXT, SCRIPT, toolNames } from "./support.ts";
@@ -188,5 +188,33 @@ describe("runTurn", () => {
     });
     expect(result).toMatchObject({ stop: "max_turns", turns: 2 });
     expect(result.toolCalls).toHaveLength(2);
+  });
+});
+
+describe("chatCompletions", () => {
+  it("posts the conversation and tools to …/chat/completions and hands back the assistant message", async () => {
+    const sent: { url: string; body: unknown; auth: string | null }[] = [];
+    const model = chatCompletions({
+      url: "https://models.example/v1/",
+      model: "m",
+      apiKey: "k",
+      body: { temperature: 0 },
+      fetch: async (input, init) => {
+        sent.push({ url: input, body: typeof init.body === "string" ? JSON.parse(init.body) : undefined, auth: new Headers(init.headers).get("authorization") });
+        return Response.json({ choices: [{ message: { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "calculate", arguments: '{"expression":"1"}' } }] } }] });
+      },
+    });
+    const message = await model({ messages: [{ role: "user", content: "hi" }], tools: [{ type: "function" }], turn: 0, signal: undefined });
+    expect(message).toEqual({ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "calculate", arguments: '{"expression":"1"}' } }] });
+    expect(sent).toEqual([
+      { url: "https://models.example/v1/chat/completions", auth: "Bearer k", body: { temperature: 0, model: "m", messages: [{ role: "user", content: "hi" }], tools: [{ type: "function" }] } },
+    ]);
+  });
+
+  it("an error answer or an answer without a message is an error naming it", async () => {
+    const failing = chatCompletions({ url: "https://models.example/v1", model: "m", fetch: async () => new Response("quota exceeded", { status: 429 }) });
+    await expect(failing({ messages: [], tools: [], turn: 0, signal: undefined })).rejects.toThrow("the model answered HTTP 429: quota exceeded");
+    const empty = chatCompletions({ url: "https://models.example/v1", model: "m", fetch: async () => Response.json({ choices: [] }) });
+    await expect(empty({ messages: [], tools: [], turn: 0, signal: undefined })).rejects.toThrow("no choices[0].message");
   });
 });

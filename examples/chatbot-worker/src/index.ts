@@ -5,8 +5,8 @@
 // A chatbot has no dialog of its own in the middle of a request, so approvals come with the request: `approve` lists
 // the tools the user has allowed for this message. A held call of any other tool is declined (the model reads that the
 // user declined) and reported in `declined`, so the chat UI can ask the user and send the message again with it.
-import { createToolgate, runTurn, ToolgateError } from "toolgate/client";
-import type { ChatMessage, ConfirmationRequest, ModelRequest } from "toolgate/client";
+import { chatCompletions, createToolgate, runTurn, ToolgateError } from "toolgate/client";
+import type { ChatMessage, ConfirmationRequest } from "toolgate/client";
 
 export interface Env {
   /** The toolgate Worker (a service binding; only its `fetch` is used). */
@@ -35,23 +35,6 @@ function bad(message: string, status = 400): Response {
   return Response.json({ error: { code: "invalid_request", message } }, { status });
 }
 
-/** One Chat Completions call; the first choice's message. */
-async function callModel(env: Env, request: ModelRequest<ChatMessage>): Promise<ChatMessage> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (env.MODEL_KEY) headers["authorization"] = `Bearer ${env.MODEL_KEY}`;
-  const url = `${env.MODEL_URL.replace(/\/+$/, "")}/chat/completions`;
-  const init: RequestInit = { method: "POST", headers, body: JSON.stringify({ model: env.MODEL_NAME, messages: request.messages, tools: request.tools }) };
-  if (request.signal) init.signal = request.signal;
-  const response = await (env.MODEL ? env.MODEL.fetch(url, init) : fetch(url, init));
-  if (!response.ok) throw new Error(`the model answered HTTP ${response.status}`);
-  const data: unknown = await response.json();
-  const choices = isObject(data) ? data["choices"] : undefined;
-  const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
-  const message = isObject(first) ? first["message"] : undefined;
-  if (!isChatMessage(message) || message.role !== "assistant") throw new Error("the model's answer has no assistant message");
-  return message;
-}
-
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
@@ -73,6 +56,7 @@ export default {
     // The service binding is the transport: the URL's host is never resolved, only its path matters.
     const client = createToolgate({ url: "https://toolgate.internal", token: env.TOOLGATE_TOKEN, fetch: (input, init) => env.TOOLGATE.fetch(input, init) });
     const declined: ConfirmationRequest[] = [];
+    const modelBinding = env.MODEL;
     try {
       const result = await runTurn({
         client,
@@ -80,7 +64,12 @@ export default {
         shape: "openai",
         messages: messages[0]?.role === "system" ? messages : [{ role: "system", content: SYSTEM }, ...messages],
         signal: request.signal,
-        model: (modelRequest) => callModel(env, modelRequest),
+        model: chatCompletions({
+          url: env.MODEL_URL,
+          model: env.MODEL_NAME,
+          ...(env.MODEL_KEY ? { apiKey: env.MODEL_KEY } : {}),
+          ...(modelBinding ? { fetch: (input: string, init: RequestInit) => modelBinding.fetch(input, init) } : {}),
+        }),
         confirm: (details) => {
           if (allowed.has(details.tool)) return true;
           declined.push(details);
