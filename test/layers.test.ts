@@ -3,7 +3,7 @@
 // import of every file under src/ (Vite hands them over as text), resolved and compared with the table below.
 import { describe, expect, it } from "vitest";
 
-const LAYERS = ["core", "catalog", "executors", "durable", "isolate", "http", "mcp", "playground", "index"] as const;
+const LAYERS = ["core", "catalog", "executors", "durable", "isolate", "http", "mcp", "playground", "client", "index"] as const;
 type Layer = (typeof LAYERS)[number];
 
 /** What each layer may import besides packages (its own files always). */
@@ -20,12 +20,17 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   mcp: ["core", "catalog", "executors", "durable", "isolate", "http"],
   // The page, bundled for the browser: its own files and the core (plain TypeScript), nothing of the Worker.
   playground: ["core"],
+  // toolgate/client (published): the core's types only (TYPES_ONLY below), so that it ships no Worker code.
+  client: ["core"],
   // The Worker's entry: the router, the Durable Object classes, the settings.
   index: ["http", "mcp", "durable", "isolate"],
 };
 
 /** Platform modules (`cloudflare:workers`, `node:fs`) are the shell's: these layers may not import them. */
-const NO_PLATFORM: readonly Layer[] = ["core", "catalog", "playground"];
+const NO_PLATFORM: readonly Layer[] = ["core", "catalog", "playground", "client"];
+
+/** Layers that may take only types from other layers (`import type`, `export type`): nothing of them is bundled. */
+const TYPES_ONLY: readonly Layer[] = ["client"];
 
 const sources: Record<string, string> = import.meta.glob("/src/**/*.ts", { query: "?raw", import: "default", eager: true });
 
@@ -36,15 +41,17 @@ function layerOf(path: string): Layer | undefined {
 }
 
 /** The module specifiers a source imports or re-exports (static, side-effect and dynamic), comments left out. */
-function importsOf(source: string): string[] {
+function importsOf(source: string): { specifier: string; typeOnly: boolean }[] {
   const code = source.replaceAll(/\/\*[\s\S]*?\*\//g, "").replaceAll(/^\s*\/\/.*$/gm, "");
-  const found: string[] = [];
+  const found: { specifier: string; typeOnly: boolean }[] = [];
   for (const pattern of [
-    /\b(?:import|export)\s[^;'"]*?\bfrom\s*["']([^"']+)["']/g,
-    /\bimport\s*["']([^"']+)["']/g,
-    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /\b(?:import|export)\s([^;'"]*?)\bfrom\s*["']([^"']+)["']/g,
+    /\bimport\s*()["']([^"']+)["']/g,
+    /\bimport\s*\(\s*()["']([^"']+)["']\s*\)/g,
   ]) {
-    for (const match of code.matchAll(pattern)) if (match[1] !== undefined) found.push(match[1]);
+    for (const match of code.matchAll(pattern)) {
+      if (match[2] !== undefined) found.push({ specifier: match[2], typeOnly: /^type\b/.test(match[1] ?? "") });
+    }
   }
   return found;
 }
@@ -58,7 +65,7 @@ function violations(files: Readonly<Record<string, string>>): string[] {
       problems.push(`${path}: in no known layer (add its folder to the table in test/layers.test.ts and docs/DESIGN.md)`);
       continue;
     }
-    for (const specifier of importsOf(source)) {
+    for (const { specifier, typeOnly } of importsOf(source)) {
       if (!specifier.startsWith(".")) {
         if (specifier.includes(":") && NO_PLATFORM.includes(layer)) problems.push(`${path} → ${specifier} (a platform module in ${layer})`);
         continue;
@@ -68,6 +75,8 @@ function violations(files: Readonly<Record<string, string>>): string[] {
       if (targetLayer === layer) continue;
       if (targetLayer === undefined || !ALLOWED[layer].includes(targetLayer)) {
         problems.push(`${path} → ${specifier} (${layer} may not import ${targetLayer ?? target})`);
+      } else if (TYPES_ONLY.includes(layer) && !typeOnly) {
+        problems.push(`${path} → ${specifier} (${layer} may import only types from ${targetLayer})`);
       }
     }
   }
@@ -94,6 +103,10 @@ describe("layers", () => {
       "/src/isolate/g.ts": 'import "../http/routes/misc.ts";',
       "/src/playground/h.ts": 'import { ROUTES } from "../http/router.ts";',
       "/src/core/i.ts": '// import { x } from "../http/errors.ts";\nimport { ok } from "./ok.ts";',
+      "/src/client/j.ts": 'import type { ToolResult } from "../core/types.ts";\nexport type { X } from "../core/x.ts";',
+      "/src/client/k.ts": 'import { isRecord } from "../core/records.ts";',
+      "/src/client/l.ts": 'import type { Call } from "../http/stage.ts";',
+      "/src/client/m.ts": 'export * from "../core/types.ts";',
     };
     expect(violations(planted)).toEqual([
       "/src/core/a.ts → ../http/errors.ts (core may not import http)",
@@ -103,6 +116,9 @@ describe("layers", () => {
       "/src/durable/f.ts → ../http/router.ts (durable may not import http)",
       "/src/isolate/g.ts → ../http/routes/misc.ts (isolate may not import http)",
       "/src/playground/h.ts → ../http/router.ts (playground may not import http)",
+      "/src/client/k.ts → ../core/records.ts (client may import only types from core)",
+      "/src/client/l.ts → ../http/stage.ts (client may not import http)",
+      "/src/client/m.ts → ../core/types.ts (client may import only types from core)",
     ]);
   });
 });
