@@ -75,6 +75,11 @@ export interface SessionSearchInput {
   mode: SearchMode;
   enabledGroups: string[];
   config: GatewayConfig;
+  /**
+   * What the registry search (done in the isolate beforehand) returned: these join the set when the session has no
+   * client catalog, in the same RPC (one round trip per search).
+   */
+  registryNames?: string[];
 }
 
 interface LoadedCatalog {
@@ -125,11 +130,16 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * Searches the session's client catalog and records the returned tools as discovered, in one step.
-   * Null when the session has no client catalog (the caller then searches the registry).
+   * Null when the session has no client catalog: the caller's registry result stands, and its `registryNames` have
+   * joined the set.
    */
   async search(input: SessionSearchInput): Promise<SearchToolsResult | SessionRefusal | null> {
     const catalog = this.loadCatalog();
-    if (!catalog) return null;
+    if (!catalog) {
+      if (input.registryNames === undefined) return null;
+      const refusal = await this.touchDiscovered(input.identity, input.registryNames, input.config);
+      return Array.isArray(refusal) ? null : refusal;
+    }
     const refusal = await this.admit(input.config, input.identity);
     if (refusal) return refusal;
     const index = this.indexes.get(catalog.hash, input.mode, () => catalog.tools);
