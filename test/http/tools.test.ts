@@ -209,8 +209,8 @@ describe("PUT and DELETE /v1/tools/:name", () => {
     const cached = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 60_000 }) };
     const sid = sessionId("owner-next");
     await fetchWithEnv(cached, request("/v1/tools?format=summary", { token: owner }));
-    const put = await fetchWithEnv(cached, request("/v1/tools/lab_next_echo", { method: "PUT", token: owner, body: simple("Lab echo for the next request.", { executor: { type: "builtin", name: "echo" } }) }));
-    expect(put.status).toBe(201);
+    const registered = await fetchWithEnv(cached, request("/v1/tools/lab_next_echo", { method: "PUT", token: owner, body: simple("Lab echo for the next request.", { executor: { type: "builtin", name: "echo" } }) }));
+    expect(registered.status).toBe(201);
     const search = await fetchWithEnv(cached, request(`/v1/sessions/${sid}/search`, { token: owner, body: { query: "lab_next_echo" } }));
     expect(JSON.stringify(await json(search))).toContain("lab_next_echo");
     const run = await fetchWithEnv(cached, request(`/v1/sessions/${sid}/execute`, { token: owner, body: { name: "lab_next_echo", arguments: { text: "hi" } } }));
