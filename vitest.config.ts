@@ -62,6 +62,7 @@ export default defineConfig({
       miniflare: {
         bindings: {
           ALLOW_ANONYMOUS: "false",
+          DEMO_CATALOG: "true",
           AUTH_JWT_SECRET: "test-secret-for-vitest-only-0123456789",
           TOOL_SEARCH_CONFIG: testConfig(),
           ...evalBindings(),

@@ -19,7 +19,7 @@ import {
   sentenceQueries,
 } from "./catalog.ts";
 import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
-import { httpLoad, type HttpSection } from "./http.ts";
+import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
 import { summarize, type Distribution } from "./stats.ts";
 
@@ -347,6 +347,10 @@ async function main(): Promise<void> {
     targets.push(atMost("tool-list tokens, after 20 discovered tools (% of all)", tokens.after20DiscoveredNamesOn?.percentOfAll, 10));
   }
   targets.push(...adversarialTargets(adversarial));
+  for (const [name, route] of Object.entries(HEALTH_RATIO_ROUTES)) {
+    const ratio = "skipped" in http ? undefined : http.p50RatioToHealth[route];
+    targets.push(atMost(`http ${name} p50 / health p50 (same run)`, ratio, 1.5));
+  }
 
   const summary = {
     command: commandLine(),

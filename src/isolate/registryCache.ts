@@ -125,7 +125,7 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
 
   const persisted = new Set(snapshot.all.map((tool) => tool.name));
   const removed = new Set(snapshot.removedBuiltins);
-  if (!snapshot.demoDisposed) {
+  if (settings.demoCatalog && !snapshot.demoDisposed) {
     // Demo tools that a persisted tool replaces are left out, rather than registered and replaced (one warning each).
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
