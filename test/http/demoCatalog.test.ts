@@ -12,13 +12,14 @@ beforeAll(async () => {
   owner = await token({ sub: "owner-demo-catalog", owner: true });
 });
 
+async function namesWith(overrides: Record<string, unknown>): Promise<string[]> {
+  const response = await fetchWithEnv(overrides, request("/v1/tools?format=summary", { token: owner }));
+  expect(response.status).toBe(200);
+  return (await json<ToolsBody>(response)).tools.map((tool) => String(tool.name));
+}
+
 describe("DEMO_CATALOG", () => {
   const demoName = "calculate";
-  async function namesWith(overrides: Record<string, unknown>): Promise<string[]> {
-    const response = await fetchWithEnv(overrides, request("/v1/tools?format=summary", { token: owner }));
-    expect(response.status).toBe(200);
-    return (await json<ToolsBody>(response)).tools.map((tool) => String(tool.name));
-  }
 
   it("leaves the demo's tools out when it is not set (a deployment's default), and when it is \"false\"", async () => {
     expect(await namesWith({ DEMO_CATALOG: undefined })).not.toContain(demoName);
