@@ -82,6 +82,9 @@ export interface SessionSearchInput {
   registryNames?: string[];
 }
 
+/** How often a read may move a session's last activity (see noteRead). */
+const READ_TOUCH_MS = 60_000;
+
 interface LoadedCatalog {
   hash: string;
   tools: ToolDefinition[];
@@ -155,6 +158,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   getDiscovered(): string[] {
+    this.noteRead();
     return this.ctx.storage.kv.get<string[]>(KEY.discovered) ?? [];
   }
 
@@ -182,6 +186,8 @@ export class SessionObject extends DurableObject<Env> {
     context: ToolCallContext,
     config: GatewayConfig,
   ): Promise<ToolOutcome | null> {
+    // Every execute passes here, client tool or not: a session used only for executes stays alive.
+    this.noteRead();
     const catalog = this.loadCatalog();
     if (!catalog?.names.has(name)) return null;
     if (!catalog.registry) {
@@ -393,6 +399,17 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   // ---- internals ------------------------------------------------------------------------------------------------
+
+  /**
+   * A read counts as activity too (the idle lifetime runs from the last use, not the last write): a stored session's
+   * last activity moves to now, at most once per READ_TOUCH_MS (the lifetime is days; one write a minute is plenty).
+   * A session that stores nothing stays so.
+   */
+  private noteRead(): void {
+    const last = this.ctx.storage.kv.get<number>(KEY.lastActive);
+    const now = Date.now();
+    if (last !== undefined && now - last >= READ_TOUCH_MS) this.ctx.storage.kv.put(KEY.lastActive, now);
+  }
 
   private createTables(): void {
     this.ctx.storage.sql.exec(
