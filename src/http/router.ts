@@ -7,6 +7,7 @@ import type { RouteRequest } from "./request.ts";
 import { withCaller } from "./stage.ts";
 import type { CallerHandler } from "./stage.ts";
 import { clearMemory, health, wrapUntrusted } from "./routes/misc.ts";
+import { openApiDocument } from "./openapi.ts";
 import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
 import { prepare } from "./routes/prepare.ts";
@@ -51,6 +52,7 @@ export type RouteSpec =
 /** Every route of the API (the README's HTTP API section describes them). */
 export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/health", open: true, methods: [["GET", health]] },
+  { path: "/v1/openapi.json", open: true, methods: [["GET", () => Response.json(openApiDocument())]] },
   { path: "/v1/tools", methods: [["GET", listTools], ["PUT", putTools]] },
   { path: "/v1/tools/:name", methods: [["PUT", putTool], ["DELETE", deleteTool]] },
   { path: "/v1/contexts/:id", methods: [["DELETE", deleteContext]] },
