@@ -427,7 +427,11 @@ export class SessionObject extends DurableObject<Env> {
     const set = new DiscoveredSet(discoveredLimit(config), stored);
     set.touch(names);
     const discovered = set.toArray();
-    this.ctx.storage.kv.put(KEY.discovered, discovered);
+    // Unchanged (a turn that discovered nothing new, a search that found what is already on top): no storage write,
+    // so the answer does not wait for one.
+    if (discovered.length !== stored.length || discovered.some((name, index) => name !== stored[index])) {
+      this.ctx.storage.kv.put(KEY.discovered, discovered);
+    }
     return discovered;
   }
 
@@ -455,8 +459,12 @@ export class SessionObject extends DurableObject<Env> {
   private async afterWrite(config: GatewayConfig, given?: SessionIdentity): Promise<void> {
     this.writes++;
     const now = Date.now();
-    this.ctx.storage.kv.put(KEY.lastActive, now);
-    this.ctx.storage.kv.put(KEY.ttlMs, sessionTtlMs(config));
+    // Only what changed is written (the activity at most once per READ_TOUCH_MS; the lifetime is days): a steady
+    // session's prepare and search then write nothing and answer without waiting for storage.
+    const last = this.ctx.storage.kv.get<number>(KEY.lastActive);
+    if (last === undefined || now - last >= READ_TOUCH_MS) this.ctx.storage.kv.put(KEY.lastActive, now);
+    const ttlMs = sessionTtlMs(config);
+    if (this.ctx.storage.kv.get<number>(KEY.ttlMs) !== ttlMs) this.ctx.storage.kv.put(KEY.ttlMs, ttlMs);
     this.identity(given);
     if (!this.alarmScheduled) {
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + this.ttlMs());
