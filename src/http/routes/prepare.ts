@@ -1,4 +1,6 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
+import { receiptLine } from "../../core/audit.ts";
+import type { DiscoveryReceipt } from "../../core/audit.ts";
 import { detectMessagesShape } from "../../core/history.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
@@ -30,18 +32,23 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   const groups = readEnabledGroups(call, body);
   const format = optionalOneOf(body, "format", "", TOOL_SHAPES);
   await enforceRateLimit(call);
+  const started = Date.now();
 
   let toolsShape: ToolShape | undefined;
   let tools: ToolDefinition[];
   // Given tools become the session's catalog; without them the turn uses the registry and the catalog is dropped.
   let catalog: ClientCatalog | null = null;
+  let receipt: Pick<DiscoveryReceipt, "catalog" | "catalogVersion" | "withheldByGate">;
   if (items !== undefined) {
     const client = readClientTools(items, config.locale);
     toolsShape = client.shape;
     tools = client.tools;
     catalog = { hash: await catalogHash(tools), tools };
+    receipt = { catalog: "client", catalogVersion: catalog.hash, withheldByGate: 0 };
   } else {
-    tools = (await currentRegistry(call.env, call.settings)).registry.getDefinitions({ groups });
+    const loaded = await currentRegistry(call.env, call.settings);
+    tools = loaded.registry.getDefinitions({ groups });
+    receipt = { catalog: "registry", catalogVersion: loaded.key, withheldByGate: loaded.definitions.length - tools.length };
   }
   // The answer's shape: `format` first, since a client that names a shape means it (a gateway between an MCP tool list
   // and an OpenAI model asks for openai); then the tools' shape, the most direct sign of what the client sends its
@@ -59,6 +66,17 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   if (isSessionRefusal(prepared)) throw tooManySessions(prepared);
   const { discovered } = prepared;
   const output = prepareTurn({ tools, messages: [], discovered, config, warnings, shape });
+  // The discovery receipt: what the model was shown and what was kept from it, one structured audit line per turn.
+  console.log(receiptLine({
+    ...receipt,
+    principalId: call.principal.id,
+    sessionId,
+    visible: output.stats.total,
+    sent: output.stats.sent,
+    tokensAll: output.stats.tokensAll,
+    tokensSent: output.stats.tokensSent,
+    durationMs: Date.now() - started,
+  }));
   return Response.json({
     tools: output.tools.map((tool) => toShape(tool, shape)),
     applied: output.applied,
