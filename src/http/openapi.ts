@@ -178,6 +178,20 @@ export const OPERATIONS: readonly Operation[] = [
     examples: [{ summary: "a page", token: "user", body: { content: "text", source: "https://example.com" }, status: 200 }],
   },
   {
+    method: "GET", path: "/v1/stats", summary: "Usage figures: the caller's, or with ?principal= anyone's (owner)",
+    query: { principal: { type: "string", description: "another principal (owner only)" } },
+    ok: { 200: { description: "the figures", schema: obj({
+      principal: str, turns: int, tokensAll: int, tokensSent: int, tokensSaved: int, savedPercent: { type: "number" }, searches: int,
+      executions: obj({ allow: int, deny: int, confirm: int, error: int, rate_limited: int }), lastActivity: { type: ["string", "null"] },
+    }) } },
+    errors: [...CALLER, "invalid_request", "forbidden", "rate_limited"],
+    examples: [
+      { summary: "mine", token: "user", status: 200 },
+      { summary: "another's, not the owner", token: "user", query: "principal=someone", status: 403 },
+      { summary: "another's, the owner", token: "owner", query: "principal=someone", status: 200 },
+    ],
+  },
+  {
     method: "POST", path: "/mcp", summary: "MCP Streamable HTTP (JSON-RPC); errors in JSON-RPC form, code in error.data.code",
     body: anyObject,
     ok: { 200: { description: "a JSON-RPC answer (JSON or SSE)", schema: anyObject }, 202: { description: "a notification accepted", schema: anyObject } },

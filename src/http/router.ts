@@ -12,6 +12,7 @@ import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
 import { prepare } from "./routes/prepare.ts";
 import { search } from "./routes/search.ts";
+import { stats } from "./routes/stats.ts";
 import { deleteContext, deleteTool, listTools, putTool, putTools } from "./routes/tools.ts";
 
 export type Handler = (request: RouteRequest, env: Env) => Response | Promise<Response>;
@@ -62,6 +63,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/sessions/:sid/confirmations/:id", methods: [["POST", resolveConfirmation]] },
   { path: "/v1/memory/clear", methods: [["POST", clearMemory]] },
   { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
+  { path: "/v1/stats", methods: [["GET", stats]] },
 ];
 
 /** The route's handlers as the router runs them: the caller stage attached to all of a route that is not open. */

@@ -9,6 +9,7 @@ import { sessionStub } from "../durable/stubs.ts";
 import { sessionIdentity } from "./stage.ts";
 import type { Call } from "./stage.ts";
 import { tooManySessions } from "./limits.ts";
+import { countUsage } from "./usage.ts";
 
 export async function searchSession(
   call: Call,
@@ -33,5 +34,6 @@ export async function searchSession(
   const inClientCatalog = await session.search({ identity, params, mode, enabledGroups, config: call.settings.config, registryNames });
   // A new session past the principal's limit keeps nothing: 429 (the search itself is not kept either).
   if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
+  countUsage(call, { searches: 1 });
   return inClientCatalog ?? result;
 }
