@@ -25,7 +25,7 @@ describe("GET /v1/stats", () => {
     expect((await send(`/v1/sessions/${sid}/execute`, { token: caller, body: { name: "echo", arguments: { message: "hi" } } })).status).toBe(200);
     expect((await send(`/v1/sessions/${sid}/execute`, { token: caller, body: { name: "no_such_tool" } })).status).toBe(200);
 
-    const mine = await json<Record<string, unknown>>(await send("/v1/stats", { token: caller }));
+    const mine = await json(await send("/v1/stats", { token: caller }));
     expect(mine).toMatchObject({
       principal: sub,
       turns: 1,
