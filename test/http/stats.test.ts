@@ -48,3 +48,29 @@ describe("GET /v1/stats", () => {
     expect((await send("/v1/stats?principal=stats-nosy", { token: caller })).status).toBe(200);
   });
 });
+
+describe("the Analytics Engine data point per turn", () => {
+  it("is written once per prepare when USAGE_ANALYTICS is bound, and not at all when it is absent", async () => {
+    const points: unknown[] = [];
+    const dataset = { writeDataPoint: (point: unknown): void => { points.push(point); } };
+    const caller = await token({ sub: "stats-analytics" });
+    const body = { messages: [] };
+    const bound = await fetchWithEnv({ USAGE_ANALYTICS: dataset }, request(`/v1/sessions/${sessionId("ae")}/prepare`, { token: caller, body }));
+    const { stats } = await json<{ stats: { total: number; sent: number; tokensAll: number; tokensSent: number } }>(bound);
+    expect(points).toEqual([{
+      indexes: ["stats-analytics"],
+      blobs: ["stats-analytics", "registry"],
+      doubles: [stats.total, stats.sent, stats.tokensAll, stats.tokensSent, expect.any(Number)],
+    }]);
+    const absent = await fetchWithEnv({ USAGE_ANALYTICS: undefined }, request(`/v1/sessions/${sessionId("ae")}/prepare`, { token: caller, body }));
+    expect(absent.status).toBe(200);
+    expect(points).toHaveLength(1);
+  });
+
+  it("never fails the turn when the dataset throws", async () => {
+    const dataset = { writeDataPoint: (): void => { throw new Error("dataset down"); } };
+    const caller = await token({ sub: "stats-analytics-down" });
+    const response = await fetchWithEnv({ USAGE_ANALYTICS: dataset }, request(`/v1/sessions/${sessionId("ae")}/prepare`, { token: caller, body: { messages: [] } }));
+    expect(response.status).toBe(200);
+  });
+});

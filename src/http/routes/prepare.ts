@@ -11,7 +11,7 @@ import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { currentRegistry } from "../../isolate/registryCache.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
-import { countUsage } from "../usage.ts";
+import { countUsage, turnDataPoint } from "../usage.ts";
 import { catalogHash, readClientTools } from "../clientTools.ts";
 import { sessionIdentity } from "../stage.ts";
 import type { Call } from "../stage.ts";
@@ -68,6 +68,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   const { discovered } = prepared;
   const output = prepareTurn({ tools, messages: [], discovered, config, warnings, shape });
   countUsage(call, { turns: 1, tokensAll: output.stats.tokensAll, tokensSent: output.stats.tokensSent });
+  turnDataPoint(call, { ...receipt, visible: output.stats.total, sent: output.stats.sent, tokensAll: output.stats.tokensAll, tokensSent: output.stats.tokensSent });
   // The discovery receipt: what the model was shown and what was kept from it, one structured audit line per turn.
   console.log(receiptLine({
     ...receipt,
