@@ -49,6 +49,8 @@ function testConfig(): string {
     typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
   return JSON.stringify({
     ...config,
+    // Usage figures sent after every request, so that a test reads them at once (stats.test.ts tests the batching).
+    usageFlushMs: 0,
     deniedCapabilities: [...list(config.deniedCapabilities), "tool:guard_denied_*"],
     authorityOverrides: { ...record(config.authorityOverrides), "tool:guard_raised": 3, "tool:guard_lowered": 0 },
     confirmOverrides: { ...record(config.confirmOverrides), "tool:guard_forced_once": "always", "tool:guard_lifted": "off" },

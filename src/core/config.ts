@@ -69,6 +69,11 @@ export interface GatewayConfig {
    * isolate that served the owner's write knows the new version at once.
    */
   registryVersionTtlMs: number;
+  /**
+   * Usage figures are summed in the isolate and sent to the principal's object at most once per this many
+   * milliseconds per principal (0 = after every request): one RPC per batch, off the answer's path.
+   */
+  usageFlushMs: number;
   /** `tool:<name>` → minimum level. */
   authorityOverrides: Record<string, number>;
   /** `tool:<name>` → confirmation mode. */
@@ -123,6 +128,7 @@ export function defaultConfig(): GatewayConfig {
     locale: "en",
     sessionTtlDays: 30,
     registryVersionTtlMs: DEFAULT_REGISTRY_VERSION_TTL_MS,
+    usageFlushMs: 1_000,
     authorityOverrides: {},
     confirmOverrides: {},
     deniedCapabilities: [],
@@ -286,6 +292,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "registryVersionTtlMs":
         config.registryVersionTtlMs = integer(value, field, 0, MAX_REGISTRY_VERSION_TTL_MS);
+        break;
+      case "usageFlushMs":
+        config.usageFlushMs = integer(value, field, 0, 10_000);
         break;
       case "alwaysDirectTools":
         config.alwaysDirectTools = stringList(value, field);

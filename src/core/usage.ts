@@ -51,3 +51,45 @@ export function savedPercent(figures: UsageFigures): number {
   if (figures.tokensAll <= 0) return 0;
   return Math.round(((figures.tokensAll - figures.tokensSent) / figures.tokensAll) * 10_000) / 100;
 }
+
+/** Two deltas as one (a batch); the last execution decision is kept only as counts. */
+export interface UsageBatch {
+  turns: number;
+  tokensAll: number;
+  tokensSent: number;
+  searches: number;
+  executions: Partial<Record<AuditDecision, number>>;
+}
+
+export function emptyBatch(): UsageBatch {
+  return { turns: 0, tokensAll: 0, tokensSent: 0, searches: 0, executions: {} };
+}
+
+export function addToBatch(batch: UsageBatch, delta: UsageDelta): void {
+  batch.turns += delta.turns ?? 0;
+  batch.tokensAll += delta.tokensAll ?? 0;
+  batch.tokensSent += delta.tokensSent ?? 0;
+  batch.searches += delta.searches ?? 0;
+  if (delta.execution !== undefined) batch.executions[delta.execution] = (batch.executions[delta.execution] ?? 0) + 1;
+}
+
+/** `figures` with a whole batch added at `now` (a new object). */
+export function addBatch(figures: UsageFigures, batch: UsageBatch, now: number): UsageFigures {
+  const executions = { ...figures.executions };
+  for (const [decision, count] of Object.entries(batch.executions)) {
+    if (isDecision(decision)) executions[decision] += count;
+  }
+  return {
+    turns: figures.turns + batch.turns,
+    tokensAll: figures.tokensAll + batch.tokensAll,
+    tokensSent: figures.tokensSent + batch.tokensSent,
+    searches: figures.searches + batch.searches,
+    executions,
+    lastActivity: Math.max(figures.lastActivity, now),
+  };
+}
+
+const DECISIONS: readonly AuditDecision[] = ["allow", "deny", "confirm", "error", "rate_limited"];
+function isDecision(value: string): value is AuditDecision {
+  return DECISIONS.some((decision) => decision === value);
+}

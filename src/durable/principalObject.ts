@@ -4,8 +4,8 @@
 // SYNC_LIMIT sessions the rest continues in alarm invocations (each with a fresh subrequest budget), so any
 // number of sessions is cleared without one request exceeding the platform's subrequest limit.
 import { DurableObject } from "cloudflare:workers";
-import { addUsage, emptyUsage } from "../core/usage.ts";
-import type { UsageDelta, UsageFigures } from "../core/usage.ts";
+import { addBatch, emptyUsage } from "../core/usage.ts";
+import type { UsageBatch, UsageFigures } from "../core/usage.ts";
 import { sessionStub } from "./stubs.ts";
 
 /** Sessions cleared inside the clear request itself; the rest follows through the alarm. */
@@ -62,9 +62,9 @@ export class PrincipalObject extends DurableObject<Env> {
     }
   }
 
-  /** Adds one request's share to the usage figures (called after the answer, through waitUntil). */
-  recordUsage(delta: UsageDelta, now: number): void {
-    this.ctx.storage.kv.put("usage", addUsage(this.usage(), delta, now));
+  /** Adds a batch of requests' shares to the usage figures (sent after the answers, through waitUntil). */
+  recordUsage(batch: UsageBatch, now: number): void {
+    this.ctx.storage.kv.put("usage", addBatch(this.usage(), batch, now));
   }
 
   usage(): UsageFigures {

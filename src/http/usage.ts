@@ -1,17 +1,37 @@
-// Counting usage without a round trip on the hot path: the principal object is told after the answer
-// (ctx.waitUntil); a failure is logged, never the caller's problem.
-import type { UsageDelta } from "../core/usage.ts";
+// Counting usage without a round trip on the hot path: each isolate sums the counts per principal and sends the sum
+// to the principal's object once per `usageFlushMs` (one RPC per batch, after the answer, through the waitUntil of
+// the request that opened the batch); a failure is logged, never the caller's problem. An isolate that dies holds at
+// most one batch (under usageFlushMs of counts).
+import { addToBatch, emptyBatch } from "../core/usage.ts";
+import type { UsageBatch, UsageDelta } from "../core/usage.ts";
 import { principalStub } from "../durable/stubs.ts";
 import type { Call } from "./stage.ts";
 
+const batches = new Map<string, UsageBatch>();
+
 export function countUsage(call: Call, delta: UsageDelta): void {
-  if (call.ctx === undefined) return;
-  const recorded = principalStub(call.env, call.principal.id)
-    .recordUsage(delta, Date.now())
-    .catch((error: unknown) => {
+  const { ctx } = call;
+  if (ctx === undefined) return;
+  const principalId = call.principal.id;
+  const open = batches.get(principalId);
+  if (open) {
+    addToBatch(open, delta);
+    return;
+  }
+  const batch = emptyBatch();
+  addToBatch(batch, delta);
+  batches.set(principalId, batch);
+  const delayMs = call.settings.config.usageFlushMs;
+  const flush = async (): Promise<void> => {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (batches.get(principalId) === batch) batches.delete(principalId);
+    try {
+      await principalStub(call.env, principalId).recordUsage(batch, Date.now());
+    } catch (error) {
       console.error(`usage not recorded: ${error instanceof Error ? error.message : String(error)}`);
-    });
-  call.ctx.waitUntil(recorded);
+    }
+  };
+  ctx.waitUntil(flush());
 }
 
 /** The Analytics Engine dataset binding's name (optional: absent means off). */

@@ -49,6 +49,23 @@ describe("GET /v1/stats", () => {
   });
 });
 
+describe("usage batching", () => {
+  it("sums an isolate's counts per principal and sends them once per usageFlushMs", async () => {
+    const batched = { TOOL_SEARCH_CONFIG: JSON.stringify({ usageFlushMs: 200 }) };
+    const sub = `stats-batch-${sessionId()}`;
+    const caller = await token({ sub });
+    const turns = Array.from({ length: 3 }, () =>
+      fetchWithEnv(batched, request(`/v1/sessions/${sessionId("batch")}/prepare`, { token: caller, body: { messages: [] } })));
+    for (const response of await Promise.all(turns)) expect(response.status).toBe(200);
+    expect(await json(await fetchWithEnv(batched, request("/v1/stats", { token: caller })))).toMatchObject({ principal: sub, turns: 3 });
+  });
+
+  it("validates usageFlushMs", async () => {
+    const response = await fetchWithEnv({ TOOL_SEARCH_CONFIG: JSON.stringify({ usageFlushMs: -1 }) }, request("/v1/stats", { token: owner }));
+    expect(await errorOf(response)).toMatchObject(anError(503, "misconfigured"));
+  });
+});
+
 describe("the Analytics Engine data point per turn", () => {
   it("is written once per prepare when USAGE_ANALYTICS is bound, and not at all when it is absent", async () => {
     const points: unknown[] = [];
