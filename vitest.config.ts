@@ -51,6 +51,8 @@ function testConfig(): string {
     ...config,
     // The HTTP tests of the seed's list run "grow"; test/http/toolList.test.ts sets "fixed" and "stable" per request.
     toolList: "grow",
+    // Usage figures sent after every request, so that a test reads them at once (stats.test.ts tests the batching).
+    usageFlushMs: 0,
     deniedCapabilities: [...list(config.deniedCapabilities), "tool:guard_denied_*"],
     authorityOverrides: { ...record(config.authorityOverrides), "tool:guard_raised": 3, "tool:guard_lowered": 0 },
     confirmOverrides: { ...record(config.confirmOverrides), "tool:guard_forced_once": "always", "tool:guard_lifted": "off" },
@@ -64,6 +66,7 @@ export default defineConfig({
       miniflare: {
         bindings: {
           ALLOW_ANONYMOUS: "false",
+          DEMO_CATALOG: "true",
           AUTH_JWT_SECRET: "test-secret-for-vitest-only-0123456789",
           TOOL_SEARCH_CONFIG: testConfig(),
           ...evalBindings(),

@@ -27,7 +27,20 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-export type HttpSection = { skipped: string } | { server: string; catalogTools: number; results: LoadResult[] };
+/** Each route's median latency over `GET /v1/health`'s, measured in the same run (the Worker's own floor). */
+export type RatiosToHealth = Record<string, number>;
+
+export type HttpSection =
+  | { skipped: string }
+  | { server: string; catalogTools: number; results: LoadResult[]; p50RatioToHealth: RatiosToHealth };
+
+/** The routes judged against health (bench/run.ts's targets): issue 15 wants each at most 1.5x. */
+export const HEALTH_RATIO_ROUTES = {
+  prepare: "POST /v1/sessions/:sid/prepare",
+  search: "POST /v1/sessions/:sid/search (substring)",
+  execute: "POST /v1/sessions/:sid/execute (builtin echo)",
+} as const;
+export const HEALTH_ROUTE = "GET /v1/health";
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -82,6 +95,16 @@ async function waitForHealth(base: string, child: ChildProcess, timeoutMs: numbe
     await sleep(250);
   }
   throw new Error(`no answer from ${base}/v1/health within ${timeoutMs} ms`);
+}
+
+function ratios(results: readonly LoadResult[]): RatiosToHealth {
+  const health = results.find((result) => result.route === HEALTH_ROUTE)?.latency.median;
+  const out: RatiosToHealth = {};
+  if (health === undefined || health <= 0) return out;
+  for (const result of results) {
+    if (result.route !== HEALTH_ROUTE) out[result.route] = Number((result.latency.median / health).toFixed(2));
+  }
+  return out;
 }
 
 /** `clients` loops sending `request()` until `seconds` have passed; each loop waits for its answer before the next. */
@@ -159,7 +182,13 @@ export async function httpLoad(options: {
     const registered = await fetch(`${base}/v1/tools`, {
       method: "PUT",
       headers: headers(owner),
-      body: JSON.stringify({ tools: catalog.map(({ name, description, parameters }) => ({ name, description, parameters })) }),
+      body: JSON.stringify({
+        tools: [
+          ...catalog.map(({ name, description, parameters }) => ({ name, description, parameters })),
+          // A tool the Worker runs itself, whether or not the demo catalog is on.
+          { name: "bench_echo", description: "Returns its arguments (bench).", parameters: { type: "object" }, executor: { type: "builtin", name: "echo" } },
+        ],
+      }),
     });
     if (registered.status === 404 || registered.status === 501 || registered.status === 405) {
       return { skipped: `PUT /v1/tools answered ${registered.status}: the route is not built yet` };
@@ -167,13 +196,18 @@ export async function httpLoad(options: {
     if (!registered.ok) return { skipped: `PUT /v1/tools answered ${registered.status}: ${(await registered.text()).slice(0, 300)}` };
 
     const prepareBody = JSON.stringify({ messages: [{ role: "user", content: "What will the weather be in Paris tomorrow?" }] });
+    const executeBody = JSON.stringify({ name: "bench_echo", arguments: { text: "hello" } });
     const routes: { route: string; path: (client: number) => string; body: string }[] = [
+      { route: HEALTH_ROUTE, path: () => "/v1/health", body: "" },
+      { route: HEALTH_RATIO_ROUTES.execute, path: (c) => `/v1/sessions/bench-${c}/execute`, body: executeBody },
       { route: "POST /v1/sessions/:sid/prepare", path: (c) => `/v1/sessions/bench-${c}/prepare`, body: prepareBody },
       { route: "POST /v1/sessions/:sid/search (substring)", path: (c) => `/v1/sessions/bench-${c}/search`, body: searchBody("substring") },
       { route: "POST /v1/sessions/:sid/search (minisearch)", path: (c) => `/v1/sessions/bench-${c}/search`, body: searchBody("minisearch") },
     ];
+    const send = (path: string, body: string): Promise<Response> =>
+      body === "" ? fetch(`${base}${path}`, { headers: headers(user) }) : fetch(`${base}${path}`, { method: "POST", headers: headers(user), body });
     for (const { route, path, body } of routes) {
-      const probe = await fetch(`${base}${path(0)}`, { method: "POST", headers: headers(user), body });
+      const probe = await send(path(0), body);
       if (probe.status === 404 || probe.status === 501) return { skipped: `${route} answered ${probe.status}: the route is not built yet` };
       if (!probe.ok) return { skipped: `${route} answered ${probe.status}: ${(await probe.text()).slice(0, 300)}` };
     }
@@ -181,9 +215,9 @@ export async function httpLoad(options: {
     const results: LoadResult[] = [];
     for (const { route, path, body } of routes) {
       // A short unmeasured round first: the first requests of a route pay for compiling and building its indexes.
-      await load(route, clients, Math.min(1, seconds), (c) => fetch(`${base}${path(c)}`, { method: "POST", headers: headers(user), body }));
+      await load(route, clients, Math.min(1, seconds), (c) => send(path(c), body));
       log(`http: ${route}, ${clients} clients, ${seconds} s`);
-      results.push(await load(route, clients, seconds, (c) => fetch(`${base}${path(c)}`, { method: "POST", headers: headers(user), body })));
+      results.push(await load(route, clients, seconds, (c) => send(path(c), body)));
     }
 
     // MCP: search_tools as tools/call in one open session per client (an SSE answer), then the whole first round of a
@@ -199,7 +233,7 @@ export async function httpLoad(options: {
       log(`http: ${route}, ${clients} clients, ${seconds} s`);
       results.push(await load(route, clients, seconds, request));
     }
-    return { server: `wrangler dev on ${base} (local Durable Objects)`, catalogTools: catalog.length, results };
+    return { server: `wrangler dev on ${base} (local Durable Objects)`, catalogTools: catalog.length, results, p50RatioToHealth: ratios(results) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { skipped: `${reason}${errors ? `; wrangler said: ${errors.trim().slice(-500)}` : ""}` };

@@ -22,7 +22,7 @@ import {
 } from "./catalog.ts";
 import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
 import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
-import { httpLoad, type HttpSection } from "./http.ts";
+import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
 import { summarize, type Distribution } from "./stats.ts";
 
@@ -472,6 +472,10 @@ async function main(): Promise<void> {
     targets.push({ ...atMost(`${name}: mean CPU ms per request, 527 tools`, cost.meanCpuMs, 5), cpuValue: cost.meanCpuMs, passOnCpuTime: cost.meanCpuMs <= 5 });
   }
   targets.push(...adversarialTargets(adversarial));
+  for (const [name, route] of Object.entries(HEALTH_RATIO_ROUTES)) {
+    const ratio = "skipped" in http ? undefined : http.p50RatioToHealth[route];
+    targets.push(atMost(`http ${name} p50 / health p50 (same run)`, ratio, 1.5));
+  }
 
   const summary = {
     command: commandLine(),

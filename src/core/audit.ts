@@ -54,3 +54,40 @@ export function auditDecisionOf(result: ToolResult, decision?: GuardDecision): A
   if (result.confirmation) return "confirm";
   return result.isError ? "error" : "allow";
 }
+
+/** What one `prepare` gave the model and kept from it: the "discovery receipt". */
+export interface DiscoveryReceipt {
+  principalId: string | undefined;
+  sessionId: string;
+  /** `registry` (the registry's tools visible to the caller) or `client` (the request's own tools). */
+  catalog: "registry" | "client";
+  /** The registry's `epoch:version`, or the client catalog's hash. */
+  catalogVersion: string;
+  /** Tools this turn could use (after the group gate). */
+  visible: number;
+  /** Tools sent to the model (search_tools included). */
+  sent: number;
+  /** Registry tools the group gate kept from this caller (0 for a client catalog). */
+  withheldByGate: number;
+  tokensAll: number;
+  tokensSent: number;
+  durationMs: number;
+}
+
+/** The receipt as one audit line of JSON (`event: "prepare"`), no tool names, no message text. */
+export function receiptLine(receipt: DiscoveryReceipt): string {
+  return JSON.stringify({
+    type: "audit",
+    event: "prepare",
+    principal: cap(receipt.principalId ?? ANONYMOUS_PRINCIPAL_ID),
+    session: cap(receipt.sessionId),
+    catalog: receipt.catalog,
+    catalogVersion: cap(receipt.catalogVersion),
+    visible: receipt.visible,
+    sent: receipt.sent,
+    withheldByGate: receipt.withheldByGate,
+    tokensAll: receipt.tokensAll,
+    tokensSent: receipt.tokensSent,
+    durationMs: Math.max(0, Math.round(receipt.durationMs)),
+  });
+}

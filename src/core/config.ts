@@ -82,6 +82,17 @@ export interface GatewayConfig {
   nativeDeferral: boolean;
   locale: Locale;
   sessionTtlDays: number;
+  /**
+   * How long an isolate trusts the registry version it last read before asking the registry object again
+   * (milliseconds, 0 = every request). Bounds how stale another isolate's view of a registry change may be; the
+   * isolate that served the owner's write knows the new version at once.
+   */
+  registryVersionTtlMs: number;
+  /**
+   * Usage figures are summed in the isolate and sent to the principal's object at most once per this many
+   * milliseconds per principal (0 = after every request): one RPC per batch, off the answer's path.
+   */
+  usageFlushMs: number;
   /** `tool:<name>` → minimum level. */
   authorityOverrides: Record<string, number>;
   /** `tool:<name>` → confirmation mode. */
@@ -119,6 +130,11 @@ export function discoveredLimit(config: Pick<GatewayConfig, "maxDiscoveredKeep">
   return config.maxDiscoveredKeep === 0 ? DISCOVERED_HARD_CAP : Math.min(config.maxDiscoveredKeep, DISCOVERED_HARD_CAP);
 }
 
+/** The default staleness bound of an isolate's registry version (README, "Scaling"). */
+export const DEFAULT_REGISTRY_VERSION_TTL_MS = 5_000;
+/** The largest accepted: seconds, not minutes. */
+export const MAX_REGISTRY_VERSION_TTL_MS = 60_000;
+
 export function defaultConfig(): GatewayConfig {
   return {
     enabled: true,
@@ -134,6 +150,8 @@ export function defaultConfig(): GatewayConfig {
     nativeDeferral: false,
     locale: "en",
     sessionTtlDays: 30,
+    registryVersionTtlMs: DEFAULT_REGISTRY_VERSION_TTL_MS,
+    usageFlushMs: 1_000,
     authorityOverrides: {},
     confirmOverrides: {},
     deniedCapabilities: [],
@@ -295,6 +313,12 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "sessionTtlDays":
         config.sessionTtlDays = integer(value, field, 1, 3650);
+        break;
+      case "registryVersionTtlMs":
+        config.registryVersionTtlMs = integer(value, field, 0, MAX_REGISTRY_VERSION_TTL_MS);
+        break;
+      case "usageFlushMs":
+        config.usageFlushMs = integer(value, field, 0, 10_000);
         break;
       case "alwaysDirectTools":
         config.alwaysDirectTools = stringList(value, field);

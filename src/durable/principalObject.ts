@@ -4,6 +4,8 @@
 // SYNC_LIMIT sessions the rest continues in alarm invocations (each with a fresh subrequest budget), so any
 // number of sessions is cleared without one request exceeding the platform's subrequest limit.
 import { DurableObject } from "cloudflare:workers";
+import { addBatch, emptyUsage } from "../core/usage.ts";
+import type { UsageBatch, UsageFigures } from "../core/usage.ts";
 import { sessionStub } from "./stubs.ts";
 
 /** Sessions cleared inside the clear request itself; the rest follows through the alarm. */
@@ -52,9 +54,21 @@ export class PrincipalObject extends DurableObject<Env> {
   async removeSession(sessionId: string): Promise<void> {
     this.ctx.storage.sql.exec("DELETE FROM sessions WHERE session_id = ?", sessionId);
     if (this.sessionCount() === 0 && this.ctx.storage.kv.get<ClearJob>("clearJob") === undefined) {
+      // The usage figures outlive the sessions (they are the operator's record).
+      const usage = this.ctx.storage.kv.get<UsageFigures>("usage");
       await this.ctx.storage.deleteAll();
       this.createTables();
+      if (usage !== undefined) this.ctx.storage.kv.put("usage", usage);
     }
+  }
+
+  /** Adds a batch of requests' shares to the usage figures (sent after the answers, through waitUntil). */
+  recordUsage(batch: UsageBatch, now: number): void {
+    this.ctx.storage.kv.put("usage", addBatch(this.usage(), batch, now));
+  }
+
+  usage(): UsageFigures {
+    return this.ctx.storage.kv.get<UsageFigures>("usage") ?? emptyUsage();
   }
 
   sessionCount(): number {

@@ -78,7 +78,15 @@ export interface SessionSearchInput {
   mode: SearchMode;
   enabledGroups: string[];
   config: GatewayConfig;
+  /**
+   * What the registry search (done in the isolate beforehand) returned: these join the set when the session has no
+   * client catalog, in the same RPC (one round trip per search).
+   */
+  registryNames?: string[];
 }
+
+/** How often a read may move a session's last activity (see noteRead). */
+const READ_TOUCH_MS = 60_000;
 
 interface LoadedCatalog {
   hash: string;
@@ -133,11 +141,16 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * Searches the session's client catalog and records the returned tools as discovered, in one step.
-   * Null when the session has no client catalog (the caller then searches the registry).
+   * Null when the session has no client catalog: the caller's registry result stands, and its `registryNames` have
+   * joined the set.
    */
   async search(input: SessionSearchInput): Promise<SearchToolsResult | SessionRefusal | null> {
     const catalog = this.loadCatalog();
-    if (!catalog) return null;
+    if (!catalog) {
+      if (input.registryNames === undefined) return null;
+      const refusal = await this.touchDiscovered(input.identity, input.registryNames, input.config);
+      return Array.isArray(refusal) ? null : refusal;
+    }
     const refusal = await this.admit(input.config, input.identity);
     if (refusal) return refusal;
     const index = this.indexes.get(catalog.hash, input.mode, () => catalog.tools);
@@ -153,6 +166,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   getDiscovered(): string[] {
+    this.noteRead();
     return this.ctx.storage.kv.get<string[]>(KEY.discovered) ?? [];
   }
 
@@ -181,6 +195,8 @@ export class SessionObject extends DurableObject<Env> {
     context: ToolCallContext,
     config: GatewayConfig,
   ): Promise<ToolOutcome | null> {
+    // Every execute passes here, client tool or not: a session used only for executes stays alive.
+    this.noteRead();
     const catalog = this.loadCatalog();
     if (!catalog?.names.has(name)) return null;
     if (!catalog.registry) {
@@ -393,6 +409,17 @@ export class SessionObject extends DurableObject<Env> {
 
   // ---- internals ------------------------------------------------------------------------------------------------
 
+  /**
+   * A read counts as activity too (the idle lifetime runs from the last use, not the last write): a stored session's
+   * last activity moves to now, at most once per READ_TOUCH_MS (the lifetime is days; one write a minute is plenty).
+   * A session that stores nothing stays so.
+   */
+  private noteRead(): void {
+    const last = this.ctx.storage.kv.get<number>(KEY.lastActive);
+    const now = Date.now();
+    if (last !== undefined && now - last >= READ_TOUCH_MS) this.ctx.storage.kv.put(KEY.lastActive, now);
+  }
+
   private createTables(): void {
     this.ctx.storage.sql.exec(
       "CREATE TABLE IF NOT EXISTS catalog_tools (position INTEGER PRIMARY KEY, definition TEXT NOT NULL)",
@@ -414,8 +441,12 @@ export class SessionObject extends DurableObject<Env> {
     });
     set.touch(names);
     const discovered = set.toArray();
-    this.ctx.storage.kv.put(KEY.discovered, discovered);
-    this.ctx.storage.kv.put(KEY.foundOrder, set.foundOrder());
+    // Unchanged (a turn that discovered nothing new, a search that found what is already on top): no storage write,
+    // so the answer does not wait for one. The found order changes only with the membership, so it is written with it.
+    if (discovered.length !== stored.length || discovered.some((name, index) => name !== stored[index])) {
+      this.ctx.storage.kv.put(KEY.discovered, discovered);
+      this.ctx.storage.kv.put(KEY.foundOrder, set.foundOrder());
+    }
     return discovered;
   }
 
@@ -443,8 +474,12 @@ export class SessionObject extends DurableObject<Env> {
   private async afterWrite(config: GatewayConfig, given?: SessionIdentity): Promise<void> {
     this.writes++;
     const now = Date.now();
-    this.ctx.storage.kv.put(KEY.lastActive, now);
-    this.ctx.storage.kv.put(KEY.ttlMs, sessionTtlMs(config));
+    // Only what changed is written (the activity at most once per READ_TOUCH_MS; the lifetime is days): a steady
+    // session's prepare and search then write nothing and answer without waiting for storage.
+    const last = this.ctx.storage.kv.get<number>(KEY.lastActive);
+    if (last === undefined || now - last >= READ_TOUCH_MS) this.ctx.storage.kv.put(KEY.lastActive, now);
+    const ttlMs = sessionTtlMs(config);
+    if (this.ctx.storage.kv.get<number>(KEY.ttlMs) !== ttlMs) this.ctx.storage.kv.put(KEY.ttlMs, ttlMs);
     this.identity(given);
     if (!this.alarmScheduled) {
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + this.ttlMs());

@@ -14,6 +14,21 @@ export type ErrorCode =
   | "internal" // 500
   | "misconfigured" | "auth_unavailable"; // 503
 
+/** Each code's HTTP status (a Record over the union: a new code cannot be left out); the OpenAPI document reads it. */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_json: 400, invalid_request: 400, invalid_session_id: 400, too_deep: 400,
+  unauthorized: 401, invalid_token: 401,
+  forbidden: 403, banned: 403, forbidden_origin: 403,
+  not_found: 404, tool_not_found: 404, confirmation_not_found: 404, session_not_found: 404,
+  method_not_allowed: 405,
+  too_many_tools: 409,
+  confirmation_expired: 410,
+  payload_too_large: 413, too_many_items: 413,
+  rate_limited: 429, too_many_sessions: 429,
+  internal: 500,
+  misconfigured: 503, auth_unavailable: 503,
+};
+
 export class HttpError extends Error {
   readonly status: number;
   readonly code: ErrorCode;

@@ -7,10 +7,12 @@ import type { RouteRequest } from "./request.ts";
 import { withCaller } from "./stage.ts";
 import type { CallerHandler } from "./stage.ts";
 import { clearMemory, health, wrapUntrusted } from "./routes/misc.ts";
+import { openApiDocument } from "./openapi.ts";
 import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
 import { prepare } from "./routes/prepare.ts";
 import { search } from "./routes/search.ts";
+import { stats } from "./routes/stats.ts";
 import { deleteContext, deleteTool, listTools, putTool, putTools } from "./routes/tools.ts";
 
 export type Handler = (request: RouteRequest, env: Env) => Response | Promise<Response>;
@@ -51,6 +53,7 @@ export type RouteSpec =
 /** Every route of the API (the README's HTTP API section describes them). */
 export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/health", open: true, methods: [["GET", health]] },
+  { path: "/v1/openapi.json", open: true, methods: [["GET", () => Response.json(openApiDocument())]] },
   { path: "/v1/tools", methods: [["GET", listTools], ["PUT", putTools]] },
   { path: "/v1/tools/:name", methods: [["PUT", putTool], ["DELETE", deleteTool]] },
   { path: "/v1/contexts/:id", methods: [["DELETE", deleteContext]] },
@@ -60,6 +63,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/sessions/:sid/confirmations/:id", methods: [["POST", resolveConfirmation]] },
   { path: "/v1/memory/clear", methods: [["POST", clearMemory]] },
   { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
+  { path: "/v1/stats", methods: [["GET", stats]] },
 ];
 
 /** The route's handlers as the router runs them: the caller stage attached to all of a route that is not open. */

@@ -9,6 +9,7 @@ import { sessionStub } from "../durable/stubs.ts";
 import { sessionIdentity } from "./stage.ts";
 import type { Call } from "./stage.ts";
 import { tooManySessions } from "./limits.ts";
+import { countUsage } from "./usage.ts";
 
 export async function searchSession(
   call: Call,
@@ -19,10 +20,9 @@ export async function searchSession(
 ): Promise<SearchToolsResult> {
   const session = sessionStub(call.env, call.principal.id, sessionId);
   const identity = sessionIdentity(call, sessionId);
-  // A client catalog is searched inside the session object: search and discovery in one atomic step.
-  const inClientCatalog = await session.search({ identity, params, mode, enabledGroups, config: call.settings.config });
-  if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
-  if (inClientCatalog) return inClientCatalog;
+  // The registry is searched in the isolate first (its version cached per isolate: no registry round trip); then one
+  // session RPC either searches the session's client catalog (search and discovery in one atomic step) or, without
+  // one, adds the registry result's names to the discovered set. One Durable Object round trip per search.
   const loaded = await currentRegistry(call.env, call.settings);
   const result = runSearchTools(params, {
     catalog: loaded.definitions,
@@ -30,8 +30,10 @@ export async function searchSession(
     enabledGroups,
     config: call.settings.config,
   });
+  const registryNames = result.tools.map((tool) => tool.name);
+  const inClientCatalog = await session.search({ identity, params, mode, enabledGroups, config: call.settings.config, registryNames });
   // A new session past the principal's limit keeps nothing: 429 (the search itself is not kept either).
-  const touched = await session.touchDiscovered(identity, result.tools.map((tool) => tool.name), call.settings.config);
-  if (isSessionRefusal(touched)) throw tooManySessions(touched);
-  return result;
+  if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
+  countUsage(call, { searches: 1 });
+  return inClientCatalog ?? result;
 }

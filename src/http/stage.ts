@@ -16,6 +16,8 @@ export interface Call {
   env: Env;
   settings: Settings;
   principal: Principal;
+  /** The request's context, for work after the answer (usage figures); absent where a face has none. */
+  ctx?: ExecutionContext;
 }
 
 /** A route handler that has a caller (the stage ran first). */
@@ -38,8 +40,11 @@ export async function callerStage(request: Request, env: Env): Promise<Call> {
 }
 
 /** A handler with the stage in front: what the router registers for every route that has a caller. */
-export function withCaller(handler: CallerHandler): (request: RouteRequest, env: Env) => Promise<Response> {
-  return async (request, env) => handler(request, await callerStage(request, env));
+export function withCaller(handler: CallerHandler): (request: RouteRequest, env: Env, ctx?: ExecutionContext) => Promise<Response> {
+  return async (request, env, ctx) => {
+    const call = await callerStage(request, env);
+    return handler(request, ctx === undefined ? call : { ...call, ctx });
+  };
 }
 
 export function sessionIdentity(call: Call, sessionId: string): SessionIdentity {

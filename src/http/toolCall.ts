@@ -12,6 +12,7 @@ import type { ToolCallContext, ToolOutcome, ToolResult } from "../core/types.ts"
 import { isSessionRefusal, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { sessionStub } from "../durable/stubs.ts";
 import { currentRegistry } from "../isolate/registryCache.ts";
+import { countUsage } from "./usage.ts";
 import { HttpError } from "./errors.ts";
 import { enforceRateLimit, tooManySessions } from "./limits.ts";
 import { searchSession } from "./sessionSearch.ts";
@@ -91,6 +92,7 @@ export async function callTool(
   const ran = { tool: name };
   const audit = (decision: AuditDecision): void => {
     console.log(auditLine({ principalId: call.principal.id, sessionId, tool: ran.tool, decision, durationMs: Date.now() - started }));
+    countUsage(call, { execution: decision });
   };
   try {
     await enforceRateLimit(call);

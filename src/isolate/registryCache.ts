@@ -1,6 +1,9 @@
 // The isolate's tool registry: the demo catalog plus the tools persisted in the registry Durable Object, with the
-// executor runner and the execution guard, rebuilt whenever that object's version changes. Every request that uses the registry asks the object for its version
-// (one small RPC answered from memory), so a change is visible to the next request from any isolate.
+// executor runner and the execution guard, rebuilt whenever that object's version changes. The version is read from
+// the one registry object at most once per `registryVersionTtlMs` per isolate (concurrent requests share the read),
+// so no request waits on that global object on the common path; the isolate that served an owner's write learns the
+// new version from the write's answer (noteRegistryVersion) and rebuilds on its next request. Other isolates see a
+// change within registryVersionTtlMs (default 5 s; README, "Scaling").
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/executionGuard.ts";
@@ -17,6 +20,7 @@ import type { Settings } from "./settings.ts";
 export interface LoadedRegistry {
   /** `epoch:version` of the registry object this was built from. */
   key: string;
+  version: RegistryVersion;
   registry: ToolRegistry;
   /** Every tool, in registry order: the catalog search indexes are built on. */
   definitions: ToolDefinition[];
@@ -28,17 +32,54 @@ const MAX_SNAPSHOT_ATTEMPTS = 5;
 const searchIndexes = new SearchIndexCache(4);
 let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
 let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
+/** The registry version this isolate last learned, and when (Date.now()). */
+let known: { key: string; version: RegistryVersion; at: number } | undefined;
+/** The version read in flight: concurrent requests past the TTL share one RPC. */
+let versionRead: Promise<string> | undefined;
 
 function versionKey(version: RegistryVersion): string {
   return `${version.epoch}:${version.version}`;
 }
 
-/** The registry as of the registry object's current version. */
+/** Whether `next` is newer than what the isolate knows (another epoch counts as newer: the storage was recreated). */
+function isNewer(next: RegistryVersion): boolean {
+  return known === undefined || known.version.epoch !== next.epoch || next.version > known.version.version;
+}
+
+/**
+ * The version a registry write answered with: the isolate that served the write uses it from its next request on,
+ * without waiting for the TTL. An older version (a write that lost a race) is ignored.
+ */
+export function noteRegistryVersion(version: RegistryVersion): void {
+  if (isNewer(version) || known?.key === versionKey(version)) {
+    known = { key: versionKey(version), version: { epoch: version.epoch, version: version.version }, at: Date.now() };
+  }
+}
+
+/** The registry version, from the isolate's memory while it is younger than `ttlMs`, else from the registry object. */
+async function registryVersionKey(env: Env, ttlMs: number): Promise<string> {
+  if (known !== undefined && Date.now() - known.at < ttlMs) return known.key;
+  if (versionRead === undefined) {
+    const read = registryStub(env).getVersion().then((version) => {
+      known = { key: versionKey(version), version, at: Date.now() };
+      return known.key;
+    });
+    versionRead = read;
+    const clear = (): void => { if (versionRead === read) versionRead = undefined; };
+    read.then(clear, clear);
+  }
+  return versionRead;
+}
+
+/** The registry as of the registry version the isolate knows (at most `registryVersionTtlMs` old). */
 export async function currentRegistry(env: Env, settings: Settings): Promise<LoadedRegistry> {
-  const key = versionKey(await registryStub(env).getVersion());
+  const key = await registryVersionKey(env, settings.config.registryVersionTtlMs);
   if (current?.settings === settings && current.loaded.key === key) return current.loaded;
   if (pending?.settings !== settings || pending.key !== key) {
     const promise = buildRegistry(env, settings).then((loaded) => {
+      // The snapshot may be newer than the version asked for: known follows it, so that the next request does not
+      // rebuild the same snapshot again.
+      noteRegistryVersion(loaded.version);
       current = { settings, loaded };
       return loaded;
     });
@@ -84,7 +125,7 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
 
   const persisted = new Set(snapshot.all.map((tool) => tool.name));
   const removed = new Set(snapshot.removedBuiltins);
-  if (!snapshot.demoDisposed) {
+  if (settings.demoCatalog && !snapshot.demoDisposed) {
     // Demo tools that a persisted tool replaces are left out, rather than registered and replaced (one warning each).
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
@@ -102,6 +143,7 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
   registry.setExecutionGuard(executionGuard(env, settings));
   return {
     key: versionKey(snapshot),
+    version: { epoch: snapshot.epoch, version: snapshot.version },
     registry,
     definitions: registry.getDefinitions({ groups: ["*"] }),
   };
@@ -153,4 +195,6 @@ function executionGuard(env: Env, settings: Settings): ExecutionGuard {
 export function resetIsolateRegistry(): void {
   current = undefined;
   pending = undefined;
+  known = undefined;
+  versionRead = undefined;
 }

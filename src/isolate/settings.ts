@@ -20,6 +20,11 @@ export interface Settings {
   auth: AuthSettings;
   /** Origins that browsers may call the API from (CORS_ALLOW_ORIGINS); "*" for any; empty: no CORS headers. */
   corsOrigins: readonly string[] | "*";
+  /**
+   * Whether the built-in demo catalog (83 tools) joins the registry (DEMO_CATALOG="true"): on for `npm start` through
+   * .dev.vars, off unless set, so that a deployment never serves the demo's tools by accident.
+   */
+  demoCatalog: boolean;
 }
 
 export type SettingsResult = { ok: true; settings: Settings } | { ok: false; error: ConfigError };
@@ -37,7 +42,7 @@ export const MAX_TOKEN_LIFETIME_RANGE: readonly [number, number] = [60, 30 * 86_
 
 const VARIABLES = [
   "TOOL_SEARCH_CONFIG", "AUTH_JWT_SECRET", "AUTH_JWKS_URL", "AUTH_AUDIENCE", "AUTH_ISSUER", "ALLOW_ANONYMOUS",
-  "CORS_ALLOW_ORIGINS", "AUTH_MAX_TOKEN_LIFETIME_SECONDS",
+  "CORS_ALLOW_ORIGINS", "AUTH_MAX_TOKEN_LIFETIME_SECONDS", "DEMO_CATALOG",
 ] as const;
 type Variable = (typeof VARIABLES)[number];
 export type SettingsVars = Partial<Record<Variable, string>>;
@@ -133,7 +138,11 @@ export function parseSettings(vars: SettingsVars): Settings {
   if (!auth.secret && !auth.jwksUrl && !auth.allowAnonymous) {
     throw new ConfigError("AUTH_JWT_SECRET", 'no way to authenticate: set AUTH_JWT_SECRET or AUTH_JWKS_URL, or ALLOW_ANONYMOUS="true"');
   }
-  return { config, auth, corsOrigins: readCorsOrigins(optionalText(vars, "CORS_ALLOW_ORIGINS")) };
+  const demo = optionalText(vars, "DEMO_CATALOG") ?? "false";
+  if (demo !== "true" && demo !== "false") {
+    throw new ConfigError("DEMO_CATALOG", `must be "true" or "false", got ${JSON.stringify(demo)}`);
+  }
+  return { config, auth, corsOrigins: readCorsOrigins(optionalText(vars, "CORS_ALLOW_ORIGINS")), demoCatalog: demo === "true" };
 }
 
 let cached: { key: string; result: SettingsResult } | undefined;

@@ -16,6 +16,7 @@ describe("config", () => {
       maxDiscoveredKeep: 20,
       searchMode: "substring",
       locale: "en",
+      registryVersionTtlMs: 5_000,
     });
     expect(config.limits).toEqual(DEFAULT_LIMITS);
   });
@@ -70,6 +71,9 @@ describe("config", () => {
     ['{"limits": {"maxBodyBytes": 1}}', "TOOL_SEARCH_CONFIG.limits.maxBodyBytes"],
     ['{"limits": {"bogus": 1}}', "TOOL_SEARCH_CONFIG.limits.bogus"],
     ['{"sessionTtlDays": 0}', "TOOL_SEARCH_CONFIG.sessionTtlDays"],
+    ['{"registryVersionTtlMs": -1}', "TOOL_SEARCH_CONFIG.registryVersionTtlMs"],
+    ['{"registryVersionTtlMs": 60001}', "TOOL_SEARCH_CONFIG.registryVersionTtlMs"],
+    ['{"registryVersionTtlMs": 1.5}', "TOOL_SEARCH_CONFIG.registryVersionTtlMs"],
     ['{"limits": {"maxSessionsPerPrincipal": -1}}', "TOOL_SEARCH_CONFIG.limits.maxSessionsPerPrincipal"],
     ['{"fetchUrl": []}', "TOOL_SEARCH_CONFIG.fetchUrl"],
     ['{"fetchUrl": {"allow": ["a.com"]}}', "TOOL_SEARCH_CONFIG.fetchUrl.allow"],

@@ -126,6 +126,23 @@ describe("expiry", () => {
     expect((await stored(sid)).alarm).not.toBeNull();
   });
 
+  it("counts an execute as activity: a session used only for executes does not expire mid-use", async () => {
+    const sid = sessionId("ttl-reads");
+    await seed(sid, ["thing8x"]);
+    const stub = stubOf(sid);
+    // The last write was longer ago than the lifetime; the session has been used since by executes only.
+    const lastWrite = Date.now() - (TTL_DAYS + 1) * DAY_MS;
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.kv.put("lastActive", lastWrite);
+    });
+    const run = await api(`/v1/sessions/${sid}/execute`, { token: dora, body: { name: "dur_8", arguments: {} } });
+    expect(run.status).toBe(200);
+    expect(Number((await stored(sid)).lastActive)).toBeGreaterThan(lastWrite + TTL_DAYS * DAY_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await stored(sid)).discovered).toEqual(["dur_8"]);
+    expect(await principalStub(env, PRINCIPAL).listSessions()).toContain(sid);
+  });
+
   it("keeps a session that was active since, and waits for its new deadline", async () => {
     const sid = sessionId("ttl");
     await seed(sid, ["thing7x"]);

@@ -8,7 +8,7 @@ import { MCP_METADATA_PATHS, MCP_ROUTES } from "../../src/mcp/routes.ts";
 import { fetchWithEnv, request } from "./helpers.ts";
 
 /** The routes that answer without a caller; any other open route must be added here on purpose. */
-const OPEN_PATHS: readonly string[] = ["/v1/health", ...MCP_METADATA_PATHS];
+const OPEN_PATHS: readonly string[] = ["/v1/health", "/v1/openapi.json", ...MCP_METADATA_PATHS];
 /** Open in the table because the face runs the same stage itself, after its Origin check (src/mcp/handler.ts). */
 const SELF_STAGED = ["/mcp"];
 const TABLE = [...ROUTES, ...MCP_ROUTES];

@@ -165,14 +165,57 @@ describe("PUT and DELETE /v1/tools/:name", () => {
     expect(replaced.status).toBe(200);
   });
 
-  it("sees a change made through the registry object by another isolate on the next request", async () => {
+  // Another isolate's write is simulated by writing to the registry object directly (the route is not told).
+  it("sees another isolate's change on the next request once the version TTL has run out (0: every request)", async () => {
+    const fresh = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 0 }) };
+    const list = async (): Promise<string[]> => {
+      const response = await fetchWithEnv(fresh, request("/v1/tools?format=summary", { token: alice }));
+      return (await json<ToolsBody>(response)).tools.map((tool) => String(tool.name));
+    };
     const stub = registryStub(env);
-    expect(await listNames(alice)).not.toContain("lab_elsewhere");
+    expect(await list()).not.toContain("lab_elsewhere");
     const outcome = await stub.put([{ context: "elsewhere", definition: { name: "lab_elsewhere", description: "From another isolate.", parameters: { type: "object" } } }], 50_000);
     expect(outcome.ok).toBe(true);
-    expect(await listNames(alice)).toContain("lab_elsewhere");
+    expect(await list()).toContain("lab_elsewhere");
     await stub.remove("lab_elsewhere");
-    expect(await listNames(alice)).not.toContain("lab_elsewhere");
+    expect(await list()).not.toContain("lab_elsewhere");
+  });
+
+  it("keeps another isolate's change out of view while the version is younger than registryVersionTtlMs", async () => {
+    const cached = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 60_000 }) };
+    const list = async (): Promise<string[]> => {
+      const response = await fetchWithEnv(cached, request("/v1/tools?format=summary", { token: alice }));
+      return (await json<ToolsBody>(response)).tools.map((tool) => String(tool.name));
+    };
+    const stub = registryStub(env);
+    expect(await list()).not.toContain("lab_stale");
+    await stub.put([{ context: "elsewhere", definition: { name: "lab_stale", description: "Not seen yet.", parameters: { type: "object" } } }], 50_000);
+    // The isolate read the version less than 60 s ago: no registry round trip, the old registry answers.
+    expect(await list()).not.toContain("lab_stale");
+    // The owner's own write through this isolate carries the new version: seen at once, the other change with it.
+    const own = await fetchWithEnv(cached, request("/v1/tools/lab_own", { method: "PUT", token: owner, body: simple("The owner's own.") }));
+    expect(own.status).toBe(201);
+    const names = await list();
+    expect(names).toContain("lab_own");
+    expect(names).toContain("lab_stale");
+    await stub.remove("lab_stale");
+    const removed = await fetchWithEnv(cached, request("/v1/tools/lab_own", { method: "DELETE", token: owner }));
+    expect(removed.status).toBe(200);
+    expect(await list()).not.toContain("lab_own");
+    expect(await list()).not.toContain("lab_stale");
+  });
+
+  it("shows the owner's change on the owner's next search and execute (long TTL)", async () => {
+    const cached = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 60_000 }) };
+    const sid = sessionId("owner-next");
+    await fetchWithEnv(cached, request("/v1/tools?format=summary", { token: owner }));
+    const registered = await fetchWithEnv(cached, request("/v1/tools/lab_next_echo", { method: "PUT", token: owner, body: simple("Lab echo for the next request.", { executor: { type: "builtin", name: "echo" } }) }));
+    expect(registered.status).toBe(201);
+    const search = await fetchWithEnv(cached, request(`/v1/sessions/${sid}/search`, { token: owner, body: { query: "lab_next_echo" } }));
+    expect(JSON.stringify(await json(search))).toContain("lab_next_echo");
+    const run = await fetchWithEnv(cached, request(`/v1/sessions/${sid}/execute`, { token: owner, body: { name: "lab_next_echo", arguments: { text: "hi" } } }));
+    expect(await json(run)).toMatchObject({ isError: false });
+    expect((await fetchWithEnv(cached, request("/v1/tools/lab_next_echo", { method: "DELETE", token: owner }))).status).toBe(200);
   });
 });
 

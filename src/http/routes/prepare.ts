@@ -1,4 +1,6 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
+import { receiptLine } from "../../core/audit.ts";
+import type { DiscoveryReceipt } from "../../core/audit.ts";
 import { detectMessagesShape } from "../../core/history.ts";
 import { nativeDeferredTools } from "../../core/nativeDeferral.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
@@ -11,6 +13,7 @@ import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { currentRegistry } from "../../isolate/registryCache.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
+import { countUsage, turnDataPoint } from "../usage.ts";
 import { catalogHash, readClientTools } from "../clientTools.ts";
 import { sessionIdentity } from "../stage.ts";
 import type { Call } from "../stage.ts";
@@ -32,18 +35,23 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   const groups = readEnabledGroups(call, body);
   const format = optionalOneOf(body, "format", "", TOOL_SHAPES);
   await enforceRateLimit(call);
+  const started = Date.now();
 
   let toolsShape: ToolShape | undefined;
   let tools: ToolDefinition[];
   // Given tools become the session's catalog; without them the turn uses the registry and the catalog is dropped.
   let catalog: ClientCatalog | null = null;
+  let receipt: Pick<DiscoveryReceipt, "catalog" | "catalogVersion" | "withheldByGate">;
   if (items !== undefined) {
     const client = readClientTools(items, config.locale);
     toolsShape = client.shape;
     tools = client.tools;
     catalog = { hash: await catalogHash(tools), tools };
+    receipt = { catalog: "client", catalogVersion: catalog.hash, withheldByGate: 0 };
   } else {
-    tools = (await currentRegistry(call.env, call.settings)).registry.getDefinitions({ groups });
+    const loaded = await currentRegistry(call.env, call.settings);
+    tools = loaded.registry.getDefinitions({ groups });
+    receipt = { catalog: "registry", catalogVersion: loaded.key, withheldByGate: loaded.definitions.length - tools.length };
   }
   // The answer's shape: `format` first, since a client that names a shape means it (a gateway between an MCP tool list
   // and an OpenAI model asks for openai); then the tools' shape, the most direct sign of what the client sends its
@@ -66,6 +74,19 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   const native = nativeDeferredTools(tools, config, shape);
   const answerTools = native ?? output.tools.map((tool) => toShape(tool, shape));
   const stats = native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats;
+  countUsage(call, { turns: 1, tokensAll: stats.tokensAll, tokensSent: stats.tokensSent });
+  turnDataPoint(call, { ...receipt, visible: stats.total, sent: stats.sent, tokensAll: stats.tokensAll, tokensSent: stats.tokensSent });
+  // The discovery receipt: what the model was shown and what was kept from it, one structured audit line per turn.
+  console.log(receiptLine({
+    ...receipt,
+    principalId: call.principal.id,
+    sessionId,
+    visible: stats.total,
+    sent: stats.sent,
+    tokensAll: stats.tokensAll,
+    tokensSent: stats.tokensSent,
+    durationMs: Date.now() - started,
+  }));
   return Response.json({
     tools: answerTools,
     applied: output.applied,

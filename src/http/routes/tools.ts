@@ -6,7 +6,7 @@ import type { Locale } from "../../core/types.ts";
 import type { StoredTool } from "../../durable/registryObject.ts";
 import { registryStub } from "../../durable/stubs.ts";
 import { executorProblems } from "../../executors/index.ts";
-import { currentRegistry } from "../../isolate/registryCache.ts";
+import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
 import { readToolDefinition } from "../definitions.ts";
@@ -85,6 +85,7 @@ export async function putTool(request: RouteRequest, call: Call): Promise<Respon
   const entry = readTool(body, "", call.settings.config.locale, name);
   const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
+  noteRegistryVersion(outcome);
   return Response.json(
     { tool: entry.definition, context: entry.context, version: outcome.version },
     { status: outcome.created > 0 ? 201 : 200 },
@@ -111,6 +112,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
   });
   const outcome = await registryStub(call.env).put(entries, limits.maxTools);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
+  noteRegistryVersion(outcome);
   return Response.json({
     registered: entries.length,
     created: outcome.created,
@@ -123,6 +125,7 @@ export async function deleteTool(request: RouteRequest, call: Call): Promise<Res
   requireOwner(call.principal);
   const name = toolName(request.params.name);
   const outcome = await registryStub(call.env).remove(name);
+  noteRegistryVersion(outcome);
   if (!outcome.removed) throw new HttpError(404, "tool_not_found", `no tool named "${name}"`);
   return Response.json({ removed: name, version: outcome.version });
 }
@@ -134,5 +137,6 @@ export async function deleteContext(request: RouteRequest, call: Call): Promise<
     throw badField("id", `a context id must match ${ID_PATTERN.source}`);
   }
   const outcome = await registryStub(call.env).disposeContext(context);
+  noteRegistryVersion(outcome);
   return Response.json({ context, removed: outcome.removed, version: outcome.version });
 }

@@ -1,0 +1,285 @@
+// The OpenAPI 3.1 document of GET /v1/openapi.json, built from the operations below and from ERROR_STATUS (errors.ts,
+// a Record over the ErrorCode union). test/http/openapi.test.ts keeps it honest: every route of ROUTES and MCP_ROUTES
+// is documented and every documented path and method exists, every ErrorCode is listed by an operation, and every
+// example request below is sent through the real router and must get the status it documents.
+import { CORE_VERSION } from "../core/version.ts";
+import { ERROR_STATUS } from "./errors.ts";
+import type { ErrorCode } from "./errors.ts";
+import type { Method } from "./router.ts";
+
+type Schema = Record<string, unknown>;
+
+/** A request the tests send as written: `token` says who sends it. */
+export interface OperationExample {
+  summary: string;
+  token: "none" | "user" | "owner";
+  /** Path parameters (`:name` → value). */
+  params?: Record<string, string>;
+  query?: string;
+  body?: unknown;
+  status: number;
+}
+
+export interface Operation {
+  method: Method;
+  /** itty-router syntax, as in the route tables (`:name`). */
+  path: string;
+  summary: string;
+  /** No token needed. */
+  open?: boolean;
+  owner?: boolean;
+  query?: Record<string, Schema>;
+  body?: Schema;
+  /** The successful answers: status → description and schema. */
+  ok: Record<number, { description: string; schema: Schema }>;
+  errors: readonly ErrorCode[];
+  examples: readonly OperationExample[];
+}
+
+const str: Schema = { type: "string" };
+const bool: Schema = { type: "boolean" };
+const int: Schema = { type: "integer", minimum: 0 };
+const obj = (properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema => ({
+  type: "object", properties, ...(required.length > 0 ? { required } : {}), ...extra,
+});
+const strings: Schema = { type: "array", items: str };
+const anyObject: Schema = { type: "object" };
+const toolDefinition = obj({
+  name: { type: "string", pattern: "^[a-zA-Z0-9_.-]{1,64}$" },
+  description: str,
+  parameters: anyObject,
+  groups: strings,
+  visibility: { enum: ["public", "restricted"] },
+  risk: { enum: ["safe", "sensitive", "dangerous"] },
+  confirm: { enum: ["session", "always"] },
+  executor: anyObject,
+  context: str,
+}, ["description", "parameters"]);
+const searchResult = obj({ found: str, tools: { type: "array", items: anyObject }, pagination: anyObject, related: strings, hint: str }, ["found", "tools", "hint"]);
+
+/** Errors every route with a caller may answer (the stage, the router's catch-all). */
+const CALLER: readonly ErrorCode[] = ["unauthorized", "invalid_token", "banned", "misconfigured", "auth_unavailable", "internal", "method_not_allowed"];
+const BODY: readonly ErrorCode[] = ["invalid_json", "invalid_request", "too_deep", "payload_too_large"];
+const SESSION: readonly ErrorCode[] = ["invalid_session_id", "rate_limited", "too_many_sessions"];
+const SIMPLE_TOOL = { description: "An OpenAPI example tool.", parameters: { type: "object", properties: { text: { type: "string" } } } };
+
+export const OPERATIONS: readonly Operation[] = [
+  {
+    method: "GET", path: "/v1/health", summary: "Liveness and version; says why when the configuration is bad", open: true,
+    ok: { 200: { description: "always 200", schema: obj({ ok: bool, version: str, configError: str }, ["ok", "version"]) } },
+    errors: ["method_not_allowed"],
+    examples: [{ summary: "health", token: "none", status: 200 }],
+  },
+  {
+    method: "GET", path: "/v1/openapi.json", summary: "This document", open: true,
+    ok: { 200: { description: "OpenAPI 3.1", schema: anyObject } },
+    errors: ["method_not_allowed"],
+    examples: [{ summary: "the document", token: "none", status: 200 }],
+  },
+  {
+    method: "GET", path: "/v1/tools", summary: "Tool definitions visible to the caller",
+    query: { groups: { type: "string", description: "comma-separated groups" }, format: { enum: ["openai", "responses", "anthropic", "mcp", "summary"] } },
+    ok: { 200: { description: "the tools", schema: obj({ tools: { type: "array", items: anyObject } }, ["tools"]) } },
+    errors: [...CALLER, "invalid_request", "rate_limited"],
+    examples: [
+      { summary: "summaries", token: "user", query: "format=summary", status: 200 },
+      { summary: "an unknown format", token: "user", query: "format=yaml", status: 400 },
+      { summary: "no token", token: "none", status: 401 },
+    ],
+  },
+  {
+    method: "PUT", path: "/v1/tools", summary: "Registers many tools, all or nothing (owner)", owner: true,
+    body: obj({ tools: { type: "array", items: toolDefinition }, context: str }, ["tools"], { additionalProperties: false }),
+    ok: { 200: { description: "registered", schema: obj({ registered: int, created: int, replaced: int, version: int }) } },
+    errors: [...CALLER, ...BODY, "forbidden", "too_many_tools", "too_many_items"],
+    examples: [
+      { summary: "one tool", token: "owner", body: { tools: [{ name: "openapi_bulk_example", ...SIMPLE_TOOL }], context: "openapi-example" }, status: 200 },
+      { summary: "not the owner", token: "user", body: { tools: [] }, status: 403 },
+      { summary: "no tools field", token: "owner", body: {}, status: 400 },
+    ],
+  },
+  {
+    method: "PUT", path: "/v1/tools/:name", summary: "Registers or replaces one tool (owner)", owner: true,
+    body: toolDefinition,
+    ok: {
+      201: { description: "created", schema: obj({ tool: anyObject, context: str, version: int }) },
+      200: { description: "replaced", schema: obj({ tool: anyObject, context: str, version: int }) },
+    },
+    errors: [...CALLER, ...BODY, "forbidden", "too_many_tools"],
+    examples: [
+      { summary: "a bad name", token: "owner", params: { name: "bad name" }, body: SIMPLE_TOOL, status: 400 },
+      { summary: "not the owner", token: "user", params: { name: "openapi_x" }, body: SIMPLE_TOOL, status: 403 },
+    ],
+  },
+  {
+    method: "DELETE", path: "/v1/tools/:name", summary: "Removes one tool (owner)", owner: true,
+    ok: { 200: { description: "removed", schema: obj({ removed: str, version: int }) } },
+    errors: [...CALLER, "forbidden", "invalid_request", "tool_not_found"],
+    examples: [{ summary: "an unknown tool", token: "owner", params: { name: "openapi_absent" }, status: 404 }],
+  },
+  {
+    method: "DELETE", path: "/v1/contexts/:id", summary: "Removes every tool a context registered (owner)", owner: true,
+    ok: { 200: { description: "disposed", schema: obj({ context: str, removed: int, version: int }) } },
+    errors: [...CALLER, "forbidden", "invalid_request"],
+    examples: [{ summary: "an empty context", token: "owner", params: { id: "openapi-empty" }, status: 200 }],
+  },
+  {
+    method: "POST", path: "/v1/sessions/:sid/prepare", summary: "The tool list for the next LLM turn",
+    body: obj({ messages: { type: "array" }, tools: { type: "array" }, enabledGroups: strings, format: { enum: ["openai", "responses", "anthropic", "mcp"] } }, ["messages"]),
+    ok: { 200: { description: "the turn's tools", schema: obj({ tools: { type: "array" }, applied: bool, discovered: strings, stats: obj({ total: int, sent: int, tokensAll: int, tokensSent: int }) }) } },
+    errors: [...CALLER, ...BODY, ...SESSION, "too_many_items"],
+    examples: [
+      { summary: "a first turn", token: "user", params: { sid: "openapi-prepare" }, body: { messages: [{ role: "user", content: "hello" }] }, status: 200 },
+      { summary: "a bad session id", token: "user", params: { sid: "bad id!" }, body: { messages: [] }, status: 400 },
+    ],
+  },
+  {
+    method: "POST", path: "/v1/sessions/:sid/search", summary: "search_tools; the tools found join the session",
+    body: obj({ query: str, limit: int, offset: int, enabledGroups: strings, mode: { enum: ["substring", "minisearch"] } }, ["query"]),
+    ok: { 200: { description: "the search_tools result", schema: searchResult } },
+    errors: [...CALLER, ...BODY, ...SESSION],
+    examples: [
+      { summary: "a search", token: "user", params: { sid: "openapi-search" }, body: { query: "time" }, status: 200 },
+      { summary: "not JSON", token: "user", params: { sid: "openapi-search" }, body: "{", status: 400 },
+    ],
+  },
+  {
+    method: "POST", path: "/v1/sessions/:sid/execute", summary: "Calls a tool through the guard",
+    body: obj({ name: str, arguments: { type: ["object", "string"] }, enabledGroups: strings }, ["name"]),
+    ok: { 200: { description: "every tool-level outcome", schema: obj({ content: str, isError: bool, confirmation: anyObject }, ["content", "isError"]) } },
+    errors: [...CALLER, ...BODY, ...SESSION],
+    examples: [
+      { summary: "an unknown tool (a tool-level outcome)", token: "user", params: { sid: "openapi-execute" }, body: { name: "openapi_absent" }, status: 200 },
+      { summary: "no name", token: "user", params: { sid: "openapi-execute" }, body: {}, status: 400 },
+    ],
+  },
+  {
+    method: "POST", path: "/v1/sessions/:sid/confirmations/:id", summary: "Approves or denies a pending confirmation",
+    body: obj({ approve: bool }, ["approve"]),
+    ok: { 200: { description: "answered", schema: obj({ id: str, approved: bool, capability: str, mode: str }) } },
+    errors: [...CALLER, ...BODY, "invalid_session_id", "rate_limited", "confirmation_not_found", "confirmation_expired"],
+    examples: [{ summary: "an unknown id", token: "user", params: { sid: "openapi-confirm", id: "none" }, body: { approve: true }, status: 404 }],
+  },
+  {
+    method: "POST", path: "/v1/memory/clear", summary: "Forgets the discovered tools of one session or all",
+    body: obj({ scope: { enum: ["session", "all"] }, sessionId: str }, ["scope"]),
+    ok: { 200: { description: "cleared", schema: obj({ scope: str, cleared: int, pending: int }) } },
+    errors: [...CALLER, ...BODY, "invalid_session_id", "rate_limited"],
+    examples: [
+      { summary: "one session", token: "user", body: { scope: "session", sessionId: "openapi-clear" }, status: 200 },
+      { summary: "a bad scope", token: "user", body: { scope: "some" }, status: 400 },
+    ],
+  },
+  {
+    method: "POST", path: "/v1/untrusted/wrap", summary: "Wraps outside text behind the untrusted-content banner",
+    body: obj({ content: str, source: str }, ["content", "source"]),
+    ok: { 200: { description: "wrapped", schema: obj({ content: str }, ["content"]) } },
+    errors: [...CALLER, ...BODY, "rate_limited"],
+    examples: [{ summary: "a page", token: "user", body: { content: "text", source: "https://example.com" }, status: 200 }],
+  },
+  {
+    method: "GET", path: "/v1/stats", summary: "Usage figures: the caller's, or with ?principal= anyone's (owner)",
+    query: { principal: { type: "string", description: "another principal (owner only)" } },
+    ok: { 200: { description: "the figures", schema: obj({
+      principal: str, turns: int, tokensAll: int, tokensSent: int, tokensSaved: int, savedPercent: { type: "number" }, searches: int,
+      executions: obj({ allow: int, deny: int, confirm: int, error: int, rate_limited: int }), lastActivity: { type: ["string", "null"] },
+    }) } },
+    errors: [...CALLER, "invalid_request", "forbidden", "rate_limited"],
+    examples: [
+      { summary: "mine", token: "user", status: 200 },
+      { summary: "another's, not the owner", token: "user", query: "principal=someone", status: 403 },
+      { summary: "another's, the owner", token: "owner", query: "principal=someone", status: 200 },
+    ],
+  },
+  {
+    method: "POST", path: "/mcp", summary: "MCP Streamable HTTP (JSON-RPC); errors in JSON-RPC form, code in error.data.code",
+    body: anyObject,
+    ok: { 200: { description: "a JSON-RPC answer (JSON or SSE)", schema: anyObject }, 202: { description: "a notification accepted", schema: anyObject } },
+    errors: [...CALLER, ...BODY, "forbidden_origin", "session_not_found", "rate_limited", "too_many_sessions"],
+    examples: [{ summary: "no token", token: "none", body: { jsonrpc: "2.0", id: 1, method: "ping" }, status: 401 }],
+  },
+  {
+    method: "DELETE", path: "/mcp", summary: "Ends an MCP session (Mcp-Session-Id header)",
+    ok: { 200: { description: "ended", schema: anyObject } },
+    errors: [...CALLER, "forbidden_origin", "session_not_found"],
+    examples: [{ summary: "no token", token: "none", status: 401 }],
+  },
+  ...["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"].map((path): Operation => ({
+    method: "GET", path, summary: "RFC 9728 protected-resource metadata of /mcp", open: true,
+    ok: { 200: { description: "the metadata", schema: obj({ resource: str, authorization_servers: strings }) } },
+    errors: ["method_not_allowed", "misconfigured"],
+    examples: [{ summary: "the metadata", token: "none", status: 200 }],
+  })),
+];
+
+/** Answered by the router itself for any path it does not know (404) or a known path with another method (405). */
+export const ROUTER_ERRORS: readonly ErrorCode[] = ["not_found", "method_not_allowed"];
+
+const errorSchema: Schema = obj({
+  error: obj({ code: { $ref: "#/components/schemas/ErrorCode" }, message: str }, ["code", "message"]),
+}, ["error"]);
+
+/** `/v1/tools/:name` → `/v1/tools/{name}`. */
+export function openApiPath(path: string): string {
+  return path.replaceAll(/:([A-Za-z]+)/g, "{$1}");
+}
+
+function operationObject(operation: Operation): Schema {
+  const parameters = [
+    ...[...operation.path.matchAll(/:([A-Za-z]+)/g)].map((match) => ({ name: match[1], in: "path", required: true, schema: str })),
+    ...Object.entries(operation.query ?? {}).map(([name, schema]) => ({ name, in: "query", required: false, schema })),
+  ];
+  const responses: Record<string, unknown> = {};
+  for (const [status, answer] of Object.entries(operation.ok)) {
+    responses[status] = { description: answer.description, content: { "application/json": { schema: answer.schema } } };
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of operation.errors) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const [status, codes] of [...byStatus].toSorted(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: codes.join(", "),
+      content: { "application/json": { schema: { allOf: [{ $ref: "#/components/schemas/Error" }], "x-error-codes": codes } } },
+    };
+  }
+  const examples = Object.fromEntries(operation.examples.map((example, index) => [`example${index}`, { summary: `${example.summary} → ${example.status}`, value: example.body }]));
+  return {
+    summary: operation.summary,
+    operationId: `${operation.method.toLowerCase()}${operation.path.replaceAll(/[^A-Za-z0-9]+/g, "_")}`,
+    ...(operation.open === true ? { security: [] } : {}),
+    ...(operation.owner === true ? { description: "The owner only (a token with `owner: true`)." } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.body !== undefined
+      ? { requestBody: { required: true, content: { "application/json": { schema: operation.body, examples } } } }
+      : {}),
+    responses,
+    "x-examples": operation.examples,
+  };
+}
+
+let built: Schema | undefined;
+
+/** The document (built once per isolate). */
+export function openApiDocument(): Schema {
+  if (built) return built;
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const operation of OPERATIONS) {
+    const path = openApiPath(operation.path);
+    paths[path] = { ...paths[path], [operation.method.toLowerCase()]: operationObject(operation) };
+  }
+  built = {
+    openapi: "3.1.0",
+    info: { title: "toolgate", version: CORE_VERSION, description: "A tool-search gateway for AI agents (README: HTTP API)." },
+    servers: [{ url: "/" }],
+    security: [{ bearer: [] }],
+    paths,
+    "x-router-errors": Object.fromEntries(ROUTER_ERRORS.map((code) => [code, ERROR_STATUS[code]])),
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+      schemas: {
+        ErrorCode: { enum: Object.keys(ERROR_STATUS), "x-status": ERROR_STATUS },
+        Error: errorSchema,
+      },
+    },
+  };
+  return built;
+}
