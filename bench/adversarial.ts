@@ -11,6 +11,7 @@ import { validateToolDefinition } from "../src/core/definition.ts";
 import type { JsonSchema } from "../src/core/types.ts";
 import { MAX_BODY_DEPTH } from "../src/http/body.ts";
 import { exampleArguments } from "../test/fixtures/exampleArguments.ts";
+import { timed } from "./stats.ts";
 
 export interface AdversarialCase {
   name: string;
@@ -120,18 +121,6 @@ function firstLine(lines: readonly string[]): string {
   return lines.length > 1 ? `${line.slice(0, 120)} (+${lines.length - 1} more)` : line.slice(0, 140);
 }
 
-function threadCpuMs(): number {
-  const usage = process.threadCpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
-/** Runs `run`: its result, wall and thread CPU milliseconds (CPU time is what other processes' load leaves alone). */
-function timed<T>(run: () => T): [T, number, number] {
-  const cpu = threadCpuMs();
-  const started = performance.now();
-  const result = run();
-  return [result, performance.now() - started, threadCpuMs() - cpu];
-}
 
 const COLD_RUNS = 3;
 

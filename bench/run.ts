@@ -24,7 +24,7 @@ import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
 import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
-import { summarize, type Distribution } from "./stats.ts";
+import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -97,20 +97,6 @@ interface SizeResult {
   latency: Record<"keywords3" | "sentence20", Latency>;
 }
 
-function threadCpuMs(): number {
-  const usage = process.threadCpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
-/** Runs `run` once: its result, wall milliseconds and thread CPU milliseconds. */
-function measure<T>(run: () => T): [T, number, number] {
-  const cpuStart = threadCpuMs();
-  const started = performance.now();
-  const result = run();
-  const wall = performance.now() - started;
-  return [result, wall, threadCpuMs() - cpuStart];
-}
-
 function measureLatency(index: SearchIndex, queries: readonly string[]): Latency {
   for (const query of queries.slice(0, WARM_UP_QUERIES)) index.search(query);
   collectGarbage?.();
@@ -131,14 +117,14 @@ function measureLatency(index: SearchIndex, queries: readonly string[]): Latency
 function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queries: Record<"keywords3" | "sentence20", string[]>): SizeResult {
   // The first build of an isolate starts with cold term caches; later ones (a new registry version) reuse them.
   const before = memory();
-  const [index, firstMs, firstCpuMs] = measure(() => createSearchIndex(mode, catalog));
+  const [index, firstMs, firstCpuMs] = timed(() => createSearchIndex(mode, catalog));
   const after = memory();
   const runs = catalog.length >= 50_000 ? 2 : quick ? 3 : 5;
   const wall = [firstMs];
   const cpu = [firstCpuMs];
   for (let i = 1; i < runs; i++) {
     collectGarbage?.();
-    const [, wallMs, cpuMs] = measure(() => createSearchIndex(mode, catalog));
+    const [, wallMs, cpuMs] = timed(() => createSearchIndex(mode, catalog));
     wall.push(wallMs);
     cpu.push(cpuMs);
   }
@@ -148,7 +134,7 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
   const addCpu: number[] = [];
   for (let i = 0; i < (catalog.length >= 50_000 ? 1 : 3); i++) {
     collectGarbage?.();
-    const [, wallMs, cpuMs] = measure(() => createSearchIndex(mode, grown));
+    const [, wallMs, cpuMs] = timed(() => createSearchIndex(mode, grown));
     addWall.push(wallMs);
     addCpu.push(cpuMs);
   }

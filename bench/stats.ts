@@ -30,3 +30,18 @@ export function summarize(values: readonly number[]): Distribution {
     max: round(sorted.at(-1) ?? Number.NaN),
   };
 }
+
+/** This thread's CPU time so far, in ms (what other processes' load leaves alone). */
+export function threadCpuMs(): number {
+  const usage = process.threadCpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** Runs `run` once: its result, wall milliseconds and thread CPU milliseconds. */
+export function timed<T>(run: () => T): [T, number, number] {
+  const cpuStart = threadCpuMs();
+  const started = performance.now();
+  const result = run();
+  const wall = performance.now() - started;
+  return [result, wall, threadCpuMs() - cpuStart];
+}

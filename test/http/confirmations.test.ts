@@ -8,25 +8,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { PREVIEW_MAX_STRING } from "../../src/core/approval.ts";
 import { texts } from "../../src/core/locale.ts";
+import type { ConfirmationRequest, ToolResult } from "../../src/core/types.ts";
 import { anError, api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";
 
 const t = texts("en");
 
-interface Confirmation {
-  id: string;
-  capability: string;
-  mode: "session" | "always";
-  expiresAt: number;
-  tool: string;
-  description: string;
-  arguments: unknown;
-}
-
-interface ExecuteBody {
-  content: string;
-  isError: boolean;
-  confirmation?: Confirmation;
-}
+/** The execute answer: the core's tool result as the route sends it. */
+type ExecuteBody = Pick<ToolResult, "content" | "isError" | "confirmation">;
+type Confirmation = ConfirmationRequest;
 
 async function execute(caller: string, sid: string, name: string, args: Record<string, unknown>): Promise<ExecuteBody> {
   const response = await api(`/v1/sessions/${sid}/execute`, { token: caller, body: { name, arguments: args } });

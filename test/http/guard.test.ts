@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
+import type { ConfirmationRequest, ToolResult } from "../../src/core/types.ts";
 import { sanitizeSource } from "../../src/core/untrusted.ts";
 import { sessionStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
@@ -20,21 +21,9 @@ const REMOTE_SECRET = env.TOOL_SECRET_REMOTE_TOKEN;
 /** The suite's config leaves confirmationTtlSeconds at its default. */
 const CONFIRMATION_TTL_MS = DEFAULT_LIMITS.confirmationTtlSeconds * 1000;
 
-interface Confirmation {
-  id: string;
-  capability: string;
-  mode: "session" | "always";
-  expiresAt: number;
-  tool: string;
-  description: string;
-  arguments: unknown;
-}
-
-interface ExecuteBody {
-  content: string;
-  isError: boolean;
-  confirmation?: Confirmation;
-}
+/** The execute answer: the core's tool result as the route sends it. */
+type ExecuteBody = Pick<ToolResult, "content" | "isError" | "confirmation">;
+type Confirmation = ConfirmationRequest;
 
 /** A principal with a fresh id, so that no other test shares its sessions or its rate-limit counter. */
 async function principal(label: string, claims: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
