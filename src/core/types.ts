@@ -29,7 +29,10 @@ export type ExecutorSpec =
 
 /** A tool as registered (the README's `PUT /v1/tools/:name`). */
 export interface ToolDefinition {
+  /** Always portable (toolNames.ts): what the model sees and calls. */
   name: string;
+  /** The name the tool has where it came from (an MCP server, a client's list), when it had to be fitted. */
+  originalName?: string;
   description: string;
   parameters: JsonSchema;
   groups?: string[];
