@@ -202,17 +202,21 @@ export function runSearchTools(
   const byName = toolsByName(catalog);
   const visible = (tool: ToolDefinition): boolean => enabledGroups === undefined || isVisible(tool.groups, enabledGroups);
 
-  const matches: ToolDefinition[] = [];
-  for (const name of index.search(params.query)) {
-    const tool = byName.get(name);
-    // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
-    if (tool && tool.name !== SEARCH_TOOLS_NAME && visible(tool)) matches.push(tool);
-  }
-
-  const total = matches.length;
   const offset = params.offset ?? 0;
   const limit = params.limit ?? config.maxSearchResults;
-  const page = matches.slice(offset, limit === 0 ? undefined : offset + limit);
+  // The index ranks only the first `offset + limit` (and counts the rest): a page never costs a full ranking.
+  const accept = (name: string): boolean => {
+    const tool = byName.get(name);
+    // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
+    return tool !== undefined && tool.name !== SEARCH_TOOLS_NAME && visible(tool);
+  };
+  const ranked = index.searchPage(params.query, limit === 0 ? Infinity : offset + limit, accept);
+  const total = ranked.total;
+  const page: ToolDefinition[] = [];
+  for (const name of ranked.names.slice(offset)) {
+    const tool = byName.get(name);
+    if (tool) page.push(tool);
+  }
   const returned = page.length;
   const nextOffset = offset + returned < total && returned > 0 ? offset + returned : undefined;
 

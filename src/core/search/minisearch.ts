@@ -1,5 +1,7 @@
-// Ranked search: a MiniSearch (BM25) index over names, descriptions, parameters and groups (fields.ts), of text
-// analyzed by analyze.ts (identifiers and CJK bigrams split, stop words dropped, English stemmed).
+// Ranked search: BM25 as MiniSearch scores it, over names, descriptions, parameters and groups (fields.ts), of text
+// analyzed by analyze.ts (identifiers and CJK bigrams split, stop words dropped, English stemmed). The index and its
+// query path are our own (bm25Postings.ts, bm25Rank.ts: top-k with MaxScore, updates in place); `buildIndex` below
+// builds the MiniSearch index the tests hold them to (the same scores, the same order).
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
@@ -8,15 +10,18 @@ import type { AsPlainObject, Options, SearchOptions } from "minisearch";
 import type { ToolDefinition } from "../types.ts";
 import { analyze } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, toolFieldParts } from "./fields.ts";
+import { Bm25Postings } from "./bm25Postings.ts";
+import { Bm25Ranker, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
+import { diffCatalog } from "./catalogDiff.ts";
 import { PostingCollector } from "./postings.ts";
 import { fillTermIndex } from "./termIndex.ts";
 import { hasCjk } from "./text.ts";
-import type { SearchIndex } from "./types.ts";
+import type { SearchIndex, SearchPage } from "./types.ts";
 
 /** Typos are corrected only in words long enough that one wrong letter still leaves them recognisable. */
-const MIN_FUZZY_LENGTH = 5;
+export const MIN_FUZZY_LENGTH = 5;
 /** Shorter prefixes match too much to mean anything. */
-const MIN_PREFIX_LENGTH = 3;
+export const MIN_PREFIX_LENGTH = 3;
 /** An unknown query word backs off to its longest known prefix of at least this many letters (and 40% of it)… */
 const MIN_BACKOFF_LENGTH = 4;
 const MIN_BACKOFF_SHARE = 0.4;
@@ -37,10 +42,15 @@ export const DEFAULT_TUNING: RankingTuning = {
   bm25: { k: 1.2, b: 0.2, d: 0 },
   prefixWeight: 0.55,
 };
-const FUZZY_WEIGHT = 0.3;
+export const FUZZY_WEIGHT = 0.3;
+/**
+ * A query is searched by at most this many terms, its weightiest (rarest): a pasted paragraph costs no more than a
+ * long sentence. Twenty words analyze to at most 20 terms and 20 back-off prefixes: they are never cut.
+ */
+export const MAX_QUERY_TERMS = 40;
 
 /** A word that can be a typo, or back off to a prefix: plain lower-case ASCII letters (what the stemmer handles). */
-const ASCII_WORD = /^[a-z]+$/;
+export const ASCII_WORD = /^[a-z]+$/;
 const IDENTIFIER_LIKE = /[_.\-\d]|\p{Ll}\p{Lu}/u;
 const SURROUNDING_PUNCTUATION = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
 
@@ -102,90 +112,178 @@ export function buildIndex(tools: readonly ToolDefinition[]): BuiltIndex {
   return { index, documentFrequency: collector.documentFrequency() };
 }
 
-/** The ranked index; `tuning` is for the bench's sweep (the defaults are what the gateway uses). */
-export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
-  const names = tools.map((tool) => tool.name);
-  const toolCount = tools.length;
-  const { index, documentFrequency } = buildIndex(tools);
+/** What a query's terms need from the catalog: how many tools hold a term, and how many tools there are. */
+export interface TermStatistics {
+  toolCount: number;
+  toolFrequency(term: string): number;
+}
 
-  // Tools whose exact name (ignoring case) the query states come first: the model often searches by a name it saw.
-  const byLowerName = new Map<string, number>();
-  names.forEach((name, id) => {
-    const lower = name.toLowerCase();
-    if (!byLowerName.has(lower)) byLowerName.set(lower, id);
-  });
-
+/**
+ * The terms a query is searched by, in query order, each with its weight (MiniSearch's termBoost): rare words weigh
+ * more (BM25's IDF over the catalog), a word said n times √n, an unknown word backs off to its longest known prefix;
+ * whether each matches as a prefix, and whether as a typo. At most MAX_QUERY_TERMS, the weightiest.
+ */
+export function queryTerms(query: string, stats: TermStatistics): QueryTerm[] {
+  const { toolCount } = stats;
+  const known = (term: string): boolean => stats.toolFrequency(term) > 0;
   const maxIdf = Math.log(1 + toolCount);
   /** BM25's inverse document frequency over the whole catalog, scaled to about 0..1: rare query words count more. */
   const idfWeight = (term: string): number => {
-    const df = documentFrequency.get(term) ?? 0;
+    const df = stats.toolFrequency(term);
     return maxIdf === 0 ? 1 : Math.log(1 + (toolCount - df + 0.5) / (df + 0.5)) / maxIdf;
   };
-
   /** The longest known prefix of an unknown word ("rental" → "rent"), or undefined. */
   const backoff = (term: string): string | undefined => {
     if (!ASCII_WORD.test(term)) return undefined;
     const shortest = Math.max(MIN_BACKOFF_LENGTH, Math.ceil(MIN_BACKOFF_SHARE * term.length));
     for (let length = term.length - 1; length >= shortest; length--) {
       const prefix = term.slice(0, length);
-      if (documentFrequency.has(prefix)) return prefix;
+      if (known(prefix)) return prefix;
     }
     return undefined;
   };
+  const counts = new Map<string, number>();
+  for (const term of analyze(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const weights = new Map<string, number>();
+  for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term));
+  for (const term of counts.keys()) {
+    if (known(term)) continue;
+    const prefix = backoff(term);
+    if (prefix !== undefined && !weights.has(prefix)) weights.set(prefix, BACKOFF_WEIGHT * idfWeight(prefix));
+  }
+  let entries = [...weights];
+  if (entries.length > MAX_QUERY_TERMS) {
+    const kept = new Set(entries.map((entry, at) => ({ weight: entry[1], at })).sort((a, b) => b.weight - a.weight || a.at - b.at).slice(0, MAX_QUERY_TERMS).map((entry) => entry.at));
+    entries = entries.filter((_, at) => kept.has(at));
+  }
+  return entries.map(([term, boost]) => ({
+    term,
+    boost,
+    prefix: term.length >= MIN_PREFIX_LENGTH || hasCjk(term),
+    // One edit away, and only for words the catalog does not know (those can be typos): long queries stay fast.
+    fuzzy: term.length >= MIN_FUZZY_LENGTH && !known(term) && ASCII_WORD.test(term),
+  }));
+}
 
-  const queryWeights = (query: string): Map<string, number> => {
-    const counts = new Map<string, number>();
-    for (const term of analyze(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    const weights = new Map<string, number>();
-    for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term));
-    for (const term of counts.keys()) {
-      if (documentFrequency.has(term)) continue;
-      const known = backoff(term);
-      if (known !== undefined && !weights.has(known)) weights.set(known, BACKOFF_WEIGHT * idfWeight(known));
+/** Tools whose exact name (ignoring case) the query states, by their keys in `byLowerName`, in query order. */
+function exactNameMatches(query: string, byLowerName: ReadonlyMap<string, number>): number[] {
+  const ids: number[] = [];
+  const whole = byLowerName.get(query.trim().toLowerCase());
+  if (whole !== undefined) ids.push(whole);
+  for (const word of query.split(/\s+/)) {
+    const bare = word.replace(SURROUNDING_PUNCTUATION, "");
+    if (!IDENTIFIER_LIKE.test(bare)) continue;
+    const id = byLowerName.get(bare.toLowerCase());
+    if (id !== undefined && !ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** A catalog change this large (changed tools, or slots left empty) is rebuilt rather than patched. */
+const MAX_PATCH_SHARE = 0.25;
+const MIN_PATCH_LIMIT = 64;
+
+/** The ranked index over a catalog; `update` turns it into the index of the catalog's next version. */
+class RankedIndex implements SearchIndex {
+  readonly #postings = new Bm25Postings();
+  readonly #ranker = new Bm25Ranker(this.#postings);
+  readonly #options: ScoringOptions;
+  /** Slot → the tool it holds (undefined once removed); names by slot. */
+  readonly #slotTools: (ToolDefinition | undefined)[] = [];
+  readonly #slotNames: string[] = [];
+  /** Slot → position in the catalog (ties rank in catalog order); the catalog's names in order. */
+  #position = new Int32Array(0);
+  #names: string[] = [];
+  /** Lower-cased name → the slot of the first tool so named. */
+  #byLowerName = new Map<string, number>();
+
+  constructor(tools: readonly ToolDefinition[], tuning: RankingTuning) {
+    this.#options = {
+      fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
+      bm25: tuning.bm25,
+      prefixWeight: tuning.prefixWeight,
+      fuzzyWeight: FUZZY_WEIGHT,
+    };
+    this.#add(tools);
+    this.#order(tools, Int32Array.from(tools, (_, i) => i));
+  }
+
+  get size(): number {
+    return this.#names.length;
+  }
+
+  #add(tools: readonly ToolDefinition[]): number {
+    const first = this.#postings.addTools(tools);
+    for (const tool of tools) {
+      this.#slotTools.push(tool);
+      this.#slotNames.push(tool.name);
     }
-    return weights;
-  };
+    return first;
+  }
 
-  const exactNameMatches = (query: string): number[] => {
-    const ids: number[] = [];
-    const whole = byLowerName.get(query.trim().toLowerCase());
-    if (whole !== undefined) ids.push(whole);
-    for (const word of query.split(/\s+/)) {
-      const bare = word.replace(SURROUNDING_PUNCTUATION, "");
-      if (!IDENTIFIER_LIKE.test(bare)) continue;
-      const id = byLowerName.get(bare.toLowerCase());
-      if (id !== undefined && !ids.includes(id)) ids.push(id);
+  /** Records the catalog order: `slots[i]` holds `tools[i]`. */
+  #order(tools: readonly ToolDefinition[], slots: Int32Array): void {
+    const position = new Int32Array(this.#slotTools.length).fill(-1);
+    const byLowerName = new Map<string, number>();
+    slots.forEach((slot, i) => {
+      position[slot] = i;
+      const lower = (tools[i]?.name ?? "").toLowerCase();
+      if (!byLowerName.has(lower)) byLowerName.set(lower, slot);
+    });
+    this.#position = position;
+    this.#byLowerName = byLowerName;
+    this.#names = tools.map((tool) => tool.name);
+  }
+
+  search(query: string): string[] {
+    return this.searchPage(query, Infinity).names;
+  }
+
+  searchPage(query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage {
+    if (query.trim() === "") {
+      const kept = this.#names.filter((name) => accept(name));
+      return { names: kept.slice(0, count), total: kept.length };
     }
-    return ids;
-  };
+    const exact = exactNameMatches(query, this.#byLowerName).filter((slot) => accept(this.#slotNames[slot] ?? ""));
+    const placed = new Set(exact);
+    const acceptSlot = (slot: number): boolean => !placed.has(slot) && accept(this.#slotNames[slot] ?? "");
+    const terms = queryTerms(query, { toolCount: this.#names.length, toolFrequency: (term) => this.#postings.toolFrequency(term) });
+    const ranked =
+      count === Infinity
+        ? this.#ranker.rankAll(terms, this.#options, acceptSlot, this.#position)
+        : this.#ranker.rankTop(terms, this.#options, Math.max(0, count - exact.length), acceptSlot, this.#position);
+    const slots = [...exact, ...ranked.slots].slice(0, count);
+    return { names: slots.map((slot) => this.#slotNames[slot] ?? ""), total: exact.length + ranked.total };
+  }
 
-  return {
-    size: toolCount,
-    search(query: string): string[] {
-      if (query.trim() === "") return [...names];
-      const exact = exactNameMatches(query);
-      const weights = queryWeights(query);
-      const options: SearchOptions = {
-        boost: { ...tuning.boost },
-        combineWith: "OR",
-        bm25: tuning.bm25,
-        weights: { prefix: tuning.prefixWeight, fuzzy: FUZZY_WEIGHT },
-        // The query is analyzed above; MiniSearch only splits the joined terms again.
-        tokenize: splitTerms,
-        processTerm: (term) => term,
-        boostTerm: (term) => weights.get(term) ?? 0,
-        prefix: (term) => term.length >= MIN_PREFIX_LENGTH || hasCjk(term),
-        // One edit away, and only for words the catalog does not know (those can be typos): long queries stay fast.
-        fuzzy: (term) => (term.length >= MIN_FUZZY_LENGTH && !documentFrequency.has(term) && ASCII_WORD.test(term) ? 1 : false),
-      };
-      const results = weights.size === 0 ? [] : index.search([...weights.keys()].join(" "), options);
-      // Equal scores keep catalog order, so that the answer never depends on the index's internal order.
-      const scored = results.map((result) => ({ id: Number(result.id), score: result.score }));
-      scored.sort((a, b) => b.score - a.score || a.id - b.id);
-      const ranked = [...exact];
-      const placed = new Set(exact);
-      for (const { id } of scored) if (!placed.has(id)) ranked.push(id);
-      return ranked.map((id) => names[id] ?? "");
-    },
-  };
+  update(tools: readonly ToolDefinition[]): SearchIndex | undefined {
+    const diff = diffCatalog(this.#slotTools, tools);
+    if (!diff) return undefined;
+    const limit = Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * tools.length);
+    const emptySlots = this.#slotTools.length - this.#postings.liveCount;
+    if (diff.removed.length + diff.added > limit || emptySlots + diff.removed.length > limit) return undefined;
+    for (const slot of diff.removed) {
+      this.#postings.removeSlot(slot);
+      this.#slotTools[slot] = undefined;
+    }
+    const addedAt: number[] = [];
+    const added: ToolDefinition[] = [];
+    diff.slotOfNew.forEach((slot, i) => {
+      const tool = tools[i];
+      if (slot !== -1 || tool === undefined) return;
+      addedAt.push(i);
+      added.push(tool);
+    });
+    const first = this.#add(added);
+    addedAt.forEach((i, n) => {
+      diff.slotOfNew[i] = first + n;
+    });
+    this.#order(tools, diff.slotOfNew);
+    return this;
+  }
+}
+
+/** The ranked index; `tuning` is for the bench's sweep (the defaults are what the gateway uses). */
+export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
+  return new RankedIndex(tools, tuning);
 }

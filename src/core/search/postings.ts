@@ -88,6 +88,16 @@ export class PostingCollector {
     return frequencies;
   }
 
+  /** Every posting in the order recorded (tool by tool, field by field): its term, tool, field and frequency. */
+  postings(): { postingTerm: Int32Array; postingTool: Int32Array; postingField: Int32Array; postingCount: Int32Array } {
+    return {
+      postingTerm: this.#postingTerm.view(),
+      postingTool: this.#postingTool.view(),
+      postingField: this.#postingField.view(),
+      postingCount: this.#postingCount.view(),
+    };
+  }
+
   /** The postings grouped by term (a counting sort: catalog order stays within each term). */
   byTerm(): PostingsByTerm {
     const termCount = this.terms.length;

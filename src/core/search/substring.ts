@@ -6,7 +6,8 @@
 // matches, so "the" or "can", which hit nearly every tool, weigh almost nothing), twice as much in a name, and more
 // where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
-import type { SearchIndex } from "./types.ts";
+import { TopK } from "./topK.ts";
+import type { SearchIndex, SearchPage } from "./types.ts";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
 const CJK_RUNS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
@@ -131,6 +132,8 @@ const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 const INSIDE_WORD_SHARE = 0.5;
 
 const INNER_START = /[^\p{L}\p{N}][\p{L}\p{N}]/u;
+/** How many hits of expensive keywords an index keeps (5 bytes each: at most 5 MB). */
+const EXPENSIVE_HITS = 1_000_000;
 /** Score buckets of the ranking's counting sort. */
 const BUCKETS = 4096;
 
@@ -175,10 +178,32 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return best;
   }
 
+  /**
+   * The hits of the keywords that cost most to scan (those walking more postings than the catalog has tools: "a",
+   * "the", "to", which conversational queries repeat), kept so that they are walked once per index; least recently
+   * used dropped first.
+   */
+  const expensive = new Map<string, { tools: Uint32Array; kinds: Uint8Array }>();
+  let keptHits = 0;
+
   /** Marks the tools `keyword` hits and how; returns how many distinct tools (they are `hitTools[0 .. n)`). */
   function scan(keyword: string, stamp: number): number {
+    const kept = expensive.get(keyword);
+    if (kept) {
+      expensive.delete(keyword);
+      expensive.set(keyword, kept);
+      const { tools: hit, kinds } = kept;
+      for (let i = 0; i < hit.length; i++) {
+        const tool = hit[i] ?? 0;
+        lastKeyword[tool] = stamp;
+        hitKind[tool] = kinds[i] ?? 0;
+      }
+      hitTools.set(hit);
+      return hit.length;
+    }
     const list = candidates(keyword);
     if (!list) return 0;
+    let walked = 0;
     // A keyword of one or two code units is exactly its character or pair; a longer one is checked word by word.
     const exact = keyword.length <= 2;
     let count = 0;
@@ -188,6 +213,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       // Keywords of one or two characters weigh little and hit most words: only a word's own start counts for them.
       const start = inner[word] === 1 && !exact ? startsAWord(text, keyword) : text.startsWith(keyword);
       const end = postingStarts[word + 1] ?? 0;
+      walked += end - (postingStarts[word] ?? 0);
       for (let p = postingStarts[word] ?? 0; p < end; p++) {
         const entry = postings[p] ?? 0;
         const tool = entry >>> 1;
@@ -197,6 +223,17 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
           hitTools[count++] = tool;
         }
         hitKind[tool] = (hitKind[tool] ?? 0) | ((start ? 2 : 1) << (entry & 1 ? 2 : 0));
+      }
+    }
+    if (walked > size && count > 0) {
+      const tools = hitTools.slice(0, count);
+      expensive.set(keyword, { tools, kinds: Uint8Array.from(tools, (tool) => hitKind[tool] ?? 0) });
+      keptHits += count;
+      while (keptHits > EXPENSIVE_HITS) {
+        const oldest = expensive.entries().next();
+        if (oldest.done) break;
+        keptHits -= oldest.value[1].tools.length;
+        expensive.delete(oldest.value[0]);
       }
     }
     return count;
@@ -231,9 +268,10 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     }
   }
 
-  function search(query: string): string[] {
+  /** Scores the matches of `query` (`order[0 .. orderLength)`, `scores`); false for a query without keywords. */
+  function score(query: string): boolean {
     const keywords = queryKeywords(query);
-    if (keywords.length === 0) return names.slice();
+    if (keywords.length === 0) return false;
 
     scores.fill(0);
     lastKeyword.fill(0);
@@ -256,6 +294,38 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
         apply(bare, false, true);
       }
     }
+    return true;
+  }
+
+  /** The first `count` accepted matches, best first (ties in catalog order), without sorting the rest. */
+  function top(count: number, accept: (name: string) => boolean): SearchPage {
+    const best = new TopK(count, (tool) => tool);
+    let total = 0;
+    for (let i = 0; i < orderLength; i++) {
+      const tool = order[i] ?? 0;
+      if (!accept(names[tool] ?? "")) continue;
+      total++;
+      best.offer(tool, scores[tool] ?? 0);
+    }
+    return { names: best.sorted().map((tool) => names[tool] ?? ""), total };
+  }
+
+  function searchPage(query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage {
+    if (!score(query)) {
+      const kept = names.filter((name) => accept(name));
+      return { names: kept.slice(0, count), total: kept.length };
+    }
+    if (count !== Infinity) return top(count, accept);
+    const all = rankAll().filter((name) => accept(name));
+    return { names: all, total: all.length };
+  }
+
+  function search(query: string): string[] {
+    return score(query) ? rankAll() : names.slice();
+  }
+
+  /** Every match, best first, ties in catalog order. */
+  function rankAll(): string[] {
     // Best score first, ties in catalog order. A counting sort into coarse score buckets, walking the tools in
     // catalog order, then an exact sort inside each bucket (most hold one tool or tied ones).
     let top = 0;
@@ -292,5 +362,5 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return result;
   }
 
-  return { size, search };
+  return { size, search, searchPage };
 }

@@ -1,0 +1,321 @@
+// Ranking over Bm25Postings, with MiniSearch 7's scores: per query term, the BM25 of every term it expands to (itself,
+// prefix and fuzzy matches, each weighted) in every field (boosted), summed in MiniSearch's order (query term, then
+// expanded term, then field), and the sum times the number of query terms that hit the tool (its "quality").
+// Two paths with the same scores: `rankAll` (every match, term at a time) and `rankTop` (the first k only): MaxScore
+// over per-term score bounds — terms are scored in order of their bound, and once the k-th best score found so far
+// beats what every unscored term together could still give a tool none of the scored terms hit, the rest are only
+// looked up for the tools that can still enter the first k. The count of matches stays exact: the rest are walked
+// for it, without scoring.
+import type { Bm25Params, Bm25Postings } from "./bm25Postings.ts";
+import { keyField, keySlot } from "./bm25Postings.ts";
+import { FIELDS } from "./fields.ts";
+import { TopK } from "./topK.ts";
+
+const FIELD_COUNT = FIELDS.length;
+/** Bounds are computed in another order than scores: a margin keeps rounding from pruning a tool that ties. */
+const BOUND_MARGIN = 1e-9;
+
+export interface QueryTerm {
+  term: string;
+  /** MiniSearch's termBoost. */
+  boost: number;
+  prefix: boolean;
+  fuzzy: boolean;
+}
+
+export interface ScoringOptions {
+  /** By field id (FIELDS order). */
+  fieldBoosts: readonly number[];
+  bm25: Bm25Params;
+  prefixWeight: number;
+  fuzzyWeight: number;
+}
+
+export interface Ranked {
+  /** Best first; ties in `position` order. */
+  slots: number[];
+  /** How many accepted tools match. */
+  total: number;
+}
+
+/** MiniSearch's calcBM25Score, with the IDF computed once per term and field. */
+function bm25(frequency: number, idf: number, fieldLength: number, averageLength: number, params: Bm25Params): number {
+  const { k, b, d } = params;
+  return idf * (d + (frequency * (k + 1)) / (frequency + k * (1 - b + (b * fieldLength) / averageLength)));
+}
+
+/**
+ * A query, expanded: its scoring units ("cells", one per query term × expanded term × field, numbered in scoring
+ * order) and, per query term, an upper bound of what it can add to any tool's sum.
+ */
+interface Plan {
+  /** Per expanded term (numbered in scoring order): its query term, and its term id. */
+  queryOf: number[];
+  termOf: number[];
+  /** Per expanded term and field (`g * FIELD_COUNT + field`): MiniSearch's weight × boost product, and the IDF (0: no posting). */
+  coefficient: Float64Array;
+  idf: Float64Array;
+  /** Per query term: its expanded terms `[first[i], first[i + 1])`, and its bound. */
+  first: number[];
+  bound: number[];
+  /** Term id → its expanded-term numbers. */
+  byTerm: Map<number, number[]>;
+  averageLength: Float64Array;
+}
+
+function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: ScoringOptions): Plan {
+  const count = index.liveCount;
+  const averageLength = new Float64Array(FIELD_COUNT);
+  for (let field = 0; field < FIELD_COUNT; field++) averageLength[field] = index.averageFieldLength(field);
+  const queryOf: number[] = [];
+  const termOf: number[] = [];
+  const weights: number[] = [];
+  const first: number[] = [];
+  terms.forEach((query, i) => {
+    first.push(termOf.length);
+    const expansion = index.expand(query.term, query.prefix, query.fuzzy, options.prefixWeight, options.fuzzyWeight);
+    expansion.termIds.forEach((termId, j) => {
+      queryOf.push(i);
+      termOf.push(termId);
+      weights.push(expansion.weights[j] ?? 0);
+    });
+  });
+  first.push(termOf.length);
+  const coefficient = new Float64Array(termOf.length * FIELD_COUNT);
+  const idf = new Float64Array(termOf.length * FIELD_COUNT);
+  const bound = terms.map(() => 0);
+  const byTerm = new Map<number, number[]>();
+  const { k, b, d } = options.bm25;
+  termOf.forEach((termId, g) => {
+    const known = byTerm.get(termId);
+    if (known) known.push(g);
+    else byTerm.set(termId, [g]);
+    const queryIndex = queryOf[g] ?? 0;
+    const termBoost = terms[queryIndex]?.boost ?? 0;
+    for (let field = 0; field < FIELD_COUNT; field++) {
+      const matching = index.fieldFrequency(termId, field);
+      if (matching === 0) continue;
+      const cell = g * FIELD_COUNT + field;
+      // MiniSearch: termWeight * fieldBoost * termBoost * docBoost (1) * rawScore, in that order.
+      const c = (weights[g] ?? 0) * (options.fieldBoosts[field] ?? 1) * termBoost;
+      const inverse = Math.log(1 + (count - matching + 0.5) / (matching + 0.5));
+      coefficient[cell] = c;
+      idf[cell] = inverse;
+      // BM25 grows with the frequency and, for b ≥ 0, falls with the length: the highest frequency at the shortest
+      // length bounds it (both lengths tried, so that any b is safe).
+      const { maxFrequency, minLength, maxLength } = index.fieldBounds(termId, field);
+      const average = averageLength[field] ?? 0;
+      const top = Math.max(bm25(maxFrequency, inverse, minLength, average, { k, b, d }), bm25(maxFrequency, inverse, maxLength, average, { k, b, d }));
+      bound[queryIndex] = (bound[queryIndex] ?? 0) + Math.max(0, c * top);
+    }
+  });
+  return { queryOf, termOf, coefficient, idf, first, bound: bound.map((value) => value * (1 + BOUND_MARGIN)), byTerm, averageLength };
+}
+
+/** Scratch arrays per index, reused by every query (a query runs to completion before the next). */
+export class Bm25Ranker {
+  readonly #index: Bm25Postings;
+  #termScore = new Float64Array(0);
+  #termStamp = new Uint32Array(0);
+  #sum = new Float64Array(0);
+  #quality = new Uint32Array(0);
+  #seen = new Uint32Array(0);
+  #kind = new Uint8Array(0);
+  #termRound = 0;
+  #queryRound = 0;
+
+  constructor(index: Bm25Postings) {
+    this.#index = index;
+  }
+
+  #prepare(): void {
+    const slots = this.#index.slotCount;
+    if (this.#sum.length < slots) {
+      const size = Math.max(slots, this.#sum.length * 2, 64);
+      this.#termScore = new Float64Array(size);
+      this.#termStamp = new Uint32Array(size);
+      this.#sum = new Float64Array(size);
+      this.#quality = new Uint32Array(size);
+      this.#seen = new Uint32Array(size);
+      this.#kind = new Uint8Array(size);
+      this.#termRound = 0;
+      this.#queryRound = 0;
+    }
+    if (this.#queryRound >= 0xffff_fff0 || this.#termRound >= 0xffff_ff00) {
+      this.#termStamp.fill(0);
+      this.#seen.fill(0);
+      this.#termRound = 0;
+      this.#queryRound = 0;
+    }
+    this.#queryRound++;
+  }
+
+  /**
+   * Scores query term `i` into `#termScore` (every tool it hits; their slots pushed on `touched`), in MiniSearch's
+   * order: expanded term by expanded term, each tool's fields in field order.
+   */
+  #scoreTerm(p: Plan, i: number, options: ScoringOptions, touched: number[], onlyCandidates?: Uint8Array): void {
+    const round = ++this.#termRound;
+    const termScore = this.#termScore;
+    const termStamp = this.#termStamp;
+    const index = this.#index;
+    for (let g = p.first[i] ?? 0, end = p.first[i + 1] ?? 0; g < end; g++) {
+      const postings = index.postingsOf(p.termOf[g] ?? 0);
+      for (let at = 0; at < postings.length; at += 2) {
+        const key = postings[at] ?? 0;
+        const slot = keySlot(key);
+        if (onlyCandidates !== undefined && (this.#seen[slot] !== this.#queryRound || onlyCandidates[slot] !== 1)) {
+          // Past the pruning point: a tool that is not a candidate is only counted.
+          if (termStamp[slot] !== round) {
+            termStamp[slot] = round;
+            touched.push(slot);
+          }
+          continue;
+        }
+        const field = keyField(key);
+        const cell = g * FIELD_COUNT + field;
+        const value =
+          (p.coefficient[cell] ?? 0) *
+          bm25(postings[at + 1] ?? 0, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25);
+        if (termStamp[slot] === round) termScore[slot] = (termScore[slot] ?? 0) + value;
+        else {
+          termStamp[slot] = round;
+          termScore[slot] = value;
+          touched.push(slot);
+        }
+      }
+    }
+  }
+
+  /** Every accepted match, best first (ties by `position`). */
+  rankAll(terms: readonly QueryTerm[], options: ScoringOptions, accept: (slot: number) => boolean, position: ArrayLike<number>): Ranked {
+    this.#prepare();
+    const p = plan(this.#index, terms, options);
+    const matched: number[] = [];
+    const seen = this.#seen;
+    const round = this.#queryRound;
+    for (let i = 0; i < terms.length; i++) {
+      const touched: number[] = [];
+      this.#scoreTerm(p, i, options, touched);
+      for (const slot of touched) {
+        if (seen[slot] !== round) {
+          seen[slot] = round;
+          this.#sum[slot] = 0;
+          this.#quality[slot] = 0;
+          matched.push(slot);
+        }
+        this.#sum[slot] = (this.#sum[slot] ?? 0) + (this.#termScore[slot] ?? 0);
+        this.#quality[slot] = (this.#quality[slot] ?? 0) + 1;
+      }
+    }
+    const accepted = matched.filter(accept);
+    const score = this.#termScore;
+    for (const slot of accepted) score[slot] = (this.#sum[slot] ?? 0) * (this.#quality[slot] ?? 0);
+    accepted.sort((a, b) => (score[b] ?? 0) - (score[a] ?? 0) || (position[a] ?? 0) - (position[b] ?? 0));
+    return { slots: accepted, total: accepted.length };
+  }
+
+  /** The exact score of one tool, from its own terms (the forward list), summed in MiniSearch's order. */
+  #exactScore(p: Plan, slot: number, options: ScoringOptions): number {
+    const index = this.#index;
+    const forward = index.forwardOf(slot);
+    const hits: number[] = [];
+    for (let at = 0; at < forward.length; at += 2) {
+      const key = forward[at] ?? 0;
+      const expanded = p.byTerm.get(keySlot(key));
+      if (!expanded) continue;
+      const field = keyField(key);
+      const frequency = forward[at + 1] ?? 0;
+      for (const g of expanded) {
+        const cell = g * FIELD_COUNT + field;
+        hits.push(cell, (p.coefficient[cell] ?? 0) * bm25(frequency, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25));
+      }
+    }
+    // Cells are numbered in scoring order: sorting by cell puts the sums in MiniSearch's order.
+    const order: number[] = [];
+    for (let h = 0; h < hits.length; h += 2) order.push(h);
+    order.sort((x, y) => (hits[x] ?? 0) - (hits[y] ?? 0));
+    let sum = 0;
+    let quality = 0;
+    let current = -1;
+    let termSum = 0;
+    for (const h of order) {
+      const query = p.queryOf[Math.floor((hits[h] ?? 0) / FIELD_COUNT)] ?? 0;
+      if (query !== current) {
+        if (current !== -1) sum += termSum;
+        current = query;
+        termSum = 0;
+        quality++;
+      }
+      termSum += hits[h + 1] ?? 0;
+    }
+    if (current !== -1) sum += termSum;
+    return sum * quality;
+  }
+
+  /**
+   * The first `k` accepted matches, exactly as `rankAll` orders them, and the exact count of accepted matches.
+   * MaxScore, term at a time: terms are scored in order of their bound; once the k-th best partial score beats what
+   * the unscored terms together could give a tool none of the scored ones hit (their bounds' sum times their number,
+   * the quality factor), no new tool can enter the first k, and the rest only add to the tools already found (the
+   * postings of other tools are counted, not scored). The best are then scored exactly in MiniSearch's order.
+   */
+  rankTop(terms: readonly QueryTerm[], options: ScoringOptions, k: number, accept: (slot: number) => boolean, position: ArrayLike<number>): Ranked {
+    this.#prepare();
+    const p = plan(this.#index, terms, options);
+    const n = terms.length;
+    const byBound = terms.map((_, i) => i).sort((a, b) => (p.bound[b] ?? 0) - (p.bound[a] ?? 0) || a - b);
+    const seen = this.#seen;
+    const round = this.#queryRound;
+    const sum = this.#sum;
+    const quality = this.#quality;
+    /** Accepted tools hit by a term scored while new tools could still enter the first k. */
+    const candidates: number[] = [];
+    /** Per slot: 1 for a candidate, 2 for a match that is not one (filtered out, or hit only by the later terms). */
+    const kind = this.#kind;
+    let total = 0;
+    let open = true;
+    for (let j = 0; j < n; j++) {
+      if (open && candidates.length >= k) {
+        let rest = 0;
+        for (let l = j; l < n; l++) rest += p.bound[byBound[l] ?? 0] ?? 0;
+        // A tool no scored term hit gets at most the other terms' bounds, times how many they are.
+        if (rest * (n - j) < this.#kthScore(candidates, k)) open = false;
+      }
+      const touched: number[] = [];
+      this.#scoreTerm(p, byBound[j] ?? 0, options, touched, open ? undefined : kind);
+      for (const slot of touched) {
+        if (seen[slot] !== round) {
+          seen[slot] = round;
+          sum[slot] = 0;
+          quality[slot] = 0;
+          const taken = open && accept(slot);
+          kind[slot] = taken ? 1 : 2;
+          if (taken) candidates.push(slot);
+          else if (!open && accept(slot)) total++;
+          if (!taken) continue;
+        }
+        if (kind[slot] !== 1) continue;
+        sum[slot] = (sum[slot] ?? 0) + (this.#termScore[slot] ?? 0);
+        quality[slot] = (quality[slot] ?? 0) + 1;
+      }
+    }
+    total += candidates.length;
+    // Sums were added in bound order: they are the scores up to rounding. Those that may be among the first k are
+    // scored again, exactly, in MiniSearch's order.
+    const threshold = this.#kthScore(candidates, k) * (1 - BOUND_MARGIN);
+    const top = new TopK(k, (slot) => position[slot] ?? 0);
+    for (const slot of candidates) {
+      if ((sum[slot] ?? 0) * (quality[slot] ?? 0) >= threshold) top.offer(slot, this.#exactScore(p, slot, options));
+    }
+    return { slots: top.sorted(), total };
+  }
+
+  /** The k-th largest score so far (sum × quality) among `candidates`, a little under (rounding); 0 for fewer. */
+  #kthScore(candidates: readonly number[], k: number): number {
+    if (candidates.length < k || k <= 0) return 0;
+    const best = new TopK(k, () => 0);
+    for (const slot of candidates) best.offer(slot, (this.#sum[slot] ?? 0) * (this.#quality[slot] ?? 0));
+    return best.lowest * (1 - BOUND_MARGIN);
+  }
+}
