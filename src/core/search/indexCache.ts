@@ -1,4 +1,6 @@
-// Caches built search indexes per catalog version and mode, so that an index is never built per request.
+// Caches built search indexes per catalog version and mode, so that an index is never built per request. A new
+// version of a catalog is indexed by patching the latest index of the same mode (SearchIndex.update: only the tools
+// that changed are analyzed), when the mode's index can be patched and the change is small; else it is built.
 import { SEARCH_MODES } from "../config.ts";
 import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
@@ -9,17 +11,25 @@ import type { SearchIndex } from "./types.ts";
 export class SearchIndexCache {
   readonly #capacity: number;
   readonly #create: (mode: SearchMode, tools: readonly ToolDefinition[]) => SearchIndex;
+  readonly #patch: boolean;
   /** Insertion order is recency order: the first entry is the least recently used. */
-  readonly #entries = new Map<string, SearchIndex>();
+  readonly #entries = new Map<string, { mode: SearchMode; index: SearchIndex }>();
 
   /**
    * `capacity`: how many (key, mode) indexes to keep, least recently used dropped first.
    * `create`: builds an index (tests pass a counting one); `createSearchIndex` by default.
+   * `patch`: whether a new key's index may be made by updating the latest one of its mode (which then answers for
+   * the new key only: an index from `get` is to be used before the next `get`, as the request paths do).
    */
-  constructor(capacity = 8, create: (mode: SearchMode, tools: readonly ToolDefinition[]) => SearchIndex = createSearchIndex) {
+  constructor(
+    capacity = 8,
+    create: (mode: SearchMode, tools: readonly ToolDefinition[]) => SearchIndex = createSearchIndex,
+    options: { patch?: boolean } = {},
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.#capacity = capacity;
     this.#create = create;
+    this.#patch = options.patch ?? true;
   }
 
   /** How many indexes are held now. */
@@ -27,7 +37,10 @@ export class SearchIndexCache {
     return this.#entries.size;
   }
 
-  /** The index of (`key`, `mode`), built from `tools()` the first time only; `tools` is not called on a hit. */
+  /**
+   * The index of (`key`, `mode`), from `tools()` the first time only (`tools` is not called on a hit): the latest
+   * index of the mode patched to it, or a new one.
+   */
   get(key: string, mode: SearchMode, tools: () => readonly ToolDefinition[]): SearchIndex {
     // JSON keeps (key, mode) pairs apart whatever characters the key holds.
     const entryKey = JSON.stringify([key, mode]);
@@ -35,16 +48,27 @@ export class SearchIndexCache {
     if (cached) {
       this.#entries.delete(entryKey);
       this.#entries.set(entryKey, cached);
-      return cached;
+      return cached.index;
     }
-    const index = this.#create(mode, tools());
-    this.#entries.set(entryKey, index);
+    const catalog = tools();
+    const index = this.#patched(mode, catalog) ?? this.#create(mode, catalog);
+    this.#entries.set(entryKey, { mode, index });
     while (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;
       this.#entries.delete(oldest.value);
     }
     return index;
+  }
+
+  /** The latest index of `mode`, updated to `catalog` (and no longer kept under its old key), if it can be. */
+  #patched(mode: SearchMode, catalog: readonly ToolDefinition[]): SearchIndex | undefined {
+    if (!this.#patch) return undefined;
+    const latest = [...this.#entries].findLast(([, entry]) => entry.mode === mode);
+    if (!latest?.[1].index.update) return undefined;
+    const updated = latest[1].index.update(catalog);
+    if (updated) this.#entries.delete(latest[0]);
+    return updated;
   }
 
   /** Drops every index of `key` (e.g. a catalog that will not be asked for again). */

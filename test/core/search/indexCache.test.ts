@@ -11,16 +11,20 @@ const catalog: ToolDefinition[] = [
 ];
 
 /**
- * A cache whose factory counts its calls. `get(key, mode)` records "key/mode" when the cache reads the catalog,
+ * A cache (that builds every index, never patches one) whose factory counts its calls. `get(key, mode)` records "key/mode" when the cache reads the catalog,
  * which it does exactly when it builds.
  */
 function countingCache(capacity: number) {
   const builds: string[] = [];
   const factory = { calls: 0 };
-  const cache = new SearchIndexCache(capacity, (mode, tools): SearchIndex => {
-    factory.calls++;
-    return createSearchIndex(mode, tools);
-  });
+  const cache = new SearchIndexCache(
+    capacity,
+    (mode, tools): SearchIndex => {
+      factory.calls++;
+      return createSearchIndex(mode, tools);
+    },
+    { patch: false },
+  );
   const get = (key: string, mode: SearchMode, tools: readonly ToolDefinition[] = catalog): SearchIndex =>
     cache.get(key, mode, () => {
       builds.push(`${key}/${mode}`);

@@ -1,0 +1,117 @@
+import * as fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
+import { withinOneEdit } from "../../../src/core/search/bm25Postings.ts";
+import { SearchIndexCache } from "../../../src/core/search/indexCache.ts";
+import { createMiniSearchIndex } from "../../../src/core/search/minisearch.ts";
+import type { SearchIndex } from "../../../src/core/search/types.ts";
+import type { ToolDefinition } from "../../../src/core/types.ts";
+import { generatedCatalog, generatedQueries } from "../../support/generatedCatalog.ts";
+
+describe("withinOneEdit", () => {
+  it("is Levenshtein distance at most 1", () => {
+    const distance = (a: string, b: string): number => {
+      const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+      for (let i = 1; i <= a.length; i++) {
+        let diagonal = row[0] ?? 0;
+        row[0] = i;
+        for (let j = 1; j <= b.length; j++) {
+          const above = row[j] ?? 0;
+          row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+          diagonal = above;
+        }
+      }
+      return row[b.length] ?? 0;
+    };
+    const word = fc.stringMatching(/^[abc]{0,6}$/u);
+    fc.assert(fc.property(word, word, (a, b) => withinOneEdit(a, b) === distance(a, b) <= 1), { numRuns: 2_000 });
+  });
+});
+
+const source = generatedCatalog(400, 5);
+const queries = generatedQueries(source.words, 25, 6);
+
+/** What an index answers, on every query: the full ranking, and a filtered first page with its count. */
+function answers(index: SearchIndex): unknown[] {
+  const odd = (name: string): boolean => name.length % 2 === 1;
+  return queries.flatMap((query) => [index.search(query), index.searchPage(query, 5, odd)]);
+}
+
+type Change = { kind: "add" } | { kind: "remove"; at: number } | { kind: "replace"; at: number } | { kind: "move"; at: number };
+
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.constant({ kind: "add" as const }),
+  fc.record({ kind: fc.constant("remove" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("replace" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("move" as const), at: fc.nat() }),
+);
+
+describe("minisearch index updates", () => {
+  it("answer as a fresh build of the new catalog, whatever the sequence of changes", () => {
+    let made = 0;
+    fc.assert(
+      fc.property(fc.array(fc.array(change, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }), (versions) => {
+        let catalog: ToolDefinition[] = source.tools.slice(0, 120);
+        let index: SearchIndex = createMiniSearchIndex(catalog);
+        for (const changes of versions) {
+          const next = [...catalog];
+          for (const step of changes) {
+            if (step.kind === "add" || next.length === 0) next.push(source.tool(`added_${made++}`));
+            else if (step.kind === "remove") next.splice(step.at % next.length, 1);
+            else if (step.kind === "replace") {
+              const at = step.at % next.length;
+              // The same name, other text (a new version of the tool).
+              next[at] = { ...source.tool(`x_${made++}`), name: next[at]?.name ?? "" };
+            } else {
+              // Catalog order changes (ties rank in catalog order): one tool to the end, as a copy.
+              const [moved] = next.splice(step.at % next.length, 1);
+              if (moved) next.push(structuredClone(moved));
+            }
+          }
+          const updated = index.update?.(next);
+          expect(updated).toBeDefined();
+          if (!updated) return;
+          index = updated;
+          catalog = next;
+          expect(index.size).toBe(catalog.length);
+          expect(answers(index)).toEqual(answers(createMiniSearchIndex(catalog)));
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("are refused when most of the catalog changed, or names repeat (a fresh build is due)", () => {
+    const catalog = source.tools.slice(0, 100);
+    const index = createMiniSearchIndex(catalog);
+    expect(index.update?.(source.tools.slice(100, 200))).toBeUndefined();
+    expect(index.update?.([...catalog, { ...source.tool("again"), name: catalog[0]?.name ?? "" }])).toBeUndefined();
+    // Refusals leave the index as it was.
+    expect(answers(index)).toEqual(answers(createMiniSearchIndex(catalog)));
+  });
+});
+
+describe("SearchIndexCache with updates", () => {
+  it("patches the latest index of a mode for a new catalog version, and builds the other mode's", () => {
+    const builds: string[] = [];
+    const cache = new SearchIndexCache(4, (mode, tools) => {
+      builds.push(mode);
+      return createSearchIndex(mode, tools);
+    });
+    const v1 = source.tools.slice(0, 200);
+    const v2 = [...v1, ...source.tools.slice(200, 210)];
+    const first = cache.get("v1", "minisearch", () => v1);
+    const second = cache.get("v2", "minisearch", () => v2);
+    expect(second).toBe(first);
+    expect(builds).toEqual(["minisearch"]);
+    expect(answers(second)).toEqual(answers(createMiniSearchIndex(v2)));
+    // v1's index became v2's: asking for v1 again patches it back rather than answering for v2.
+    expect(cache.size).toBe(1);
+    expect(answers(cache.get("v1", "minisearch", () => v1))).toEqual(answers(createMiniSearchIndex(v1)));
+    expect(builds).toEqual(["minisearch"]);
+    // The substring index cannot be patched: each version is built.
+    cache.get("v1", "substring", () => v1);
+    cache.get("v2", "substring", () => v2);
+    expect(builds).toEqual(["minisearch", "substring", "substring"]);
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
+import { createMiniSearchIndex, MAX_QUERY_TERMS, queryTerms } from "../../../src/core/search/minisearch.ts";
+import type { SearchMode } from "../../../src/core/config.ts";
+import type { ToolDefinition } from "../../../src/core/types.ts";
+import { evalMetaTool, needsEvalData } from "../../evalData.ts";
+import { generatedCatalog, generatedQueries } from "../../support/generatedCatalog.ts";
+import { miniSearchReference } from "../../support/miniSearchReference.ts";
+
+const MODES: readonly SearchMode[] = ["substring", "minisearch"];
+const generated = generatedCatalog(10_000);
+const generatedQuerySet = generatedQueries(generated.words, 60);
+
+function metaToolCatalog(): ToolDefinition[] {
+  return evalMetaTool.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }));
+}
+
+/** The gateway's ranking is MiniSearch's, except that tools the query names exactly come first. */
+function expectMiniSearchOrder(mine: readonly string[], reference: readonly string[], query: string): void {
+  const lower = query.toLowerCase();
+  // The shortest head of tools named in the query after which the two rankings agree.
+  for (let promoted = 0; promoted <= mine.length; promoted++) {
+    const head = mine.slice(0, promoted);
+    if (!head.every((name) => lower.includes(name.toLowerCase()))) break;
+    const rest = reference.filter((name) => !head.includes(name));
+    if (rest.length === mine.length - promoted && rest.every((name, i) => mine[promoted + i] === name)) return;
+  }
+  expect(mine, query).toEqual(reference);
+}
+
+/** Every page of `searchPage` is the head of the full ranking, filtered, with the full count. */
+function expectPagesOfFullRanking(tools: readonly ToolDefinition[], mode: SearchMode, queries: readonly string[]): void {
+  const index = createSearchIndex(mode, tools);
+  // A filter like the group gate: every third tool (by name) is not visible.
+  const hidden = new Set(tools.filter((_, i) => i % 3 === 0).map((tool) => tool.name));
+  const visible = (name: string): boolean => !hidden.has(name);
+  for (const query of queries) {
+    const full = index.search(query);
+    const kept = full.filter(visible);
+    for (const count of [1, 5, 10, 25]) {
+      expect(index.searchPage(query, count), `${mode} "${query}" ${count}`).toEqual({ names: full.slice(0, count), total: full.length });
+      expect(index.searchPage(query, count, visible), `${mode} "${query}" ${count} filtered`).toEqual({ names: kept.slice(0, count), total: kept.length });
+    }
+    expect(index.searchPage(query, Infinity, visible)).toEqual({ names: kept, total: kept.length });
+  }
+}
+
+describe("the first page without a full ranking", () => {
+  for (const mode of MODES) {
+    it(`${mode}: equals the full ranking's head on a generated 10,000-tool catalog`, () => {
+      expectPagesOfFullRanking(generated.tools, mode, generatedQuerySet);
+    });
+
+    it(`${mode}: equals the full ranking's head over the MetaTool queries`, (context) => {
+      needsEvalData(context);
+      expectPagesOfFullRanking(metaToolCatalog(), mode, evalMetaTool.queries.map((query) => query.query));
+    });
+  }
+
+  it("an empty query pages through the catalog in order", () => {
+    const index = createMiniSearchIndex(generated.tools.slice(0, 50));
+    expect(index.searchPage("  ", 3)).toEqual({ names: generated.tools.slice(0, 3).map((tool) => tool.name), total: 50 });
+  });
+});
+
+describe("minisearch mode ranks as MiniSearch's own search", () => {
+  it("on a generated 10,000-tool catalog", () => {
+    const index = createMiniSearchIndex(generated.tools);
+    const reference = miniSearchReference(generated.tools);
+    let matched = 0;
+    for (const query of generatedQuerySet) {
+      const mine = index.search(query);
+      if (mine.length > 0) matched++;
+      expectMiniSearchOrder(mine, reference(query).map((result) => result.name), query);
+    }
+    expect(matched).toBeGreaterThan(generatedQuerySet.length * 0.9);
+  });
+
+  it("over the MetaTool queries", (context) => {
+    needsEvalData(context);
+    const tools = metaToolCatalog();
+    const index = createMiniSearchIndex(tools);
+    const reference = miniSearchReference(tools);
+    for (const { query } of evalMetaTool.queries) expectMiniSearchOrder(index.search(query), reference(query).map((result) => result.name), query);
+  });
+});
+
+describe("query terms", () => {
+  it(`keeps at most ${MAX_QUERY_TERMS}, the weightiest (rarest), in query order`, () => {
+    const frequency = new Map<string, number>();
+    const words: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const word = `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`;
+      words.push(word);
+      frequency.set(word, i + 1); // later words are commoner
+    }
+    const terms = queryTerms(words.join(" "), { toolCount: 1_000, toolFrequency: (term) => frequency.get(term) ?? 0 });
+    expect(terms).toHaveLength(MAX_QUERY_TERMS);
+    expect(terms.map((term) => term.term)).toEqual(words.slice(0, MAX_QUERY_TERMS));
+  });
+
+  it("a pasted paragraph costs no more terms than the cap", () => {
+    const index = createMiniSearchIndex(generated.tools.slice(0, 2_000));
+    const paragraph = generatedQueries(generated.words, 40, 9).join(" ");
+    const page = index.searchPage(paragraph, 5);
+    expect(page.names).toHaveLength(5);
+    expect(page.names).toEqual(index.search(paragraph).slice(0, 5));
+  });
+});
