@@ -12,6 +12,8 @@ import { PostingCollector } from "./postings.ts";
 const FIELD_COUNT = FIELDS.length;
 /** Field ids fit in 3 bits of a posting's key (`slot * 8 + field`). */
 const FIELD_BITS = 8;
+/** The shortest field length of a term and field no tool has held yet. */
+const UNSEEN_LENGTH = 2 ** 30;
 
 export interface Bm25Params {
   k: number;
@@ -115,33 +117,51 @@ export class Bm25Postings {
     // Local term ids → global ones.
     const globalIds = collector.terms.map((term) => this.#intern(term));
     const { postingTerm, postingTool, postingField, postingCount } = collector.postings();
-    const forward: number[][] = tools.map(() => []);
-    let lastTool = -1;
-    const seenTerm = new Set<number>();
-    for (let p = 0; p < postingTerm.length; p++) {
-      const term = globalIds[postingTerm[p] ?? 0] ?? 0;
-      const tool = postingTool[p] ?? 0;
-      const field = postingField[p] ?? 0;
-      const frequency = postingCount[p] ?? 0;
-      const slot = firstSlot + tool;
-      if (tool !== lastTool) {
-        lastTool = tool;
-        seenTerm.clear();
+    // Postings come tool by tool: each tool's forward list is one run of them.
+    let run = 0;
+    for (let tool = 0; tool < tools.length; tool++) {
+      let end = run;
+      while (end < postingTool.length && postingTool[end] === tool) end++;
+      const forward = new Array<number>(2 * (end - run));
+      for (let p = run, at = 0; p < end; p++, at += 2) {
+        forward[at] = (globalIds[postingTerm[p] ?? 0] ?? 0) * FIELD_BITS + (postingField[p] ?? 0);
+        forward[at + 1] = postingCount[p] ?? 0;
       }
-      forward[tool]?.push(term * FIELD_BITS + field, frequency);
-      this.#postings[term]?.push(slot * FIELD_BITS + field, frequency);
-      const cell = term * FIELD_COUNT + field;
-      this.#fieldCount[cell] = (this.#fieldCount[cell] ?? 0) + 1;
-      const length = lengths[tool * FIELD_COUNT + field] ?? 0;
-      if (frequency > (this.#maxFrequency[cell] ?? 0)) this.#maxFrequency[cell] = frequency;
-      if (length < (this.#minLength[cell] ?? Infinity)) this.#minLength[cell] = length;
-      if (length > (this.#maxLength[cell] ?? 0)) this.#maxLength[cell] = length;
-      if (!seenTerm.has(term)) {
-        seenTerm.add(term);
-        this.#toolCount[term] = (this.#toolCount[term] ?? 0) + 1;
-      }
+      this.#forward.push(forward);
+      run = end;
     }
-    for (const list of forward) this.#forward.push(list);
+    // Term by term (a counting sort keeps catalog order within a term), appended to the term's postings.
+    const { starts, order } = collector.byTerm();
+    for (let local = 0; local < globalIds.length; local++) {
+      const term = globalIds[local] ?? 0;
+      const from = starts[local] ?? 0;
+      const to = starts[local + 1] ?? 0;
+      const known = this.#postings[term] ?? [];
+      const list = known.length === 0 ? new Array<number>(2 * (to - from)) : known;
+      let at = known.length;
+      let lastTool = -1;
+      let toolCount = this.#toolCount[term] ?? 0;
+      for (let k = from; k < to; k++) {
+        const p = order[k] ?? 0;
+        const tool = postingTool[p] ?? 0;
+        const field = postingField[p] ?? 0;
+        const frequency = postingCount[p] ?? 0;
+        list[at++] = (firstSlot + tool) * FIELD_BITS + field;
+        list[at++] = frequency;
+        const cell = term * FIELD_COUNT + field;
+        this.#fieldCount[cell] = (this.#fieldCount[cell] ?? 0) + 1;
+        const length = lengths[tool * FIELD_COUNT + field] ?? 0;
+        if (frequency > (this.#maxFrequency[cell] ?? 0)) this.#maxFrequency[cell] = frequency;
+        if (length < (this.#minLength[cell] ?? 0)) this.#minLength[cell] = length;
+        if (length > (this.#maxLength[cell] ?? 0)) this.#maxLength[cell] = length;
+        if (tool !== lastTool) {
+          lastTool = tool;
+          toolCount++;
+        }
+      }
+      this.#postings[term] = list;
+      this.#toolCount[term] = toolCount;
+    }
     this.#live += tools.length;
     return firstSlot;
   }
@@ -182,6 +202,13 @@ export class Bm25Postings {
     this.#termIds.set(term, id);
     this.#postings.push([]);
     this.#toolCount.push(0);
+    // Per field, appended in order (the arrays stay dense).
+    for (let field = 0; field < FIELD_COUNT; field++) {
+      this.#fieldCount.push(0);
+      this.#maxFrequency.push(0);
+      this.#minLength.push(UNSEEN_LENGTH);
+      this.#maxLength.push(0);
+    }
     const byLength = this.#byLength.get(term.length);
     if (byLength) byLength.push(id);
     else this.#byLength.set(term.length, [id]);

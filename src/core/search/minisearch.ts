@@ -1,20 +1,16 @@
-// Ranked search: BM25 as MiniSearch scores it, over names, descriptions, parameters and groups (fields.ts), of text
+// Ranked search: BM25 as MiniSearch 7 scores it, over names, descriptions, parameters and groups (fields.ts), of text
 // analyzed by analyze.ts (identifiers and CJK bigrams split, stop words dropped, English stemmed). The index and its
-// query path are our own (bm25Postings.ts, bm25Rank.ts: top-k with MaxScore, updates in place); `buildIndex` below
-// builds the MiniSearch index the tests hold them to (the same scores, the same order).
+// query path are our own (bm25Postings.ts, bm25Rank.ts: top-k with MaxScore, updates in place); the tests hold them
+// to MiniSearch's own index and search (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
-import MiniSearch from "minisearch";
-import type { AsPlainObject, Options, SearchOptions } from "minisearch";
 import type { ToolDefinition } from "../types.ts";
 import { analyze } from "./analyze.ts";
-import { FIELD_BOOST, FIELDS, toolFieldParts } from "./fields.ts";
+import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
-import { PostingCollector } from "./postings.ts";
-import { fillTermIndex } from "./termIndex.ts";
 import { hasCjk } from "./text.ts";
 import type { SearchIndex, SearchPage } from "./types.ts";
 
@@ -53,64 +49,6 @@ export const MAX_QUERY_TERMS = 40;
 export const ASCII_WORD = /^[a-z]+$/;
 const IDENTIFIER_LIKE = /[_.\-\d]|\p{Ll}\p{Lu}/u;
 const SURROUNDING_PUNCTUATION = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
-
-function splitTerms(text: string): string[] {
-  return text.length === 0 ? [] : text.split(" ");
-}
-
-/** MiniSearch's options: fields are analyzed before they reach it, so it only has to split terms apart. */
-export const MINISEARCH_OPTIONS: Options = {
-  fields: [...FIELDS],
-  storeFields: [],
-  tokenize: splitTerms,
-  processTerm: (term) => term,
-};
-
-export interface BuiltIndex {
-  index: MiniSearch;
-  /** Term → in how many tools it occurs (any field). */
-  documentFrequency: Map<string, number>;
-}
-
-/**
- * Analyzes every tool once and builds the MiniSearch index from the collected postings: the documents through
- * `MiniSearch.loadJS`, the terms straight into its inverted index (termIndex.ts). It is the index that MiniSearch's
- * own `addAll` builds from the same terms (the tests check that they are equal), several times faster: each distinct
- * piece of text is analyzed once, and each distinct term enters MiniSearch's radix tree once.
- */
-export function buildIndex(tools: readonly ToolDefinition[]): BuiltIndex {
-  const collector = new PostingCollector();
-  const fieldLength: Record<string, number[]> = {};
-  const lengthSums = FIELDS.map(() => 0);
-  tools.forEach((tool, toolId) => {
-    const lengths = toolFieldParts(tool).map((texts, fieldId) => {
-      // A field's length is its number of distinct terms, as MiniSearch counts it.
-      let distinct = 0;
-      for (const text of texts) distinct += collector.addText(text, toolId, fieldId);
-      lengthSums[fieldId] = (lengthSums[fieldId] ?? 0) + distinct;
-      return distinct;
-    });
-    fieldLength[toolId] = lengths;
-  });
-
-  const documentIds: Record<string, number> = {};
-  for (let toolId = 0; toolId < tools.length; toolId++) documentIds[toolId] = toolId;
-  const documents: AsPlainObject = {
-    documentCount: tools.length,
-    nextId: tools.length,
-    documentIds,
-    fieldIds: Object.fromEntries(FIELDS.map((field, fieldId) => [field, fieldId])),
-    fieldLength,
-    averageFieldLength: lengthSums.map((sum) => (tools.length === 0 ? 0 : sum / tools.length)),
-    storedFields: {},
-    dirtCount: 0,
-    index: [],
-    serializationVersion: 2,
-  };
-  const index = MiniSearch.loadJS(documents, MINISEARCH_OPTIONS);
-  fillTermIndex(index, collector.byTerm());
-  return { index, documentFrequency: collector.documentFrequency() };
-}
 
 /** What a query's terms need from the catalog: how many tools hold a term, and how many tools there are. */
 export interface TermStatistics {

@@ -5,8 +5,17 @@ import { processTerm } from "./analyze.ts";
 import { FIELDS } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { PieceTable } from "./pieces.ts";
-import type { PostingsByTerm } from "./termIndex.ts";
 import { tokenize } from "./text.ts";
+
+/** Postings grouped by term: term `t`'s postings are `order[starts[t]]` … `order[starts[t + 1] - 1]`. */
+export interface PostingsByTerm {
+  readonly terms: readonly string[];
+  readonly starts: Int32Array;
+  readonly order: Int32Array;
+  readonly postingField: Int32Array;
+  readonly postingTool: Int32Array;
+  readonly postingCount: Int32Array;
+}
 
 /**
  * Collects one posting per distinct (term, field, tool) of a catalog, in catalog order, in flat typed arrays: the

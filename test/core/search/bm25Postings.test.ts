@@ -47,7 +47,7 @@ const change: fc.Arbitrary<Change> = fc.oneof(
 );
 
 describe("minisearch index updates", () => {
-  it("answer as a fresh build of the new catalog, whatever the sequence of changes", () => {
+  it("answer as a fresh build of the new catalog, whatever the sequence of changes", { timeout: 60_000 }, () => {
     let made = 0;
     fc.assert(
       fc.property(fc.array(fc.array(change, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }), (versions) => {

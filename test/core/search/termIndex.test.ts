@@ -1,6 +1,7 @@
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
-import { fillTermIndex, type PostingsByTerm } from "../../../src/core/search/termIndex.ts";
+import type { PostingsByTerm } from "../../../src/core/search/postings.ts";
+import { fillTermIndex } from "../../support/termIndex.ts";
 
 const OPTIONS = { fields: ["title", "text"], tokenize: (text: string) => text.split(" "), processTerm: (term: string) => term };
 

@@ -1,4 +1,4 @@
-// Fills a MiniSearch index's inverted index (term → field id → document short id → term frequency) straight from
+// (Test support: the MiniSearch index the reference ranking uses.) Fills a MiniSearch index's inverted index (term → field id → document short id → term frequency) straight from
 // collected postings.
 // MiniSearch.loadJS, its public way in, takes that index as one plain object per term and field, keyed by document
 // id, and copies each into a Map (Object.keys, parseInt and Map.set for every posting). Building those objects and
@@ -8,6 +8,7 @@
 // MiniSearch's own addAll builds, so an upgrade that changes these internals fails them; without `_index` the build
 // throws.
 import type MiniSearch from "minisearch";
+import type { PostingsByTerm } from "../../src/core/search/postings.ts";
 
 /** Term → field id → document short id → occurrences of the term in that field. */
 export type FieldTermData = Map<number, Map<number, number>>;
@@ -22,17 +23,7 @@ function termTreeOf(index: MiniSearch): TermTree {
     const set = tree.set;
     return { set: (term, data) => Reflect.apply(set, tree, [term, data]) };
   }
-  throw new Error("minisearch: no term index where version 7 keeps it (`_index`); see src/core/search/termIndex.ts");
-}
-
-/** Postings grouped by term: term `t`'s postings are `order[starts[t]]` … `order[starts[t + 1] - 1]`. */
-export interface PostingsByTerm {
-  readonly terms: readonly string[];
-  readonly starts: Int32Array;
-  readonly order: Int32Array;
-  readonly postingField: Int32Array;
-  readonly postingTool: Int32Array;
-  readonly postingCount: Int32Array;
+  throw new Error("minisearch: no term index where version 7 keeps it (`_index`); see test/support/termIndex.ts");
 }
 
 /** Adds every term of `postings` to `index`, which must hold the documents already (loaded with an empty index). */
