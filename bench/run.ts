@@ -102,6 +102,8 @@ interface SizeResult {
    * (`incremental`), else built; the catalog's tools are fresh copies, as the registry reads them from storage.
    */
   add10Tools: { medianMs: number; medianCpuMs: number; incremental: boolean };
+  /** The same, when the new version's unchanged tools are the same objects (no content to compare). */
+  add10ToolsSharedObjects: { medianMs: number; medianCpuMs: number };
   latency: Record<"keywords3" | "sentence20", Latency>;
 }
 
@@ -162,6 +164,8 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
   const grown = [...catalog, ...catalog.slice(0, 10).map((tool, i) => ({ ...tool, name: `${tool.name}_added_${i}` }))];
   const addWall: number[] = [];
   const addCpu: number[] = [];
+  const sharedWall: number[] = [];
+  const sharedCpu: number[] = [];
   let incremental = false;
   for (let i = 0; i < (catalog.length >= 50_000 ? 1 : 3); i++) {
     const previous = createSearchIndex(mode, catalog);
@@ -171,6 +175,11 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
     incremental = patched === previous;
     addWall.push(wallMs);
     addCpu.push(cpuMs);
+    const again = createSearchIndex(mode, catalog);
+    collectGarbage?.();
+    const [, sharedWallMs, sharedCpuMs] = timed(() => again.update?.(grown) ?? createSearchIndex(mode, grown));
+    sharedWall.push(sharedWallMs);
+    sharedCpu.push(sharedCpuMs);
   }
   const latency = {
     keywords3: measureLatency(index, queries.keywords3),
@@ -190,6 +199,7 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
         : null,
     },
     add10Tools: { medianMs: summarize(addWall).median, medianCpuMs: summarize(addCpu).median, incremental },
+    add10ToolsSharedObjects: { medianMs: summarize(sharedWall).median, medianCpuMs: summarize(sharedCpu).median },
     latency,
   };
 }
@@ -509,7 +519,7 @@ async function main(): Promise<void> {
       catalogs: "the evaluation data's mcp-tools.json (527 real tools, named server__name, grouped by category), enlarged by a seeded generator",
       queries: `${QUERIES_PER_KIND} per kind: keywords3 = 3 words from real descriptions; sentence20 = 20 words of MetaTool queries`,
       latency: `SearchIndex.searchPage(query, ${PAGE}) (the route's first page: the top ${PAGE} and the exact count), one query at a time after a warm-up, each query set ${LATENCY_ROUNDS} times: wall time per query; cpu = per query, thread CPU over repeated runs (at least ${CPU_PER_QUERY_MS} ms) divided by the runs, its distribution over the queries; fullRankingWall = SearchIndex.search (every match ranked), once per query`,
-      build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held; add10Tools = SearchIndex.update to the catalog plus 10 tools (fresh copies of every tool, as the registry reads them) where the mode has it, else createSearchIndex",
+      build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held; add10Tools = SearchIndex.update to the catalog plus 10 tools (fresh copies of every tool, as the registry reads them: every tool's content compared) where the mode has it, else createSearchIndex; add10ToolsSharedObjects = the same with the unchanged tools as the same objects",
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,

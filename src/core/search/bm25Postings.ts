@@ -122,11 +122,8 @@ export class Bm25Postings {
     for (let tool = 0; tool < tools.length; tool++) {
       let end = run;
       while (end < postingTool.length && postingTool[end] === tool) end++;
-      const forward = new Array<number>(2 * (end - run));
-      for (let p = run, at = 0; p < end; p++, at += 2) {
-        forward[at] = (globalIds[postingTerm[p] ?? 0] ?? 0) * FIELD_BITS + (postingField[p] ?? 0);
-        forward[at + 1] = postingCount[p] ?? 0;
-      }
+      const forward: number[] = [];
+      for (let p = run; p < end; p++) forward.push((globalIds[postingTerm[p] ?? 0] ?? 0) * FIELD_BITS + (postingField[p] ?? 0), postingCount[p] ?? 0);
       this.#forward.push(forward);
       run = end;
     }
@@ -136,9 +133,7 @@ export class Bm25Postings {
       const term = globalIds[local] ?? 0;
       const from = starts[local] ?? 0;
       const to = starts[local + 1] ?? 0;
-      const known = this.#postings[term] ?? [];
-      const list = known.length === 0 ? new Array<number>(2 * (to - from)) : known;
-      let at = known.length;
+      const list = this.#postings[term] ?? [];
       let lastTool = -1;
       let toolCount = this.#toolCount[term] ?? 0;
       for (let k = from; k < to; k++) {
@@ -146,8 +141,7 @@ export class Bm25Postings {
         const tool = postingTool[p] ?? 0;
         const field = postingField[p] ?? 0;
         const frequency = postingCount[p] ?? 0;
-        list[at++] = (firstSlot + tool) * FIELD_BITS + field;
-        list[at++] = frequency;
+        list.push((firstSlot + tool) * FIELD_BITS + field, frequency);
         const cell = term * FIELD_COUNT + field;
         this.#fieldCount[cell] = (this.#fieldCount[cell] ?? 0) + 1;
         const length = lengths[tool * FIELD_COUNT + field] ?? 0;
@@ -247,8 +241,7 @@ export class Bm25Postings {
           if (withinOneEdit(term, candidate)) found.push(candidate);
         }
       }
-      found.sort();
-      for (const candidate of found) {
+      for (const candidate of found.toSorted()) {
         termIds.push(this.#termIds.get(candidate) ?? 0);
         weights.push((fuzzyWeight * candidate.length) / (candidate.length + 1));
       }
@@ -260,7 +253,7 @@ export class Bm25Postings {
     const added = this.#unsorted;
     if (added.length === 0) return this.#sorted;
     // A few new terms (a catalog change) are inserted one by one; many (a build) sorted all at once.
-    if (added.length > 64) this.#sorted = this.#sorted.concat(added).sort();
+    if (added.length > 64) this.#sorted = this.#sorted.concat(added).toSorted();
     else for (const term of added) this.#sorted.splice(lowerBound(this.#sorted, term), 0, term);
     this.#unsorted = [];
     return this.#sorted;

@@ -234,12 +234,11 @@ export class Bm25Ranker {
     // Cells are numbered in scoring order: sorting by cell puts the sums in MiniSearch's order.
     const order: number[] = [];
     for (let h = 0; h < hits.length; h += 2) order.push(h);
-    order.sort((x, y) => (hits[x] ?? 0) - (hits[y] ?? 0));
     let sum = 0;
     let quality = 0;
     let current = -1;
     let termSum = 0;
-    for (const h of order) {
+    for (const h of order.toSorted((x, y) => (hits[x] ?? 0) - (hits[y] ?? 0))) {
       const query = p.queryOf[Math.floor((hits[h] ?? 0) / FIELD_COUNT)] ?? 0;
       if (query !== current) {
         if (current !== -1) sum += termSum;
@@ -264,7 +263,7 @@ export class Bm25Ranker {
     this.#prepare();
     const p = plan(this.#index, terms, options);
     const n = terms.length;
-    const byBound = terms.map((_, i) => i).sort((a, b) => (p.bound[b] ?? 0) - (p.bound[a] ?? 0) || a - b);
+    const byBound = terms.map((_, i) => i).toSorted((a, b) => (p.bound[b] ?? 0) - (p.bound[a] ?? 0) || a - b);
     const seen = this.#seen;
     const round = this.#queryRound;
     const sum = this.#sum;

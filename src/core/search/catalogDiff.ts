@@ -1,7 +1,8 @@
 // What changed between two versions of a catalog, for an index that updates in place instead of rebuilding.
+import { isRecord } from "../records.ts";
 import type { ToolDefinition } from "../types.ts";
 
-/** Whether two JSON-like values are equal (objects by their own keys, arrays in order). */
+/** Whether two JSON-like values are equal (objects by their own keys, arrays in order); allocates nothing. */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
@@ -10,13 +11,15 @@ export function sameJson(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
     return true;
   }
-  if (Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
-    if (!Object.hasOwn(b, key) || !sameJson(Reflect.get(a, key), Reflect.get(b, key))) return false;
+  if (Array.isArray(b) || !isRecord(a) || !isRecord(b)) return false;
+  let keys = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(a, key)) continue;
+    if (!Object.hasOwn(b, key) || !sameJson(a[key], b[key])) return false;
+    keys++;
   }
-  return true;
+  for (const key in b) if (Object.hasOwn(b, key)) keys--;
+  return keys === 0;
 }
 
 /** Whether an index built on `a` can stand for `b`: the same object, or the same indexed content. */

@@ -91,7 +91,8 @@ export function queryTerms(query: string, stats: TermStatistics): QueryTerm[] {
   }
   let entries = [...weights];
   if (entries.length > MAX_QUERY_TERMS) {
-    const kept = new Set(entries.map((entry, at) => ({ weight: entry[1], at })).sort((a, b) => b.weight - a.weight || a.at - b.at).slice(0, MAX_QUERY_TERMS).map((entry) => entry.at));
+    const byWeight = entries.map((entry, at) => ({ weight: entry[1], at })).toSorted((a, b) => b.weight - a.weight || a.at - b.at);
+    const kept = new Set(byWeight.slice(0, MAX_QUERY_TERMS).map((entry) => entry.at));
     entries = entries.filter((_, at) => kept.has(at));
   }
   return entries.map(([term, boost]) => ({

@@ -226,8 +226,8 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       }
     }
     if (walked > size && count > 0) {
-      const tools = hitTools.slice(0, count);
-      expensive.set(keyword, { tools, kinds: Uint8Array.from(tools, (tool) => hitKind[tool] ?? 0) });
+      const hit = hitTools.slice(0, count);
+      expensive.set(keyword, { tools: hit, kinds: Uint8Array.from(hit, (tool) => hitKind[tool] ?? 0) });
       keptHits += count;
       while (keptHits > EXPENSIVE_HITS) {
         const oldest = expensive.entries().next();
@@ -298,7 +298,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
   }
 
   /** The first `count` accepted matches, best first (ties in catalog order), without sorting the rest. */
-  function top(count: number, accept: (name: string) => boolean): SearchPage {
+  function firstPage(count: number, accept: (name: string) => boolean): SearchPage {
     const best = new TopK(count, (tool) => tool);
     let total = 0;
     for (let i = 0; i < orderLength; i++) {
@@ -315,7 +315,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       const kept = names.filter((name) => accept(name));
       return { names: kept.slice(0, count), total: kept.length };
     }
-    if (count !== Infinity) return top(count, accept);
+    if (count !== Infinity) return firstPage(count, accept);
     const all = rankAll().filter((name) => accept(name));
     return { names: all, total: all.length };
   }
@@ -323,6 +323,8 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
   function search(query: string): string[] {
     return score(query) ? rankAll() : names.slice();
   }
+
+  const byScore = (a: number, b: number): number => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b;
 
   /** Every match, best first, ties in catalog order. */
   function rankAll(): string[] {
@@ -346,7 +348,6 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       next[bucket] = at + 1;
       ranked[at] = tool;
     }
-    const byScore = (a: number, b: number): number => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b;
     for (let b = 0; b < BUCKETS; b++) {
       const from = bucketStarts[b] ?? 0;
       const to = bucketStarts[b + 1] ?? 0;

@@ -8,21 +8,23 @@ import type { SearchIndex } from "../../../src/core/search/types.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { generatedCatalog, generatedQueries } from "../../support/generatedCatalog.ts";
 
+/** Levenshtein distance, the textbook way. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
 describe("withinOneEdit", () => {
   it("is Levenshtein distance at most 1", () => {
-    const distance = (a: string, b: string): number => {
-      const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-      for (let i = 1; i <= a.length; i++) {
-        let diagonal = row[0] ?? 0;
-        row[0] = i;
-        for (let j = 1; j <= b.length; j++) {
-          const above = row[j] ?? 0;
-          row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-          diagonal = above;
-        }
-      }
-      return row[b.length] ?? 0;
-    };
     const word = fc.stringMatching(/^[abc]{0,6}$/u);
     fc.assert(fc.property(word, word, (a, b) => withinOneEdit(a, b) === distance(a, b) <= 1), { numRuns: 2_000 });
   });
@@ -31,9 +33,10 @@ describe("withinOneEdit", () => {
 const source = generatedCatalog(400, 5);
 const queries = generatedQueries(source.words, 25, 6);
 
+const odd = (name: string): boolean => name.length % 2 === 1;
+
 /** What an index answers, on every query: the full ranking, and a filtered first page with its count. */
 function answers(index: SearchIndex): unknown[] {
-  const odd = (name: string): boolean => name.length % 2 === 1;
   return queries.flatMap((query) => [index.search(query), index.searchPage(query, 5, odd)]);
 }
 

@@ -18,7 +18,7 @@ function metaToolCatalog(): ToolDefinition[] {
 }
 
 /** The gateway's ranking is MiniSearch's, except that tools the query names exactly come first. */
-function expectMiniSearchOrder(mine: readonly string[], reference: readonly string[], query: string): void {
+function assertMiniSearchOrder(mine: readonly string[], reference: readonly string[], query: string): void {
   const lower = query.toLowerCase();
   // The shortest head of tools named in the query after which the two rankings agree.
   for (let promoted = 0; promoted <= mine.length; promoted++) {
@@ -27,11 +27,11 @@ function expectMiniSearchOrder(mine: readonly string[], reference: readonly stri
     const rest = reference.filter((name) => !head.includes(name));
     if (rest.length === mine.length - promoted && rest.every((name, i) => mine[promoted + i] === name)) return;
   }
-  expect(mine, query).toEqual(reference);
+  expect({ query, ranking: mine }).toEqual({ query, ranking: reference });
 }
 
 /** Every page of `searchPage` is the head of the full ranking, filtered, with the full count. */
-function expectPagesOfFullRanking(tools: readonly ToolDefinition[], mode: SearchMode, queries: readonly string[]): void {
+function assertPagesOfFullRanking(tools: readonly ToolDefinition[], mode: SearchMode, queries: readonly string[]): void {
   const index = createSearchIndex(mode, tools);
   // A filter like the group gate: every third tool (by name) is not visible.
   const hidden = new Set(tools.filter((_, i) => i % 3 === 0).map((tool) => tool.name));
@@ -40,8 +40,8 @@ function expectPagesOfFullRanking(tools: readonly ToolDefinition[], mode: Search
     const full = index.search(query);
     const kept = full.filter(visible);
     for (const count of [1, 5, 25]) {
-      expect(index.searchPage(query, count), `${mode} "${query}" ${count}`).toEqual({ names: full.slice(0, count), total: full.length });
-      expect(index.searchPage(query, count, visible), `${mode} "${query}" ${count} filtered`).toEqual({ names: kept.slice(0, count), total: kept.length });
+      expect({ query, count, page: index.searchPage(query, count) }).toEqual({ query, count, page: { names: full.slice(0, count), total: full.length } });
+      expect({ query, count, page: index.searchPage(query, count, visible) }).toEqual({ query, count, page: { names: kept.slice(0, count), total: kept.length } });
     }
     expect(index.searchPage(query, Infinity, visible)).toEqual({ names: kept, total: kept.length });
   }
@@ -50,12 +50,12 @@ function expectPagesOfFullRanking(tools: readonly ToolDefinition[], mode: Search
 describe("the first page without a full ranking", () => {
   for (const mode of MODES) {
     it(`${mode}: equals the full ranking's head on a generated 10,000-tool catalog`, SLOW, () => {
-      expectPagesOfFullRanking(generated.tools, mode, generatedQuerySet);
+      assertPagesOfFullRanking(generated.tools, mode, generatedQuerySet);
     });
 
     it(`${mode}: equals the full ranking's head over the MetaTool queries`, SLOW, (context) => {
       needsEvalData(context);
-      expectPagesOfFullRanking(metaToolCatalog(), mode, evalMetaTool.queries.map((query) => query.query));
+      assertPagesOfFullRanking(metaToolCatalog(), mode, evalMetaTool.queries.map((query) => query.query));
     });
   }
 
@@ -73,7 +73,7 @@ describe("minisearch mode ranks as MiniSearch's own search", () => {
     for (const query of generatedQuerySet) {
       const mine = index.search(query);
       if (mine.length > 0) matched++;
-      expectMiniSearchOrder(mine, reference(query).map((result) => result.name), query);
+      assertMiniSearchOrder(mine, reference(query).map((result) => result.name), query);
     }
     expect(matched).toBeGreaterThan(generatedQuerySet.length * 0.9);
   });
@@ -83,7 +83,7 @@ describe("minisearch mode ranks as MiniSearch's own search", () => {
     const tools = metaToolCatalog();
     const index = createMiniSearchIndex(tools);
     const reference = miniSearchReference(tools);
-    for (const { query } of evalMetaTool.queries) expectMiniSearchOrder(index.search(query), reference(query).map((result) => result.name), query);
+    for (const { query } of evalMetaTool.queries) assertMiniSearchOrder(index.search(query), reference(query).map((result) => result.name), query);
   });
 });
 
