@@ -4,8 +4,10 @@
 import { loadEvalData } from "../scripts/evalData.ts";
 import type { EvalMcpTool, EvalMetaTool } from "../scripts/evalData.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
+import { seededRandom } from "./random.ts";
 
 export type { EvalMcpTool };
+export { seededRandom };
 export type MetaToolSet = EvalMetaTool;
 
 /** The two data sets the bench uses, or why they are missing (EVAL_MISSING and where it looked). */
@@ -51,18 +53,6 @@ export function registrableCatalog(catalog: readonly ToolDefinition[]): ToolDefi
     used.add(name);
     return { ...tool, name, description: tool.description.trim() === "" ? name.replaceAll("_", " ") : tool.description };
   });
-}
-
-/** mulberry32: a small, well-spread seeded PRNG, so that every run generates the same catalog and queries. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function pick<T>(random: () => number, items: readonly T[]): T {

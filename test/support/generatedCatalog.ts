@@ -1,19 +1,8 @@
 // A large synthetic catalog and queries for it, from a seed: words drawn with a Zipf-like skew (a few very common,
 // most rare), snake_case and camelCase names, parameters and groups; queries of 3 and 20 words with some typos and
 // unknown words. No external data: the ranking tests run without ../shared.
+import { seededRandom as seeded } from "../../bench/random.ts";
 import type { ToolDefinition } from "../../src/core/types.ts";
-
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ["ka", "lo", "mi", "ren", "sto", "vel", "dar", "qui", "nor", "pex", "tal", "bri", "gon", "fu", "zel", "ash", "em", "or"];
 const COMMON = ["the", "a", "to", "of", "and", "for", "with", "in", "can", "you", "get", "list", "create", "data", "file", "user"];

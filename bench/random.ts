@@ -1,0 +1,13 @@
+// The seeded randomness of the bench's generated catalogs and queries (the tests' generated catalog uses it too).
+
+/** mulberry32: a small, well-spread seeded PRNG, so that every run generates the same catalog and queries. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
