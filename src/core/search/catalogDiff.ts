@@ -39,32 +39,41 @@ export interface CatalogDiff {
 }
 
 /**
- * Matches a new catalog against the tools an index holds (`slots`: slot → tool, undefined for a free slot), by name.
- * Undefined when names repeat in either (then an index is rebuilt, not patched).
+ * Matches a new catalog against the tools an index holds, by name: `slotByName` maps each held tool's name (names
+ * unique) to its slot, `slots` each slot to its tool. Undefined when the new catalog repeats a name (then an index is
+ * rebuilt, not patched).
  */
-export function diffCatalog(slots: readonly (ToolDefinition | undefined)[], next: readonly ToolDefinition[]): CatalogDiff | undefined {
-  const slotByName = new Map<string, number>();
-  for (let slot = 0; slot < slots.length; slot++) {
-    const tool = slots[slot];
-    if (tool === undefined) continue;
-    if (slotByName.has(tool.name)) return undefined;
-    slotByName.set(tool.name, slot);
-  }
+export function diffCatalog(
+  slotByName: ReadonlyMap<string, number>,
+  slots: readonly (ToolDefinition | undefined)[],
+  next: readonly ToolDefinition[],
+): CatalogDiff | undefined {
   const slotOfNew = new Int32Array(next.length).fill(-1);
-  const kept = new Set<number>();
-  const names = new Set<string>();
+  /** 1 for a slot whose name the new catalog holds, 2 when it holds that tool unchanged. */
+  const claimed = new Uint8Array(slots.length);
+  const newNames = new Set<string>();
   let added = 0;
-  next.forEach((tool, i) => {
-    names.add(tool.name);
+  for (let i = 0; i < next.length; i++) {
+    const tool = next[i];
+    if (tool === undefined) continue;
     const slot = slotByName.get(tool.name);
-    const held = slot === undefined ? undefined : slots[slot];
-    if (slot !== undefined && held !== undefined && sameIndexedTool(held, tool)) {
+    if (slot === undefined) {
+      if (newNames.has(tool.name)) return undefined;
+      newNames.add(tool.name);
+      added++;
+      continue;
+    }
+    if (claimed[slot] !== 0) return undefined;
+    const held = slots[slot];
+    if (held !== undefined && sameIndexedTool(held, tool)) {
+      claimed[slot] = 2;
       slotOfNew[i] = slot;
-      kept.add(slot);
-    } else added++;
-  });
-  if (names.size !== next.length) return undefined;
+    } else {
+      claimed[slot] = 1;
+      added++;
+    }
+  }
   const removed: number[] = [];
-  for (const slot of slotByName.values()) if (!kept.has(slot)) removed.push(slot);
+  for (const slot of slotByName.values()) if (claimed[slot] !== 2) removed.push(slot);
   return { slotOfNew, removed, added };
 }

@@ -104,15 +104,15 @@ export function queryTerms(query: string, stats: TermStatistics): QueryTerm[] {
   }));
 }
 
-/** Tools whose exact name (ignoring case) the query states, by their keys in `byLowerName`, in query order. */
-function exactNameMatches(query: string, byLowerName: ReadonlyMap<string, number>): number[] {
+/** Tools whose exact name (ignoring case) the query states, as `byLowerName` finds them, in query order. */
+function exactNameMatches(query: string, byLowerName: (lower: string) => number | undefined): number[] {
   const ids: number[] = [];
-  const whole = byLowerName.get(query.trim().toLowerCase());
+  const whole = byLowerName(query.trim().toLowerCase());
   if (whole !== undefined) ids.push(whole);
   for (const word of query.split(/\s+/)) {
     const bare = word.replace(SURROUNDING_PUNCTUATION, "");
     if (!IDENTIFIER_LIKE.test(bare)) continue;
-    const id = byLowerName.get(bare.toLowerCase());
+    const id = byLowerName(bare.toLowerCase());
     if (id !== undefined && !ids.includes(id)) ids.push(id);
   }
   return ids;
@@ -133,8 +133,11 @@ class RankedIndex implements SearchIndex {
   /** Slot → position in the catalog (ties rank in catalog order); the catalog's names in order. */
   #position = new Int32Array(0);
   #names: string[] = [];
-  /** Lower-cased name → the slot of the first tool so named. */
-  #byLowerName = new Map<string, number>();
+  /** Name → slot of every tool held, while names are unique (else the index is not patched: `#patchable`). */
+  readonly #slotByName = new Map<string, number>();
+  #patchable = true;
+  /** Lower-cased name → the slots of the tools so named. */
+  readonly #slotsByLowerName = new Map<string, number[]>();
 
   constructor(tools: readonly ToolDefinition[], tuning: RankingTuning) {
     this.#options = {
@@ -145,6 +148,7 @@ class RankedIndex implements SearchIndex {
     };
     this.#add(tools);
     this.#order(tools, Int32Array.from(tools, (_, i) => i));
+    this.#patchable = this.#slotByName.size === tools.length;
   }
 
   get size(): number {
@@ -153,24 +157,46 @@ class RankedIndex implements SearchIndex {
 
   #add(tools: readonly ToolDefinition[]): number {
     const first = this.#postings.addTools(tools);
-    for (const tool of tools) {
+    tools.forEach((tool, i) => {
       this.#slotTools.push(tool);
       this.#slotNames.push(tool.name);
-    }
+      if (!this.#slotByName.has(tool.name)) this.#slotByName.set(tool.name, first + i);
+      const lower = tool.name.toLowerCase();
+      const slots = this.#slotsByLowerName.get(lower);
+      if (slots) slots.push(first + i);
+      else this.#slotsByLowerName.set(lower, [first + i]);
+    });
     return first;
+  }
+
+  #remove(slot: number): void {
+    const tool = this.#slotTools[slot];
+    if (tool === undefined) return;
+    this.#postings.removeSlot(slot);
+    this.#slotTools[slot] = undefined;
+    this.#slotByName.delete(tool.name);
+    const lower = tool.name.toLowerCase();
+    const slots = (this.#slotsByLowerName.get(lower) ?? []).filter((other) => other !== slot);
+    if (slots.length > 0) this.#slotsByLowerName.set(lower, slots);
+    else this.#slotsByLowerName.delete(lower);
+  }
+
+  /** The first tool in catalog order whose lower-cased name is `lower`. */
+  #byLowerName(lower: string): number | undefined {
+    let best: number | undefined;
+    for (const slot of this.#slotsByLowerName.get(lower) ?? []) {
+      if (best === undefined || (this.#position[slot] ?? 0) < (this.#position[best] ?? 0)) best = slot;
+    }
+    return best;
   }
 
   /** Records the catalog order: `slots[i]` holds `tools[i]`. */
   #order(tools: readonly ToolDefinition[], slots: Int32Array): void {
     const position = new Int32Array(this.#slotTools.length).fill(-1);
-    const byLowerName = new Map<string, number>();
     slots.forEach((slot, i) => {
       position[slot] = i;
-      const lower = (tools[i]?.name ?? "").toLowerCase();
-      if (!byLowerName.has(lower)) byLowerName.set(lower, slot);
     });
     this.#position = position;
-    this.#byLowerName = byLowerName;
     this.#names = tools.map((tool) => tool.name);
   }
 
@@ -183,7 +209,7 @@ class RankedIndex implements SearchIndex {
       const kept = this.#names.filter((name) => accept(name));
       return { names: kept.slice(0, count), total: kept.length };
     }
-    const exact = exactNameMatches(query, this.#byLowerName).filter((slot) => accept(this.#slotNames[slot] ?? ""));
+    const exact = exactNameMatches(query, (lower) => this.#byLowerName(lower)).filter((slot) => accept(this.#slotNames[slot] ?? ""));
     const placed = new Set(exact);
     const acceptSlot = (slot: number): boolean => !placed.has(slot) && accept(this.#slotNames[slot] ?? "");
     const terms = queryTerms(query, { toolCount: this.#names.length, toolFrequency: (term) => this.#postings.toolFrequency(term) });
@@ -196,15 +222,13 @@ class RankedIndex implements SearchIndex {
   }
 
   update(tools: readonly ToolDefinition[]): SearchIndex | undefined {
-    const diff = diffCatalog(this.#slotTools, tools);
+    if (!this.#patchable) return undefined;
+    const diff = diffCatalog(this.#slotByName, this.#slotTools, tools);
     if (!diff) return undefined;
     const limit = Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * tools.length);
     const emptySlots = this.#slotTools.length - this.#postings.liveCount;
     if (diff.removed.length + diff.added > limit || emptySlots + diff.removed.length > limit) return undefined;
-    for (const slot of diff.removed) {
-      this.#postings.removeSlot(slot);
-      this.#slotTools[slot] = undefined;
-    }
+    for (const slot of diff.removed) this.#remove(slot);
     const addedAt: number[] = [];
     const added: ToolDefinition[] = [];
     diff.slotOfNew.forEach((slot, i) => {

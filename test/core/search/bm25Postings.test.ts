@@ -31,7 +31,12 @@ describe("withinOneEdit", () => {
 });
 
 const source = generatedCatalog(400, 5);
-const queries = generatedQueries(source.words, 25, 6);
+// Names too (upper-cased: a tool named exactly comes first, ignoring case), present in some versions and not others.
+const queries = [
+  ...generatedQueries(source.words, 25, 6),
+  ...source.tools.slice(0, 6).map((tool) => `${tool.name.toUpperCase()} please`),
+  "use added_1 and ADDED_3",
+];
 
 const odd = (name: string): boolean => name.length % 2 === 1;
 
