@@ -19,6 +19,8 @@ export interface PrepareAnswer {
   applied: PrepareOutput["applied"];
   discovered: PrepareOutput["discovered"];
   stats: PrepareOutput["stats"];
+  /** Present when a tool's name had to be fitted to what every provider accepts: the name the model calls → yours. */
+  names?: Record<string, string>;
 }
 
 /** `POST /v1/sessions/:sid/search`: the `search_tools` result object itself. */

@@ -200,13 +200,14 @@ function stringList(value: unknown, field: string): string[] {
   return strings;
 }
 
-const CAPABILITY_KEY = /^tool:[a-zA-Z0-9_.-]{1,64}$/;
+/** `tool:` and a catalog name (toolNames.ts): a source's spelling such as `a.b` never names a tool here. */
+const CAPABILITY_KEY = /^tool:[a-zA-Z0-9_-]{1,64}$/;
 
 function capabilityMap<T>(value: unknown, field: string, read: (v: unknown, f: string) => T): Record<string, T> {
   if (!isRecord(value)) throw new ConfigError(field, "must be an object keyed by `tool:<name>`");
   const out: Record<string, T> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!CAPABILITY_KEY.test(key)) throw new ConfigError(`${field}["${key}"]`, "key must look like `tool:<name>`");
+    if (!CAPABILITY_KEY.test(key)) throw new ConfigError(`${field}["${key}"]`, "key must look like `tool:<name>`, the tool's catalog name (letters, digits, _ and -; a dotted name is fitted: use the name GET /v1/tools shows)");
     out[key] = read(v, `${field}["${key}"]`);
   }
   return out;

@@ -6,6 +6,7 @@ import { childField } from "./jsonSchema/field.ts";
 import { VALIDATION_LIMITS } from "./jsonSchema/validate.ts";
 import { firstUnknownKey, isRecord } from "./records.ts";
 import { cleanToolTexts } from "./toolTexts.ts";
+import { fitToolName, PORTABLE_TOOL_NAME } from "./toolNames.ts";
 import type {
   DeclaredConfirm, ExecutorSpec, HttpMethod, JsonSchema, Locale, Risk, ToolDefinition, Visibility,
 } from "./types.ts";
@@ -20,7 +21,12 @@ export class ToolDefinitionError extends Error {
   }
 }
 
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
+/** A tool's name in the catalog: what every provider accepts (toolNames.ts). Other names are fitted to it. */
+export const TOOL_NAME_PATTERN = PORTABLE_TOOL_NAME;
+/** The longest name a tool may have at its source (an MCP server's names have no limit; ours do). */
+export const SOURCE_NAME_MAX_LENGTH = 256;
+/** Control characters, line breaks and other invisible format characters never belong in a name. */
+const NAME_UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 /** A group name; `*` is not one (it means "every group" on the enabling side). */
 export const GROUP_NAME_PATTERN = /^[a-zA-Z0-9_.:-]{1,64}$/;
 /** The name of the Worker secret that holds a header's value. */
@@ -208,7 +214,7 @@ function checkGroups(value: unknown): string[] {
   return groups;
 }
 
-const DEFINITION_FIELDS = ["name", "description", "parameters", "groups", "visibility", "risk", "confirm", "executor"];
+const DEFINITION_FIELDS = ["name", "originalName", "description", "parameters", "groups", "visibility", "risk", "confirm", "executor"];
 
 /**
  * Checks an untrusted tool definition and returns a clean copy (unknown fields rejected). Throws ToolDefinitionError.
@@ -224,10 +230,7 @@ export interface DefinitionOptions {
 export function validateToolDefinition(input: unknown, options: DefinitionOptions = {}): ToolDefinition {
   if (!isRecord(input)) fail("tool", "must be a JSON object");
   rejectUnknownFields(input, DEFINITION_FIELDS, "");
-  const name = own(input, "name");
-  if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
-    fail("name", `must match ${TOOL_NAME_PATTERN.source} (letters, digits, "_", ".", "-"; 1 to 64 characters)`);
-  }
+  const { name, originalName } = readName(own(input, "name"), own(input, "originalName"));
   const description = own(input, "description");
   if (typeof description !== "string") fail("description", "must be a string");
   if (description.length > DEFINITION_LIMITS.descriptionChars) {
@@ -235,7 +238,12 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
   }
   // What the model reads (the description, every title and description in the parameters) is cleaned as untrusted
   // content is; a description of invisible characters only is empty.
-  const definition = cleanToolTexts({ name, description, parameters: checkParameters(own(input, "parameters")) }, options.locale);
+  const definition = cleanToolTexts({
+    name,
+    ...(originalName === undefined ? {} : { originalName }),
+    description,
+    parameters: checkParameters(own(input, "parameters")),
+  }, options.locale);
   if (definition.description.trim() === "" && !options.allowEmptyDescription) fail("description", "must be a non-empty string");
   const groups = own(input, "groups");
   if (groups !== undefined) {
@@ -251,6 +259,25 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
   const executor = own(input, "executor");
   if (executor !== undefined) definition.executor = checkExecutor(executor);
   return definition;
+}
+
+/**
+ * A name as the source spelled it: kept when every provider accepts it, else fitted (fitToolName) with the source's
+ * spelling kept as `originalName`. A definition read back from GET /v1/tools (the fitted name and its originalName)
+ * reads the same again; an originalName that does not fit to the name is refused.
+ */
+export function readName(name: unknown, originalName: unknown): { name: string; originalName?: string } {
+  const sourceName = originalName ?? name;
+  const field = originalName === undefined ? "name" : "originalName";
+  if (typeof sourceName !== "string" || sourceName.length === 0 || sourceName.length > SOURCE_NAME_MAX_LENGTH) {
+    fail(field, `must be a string of 1 to ${SOURCE_NAME_MAX_LENGTH} characters`);
+  }
+  if (NAME_UNPRINTABLE.test(sourceName)) fail(field, "must not hold control, format or line-break characters");
+  const fitted = fitToolName(sourceName);
+  if (originalName !== undefined && name !== undefined && name !== fitted) {
+    fail("name", `does not belong to originalName "${sourceName}" (its catalog name is "${fitted}")`);
+  }
+  return fitted === sourceName ? { name: fitted } : { name: fitted, originalName: sourceName };
 }
 
 /** The compiled form of a tool's stored `parameters` (compiled once, at definition or first use); null when it cannot be. */

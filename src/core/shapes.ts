@@ -9,8 +9,8 @@
 // a missing description is "", missing parameters are the empty object schema) and strict on what we rely on (the
 // name pattern, field types, an object schema). Writing emits only the fields of the target shape.
 import { isRecord } from "./records.ts";
-import { TOOL_NAME_PATTERN } from "./definition.ts";
-import type { JsonSchema, ToolDefinition } from "./types.ts";
+import { readName as readSourceName, ToolDefinitionError } from "./definition.ts";
+import type { JsonSchema, Risk, ToolDefinition, Visibility } from "./types.ts";
 
 export type ToolShape = "openai" | "responses" | "anthropic" | "mcp";
 
@@ -84,12 +84,14 @@ function namePath(shape: ToolShape): string {
   return shape === "openai" ? "function.name" : "name";
 }
 
-function readName(value: unknown, path: string): string {
-  if (typeof value !== "string") throw new ShapeError(path, "must be a string");
-  if (!TOOL_NAME_PATTERN.test(value)) {
-    throw new ShapeError(path, "must be 1 to 64 characters of letters, digits, '_', '.' or '-'");
+/** The name and, when it had to be fitted to what every provider accepts, the source's spelling (toolNames.ts). */
+function readName(value: unknown, path: string): { name: string; originalName?: string } {
+  try {
+    return readSourceName(value, undefined);
+  } catch (error) {
+    if (error instanceof ToolDefinitionError) throw new ShapeError(path, error.message.slice(error.field.length + 2));
+    throw error;
   }
-  return value;
 }
 
 function readDescription(value: unknown, path: string): string {
@@ -139,7 +141,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
       if (!isRecord(fn)) throw new ShapeError(`${path}.function`, "must be an object");
       checkOptional(fn["strict"], `${path}.function.strict`, "boolean");
       return {
-        name: readName(fn["name"], `${path}.function.name`),
+        ...readName(fn["name"], `${path}.function.name`),
         description: readDescription(fn["description"], `${path}.function.description`),
         parameters: readParameters(fn["parameters"], `${path}.function.parameters`, true),
       };
@@ -148,7 +150,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
       if (tool["type"] !== "function") throw new ShapeError(`${path}.type`, 'must be "function"');
       checkOptional(tool["strict"], `${path}.strict`, "boolean");
       return {
-        name: readName(tool["name"], `${path}.name`),
+        ...readName(tool["name"], `${path}.name`),
         description: readDescription(tool["description"], `${path}.description`),
         parameters: readParameters(tool["parameters"], `${path}.parameters`, true),
       };
@@ -158,7 +160,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
         throw new ShapeError(`${path}.type`, 'must be "custom" or absent (server tools cannot be carried)');
       }
       return {
-        name: readName(tool["name"], `${path}.name`),
+        ...readName(tool["name"], `${path}.name`),
         description: readDescription(tool["description"], `${path}.description`),
         parameters: readParameters(tool["input_schema"], `${path}.input_schema`, false),
       };
@@ -168,7 +170,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
       checkOptional(tool["outputSchema"], `${path}.outputSchema`, "object");
       checkOptional(tool["annotations"], `${path}.annotations`, "object");
       return {
-        name: readName(tool["name"], `${path}.name`),
+        ...readName(tool["name"], `${path}.name`),
         description: readDescription(tool["description"], `${path}.description`),
         parameters: readParameters(tool["inputSchema"], `${path}.inputSchema`, false),
       };
@@ -176,6 +178,20 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
     default:
       throw unknownShape(shape);
   }
+}
+
+/**
+ * What an MCP tool's annotations tell the guard: `readOnlyHint` → public (anyone may call it); `destructiveHint` (on a
+ * tool that is not read-only) → dangerous (a confirmation before each run). Only what is said counts: MCP presumes an
+ * unannotated tool destructive, but confirming every unannotated tool would make the hints noise; toolgate's own
+ * defaults hold instead. The owner's settings override what this returns.
+ */
+export function guardFromMcpAnnotations(tool: unknown): { visibility?: Visibility; risk?: Risk } {
+  if (!isRecord(tool) || !isRecord(tool["annotations"])) return {};
+  const annotations = tool["annotations"];
+  if (annotations["readOnlyHint"] === true) return { visibility: "public", risk: "safe" };
+  if (annotations["destructiveHint"] === true) return { risk: "dangerous" };
+  return {};
 }
 
 /**

@@ -44,17 +44,25 @@ const obj = (properties: Record<string, Schema>, required: string[] = [], extra:
 });
 const strings: Schema = { type: "array", items: str };
 const anyObject: Schema = { type: "object" };
-const toolDefinition = obj({
-  name: { type: "string", pattern: "^[a-zA-Z0-9_.-]{1,64}$" },
-  description: str,
-  parameters: anyObject,
+const guardFields: Record<string, Schema> = {
   groups: strings,
   visibility: { enum: ["public", "restricted"] },
   risk: { enum: ["safe", "sensitive", "dangerous"] },
   confirm: { enum: ["session", "always"] },
+};
+/** toolgate's own shape; a name that is not `^[a-zA-Z0-9_-]{1,64}$` is fitted to one (README, "Register tools in any shape"). */
+const toolDefinition = obj({
+  name: { type: "string", minLength: 1, maxLength: 256 },
+  originalName: { type: "string", minLength: 1, maxLength: 256 },
+  description: str,
+  parameters: anyObject,
+  ...guardFields,
   executor: anyObject,
   context: str,
 }, ["description", "parameters"]);
+/** One tool to register: toolgate's shape, or OpenAI Chat / Responses, Anthropic or MCP with toolgate's fields beside. */
+const anyShapeTool: Schema = { oneOf: [toolDefinition, { type: "object", description: "OpenAI Chat, OpenAI Responses, Anthropic or MCP tool, with toolgate's guard fields, executor and context beside" }] };
+const importShape: Schema = { enum: ["toolgate", "openai", "responses", "anthropic", "mcp"] };
 const searchResult = obj({ found: str, tools: { type: "array", items: anyObject }, pagination: anyObject, related: strings, hint: str }, ["found", "tools", "hint"]);
 
 /** Errors every route with a caller may answer (the stage, the router's catch-all). */
@@ -89,25 +97,26 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: "PUT", path: "/v1/tools", summary: "Registers many tools, all or nothing (owner)", owner: true,
-    body: obj({ tools: { type: "array", items: toolDefinition }, context: str }, ["tools"], { additionalProperties: false }),
-    ok: { 200: { description: "registered", schema: obj({ registered: int, created: int, replaced: int, version: int }) } },
+    body: obj({ tools: { type: "array", items: anyShapeTool }, context: str, defaults: obj(guardFields, [], { additionalProperties: false }), nextCursor: str }, ["tools"], { additionalProperties: false }),
+    ok: { 200: { description: "registered", schema: obj({ registered: int, created: int, replaced: int, version: int, shape: importShape, warnings: strings }, ["registered", "created", "replaced", "version", "shape"]) } },
     errors: [...CALLER, ...BODY, "forbidden", "too_many_tools", "too_many_items"],
     examples: [
       { summary: "one tool", token: "owner", body: { tools: [{ name: "openapi_bulk_example", ...SIMPLE_TOOL }], context: "openapi-example" }, status: 200 },
+      { summary: "an MCP tools/list result", token: "owner", body: { tools: [{ name: "openapi/mcp.example", description: "An MCP tool.", inputSchema: { type: "object" } }], context: "openapi-example" }, status: 200 },
       { summary: "not the owner", token: "user", body: { tools: [] }, status: 403 },
       { summary: "no tools field", token: "owner", body: {}, status: 400 },
     ],
   },
   {
     method: "PUT", path: "/v1/tools/:name", summary: "Registers or replaces one tool (owner)", owner: true,
-    body: toolDefinition,
+    body: anyShapeTool,
     ok: {
-      201: { description: "created", schema: obj({ tool: anyObject, context: str, version: int }) },
-      200: { description: "replaced", schema: obj({ tool: anyObject, context: str, version: int }) },
+      201: { description: "created", schema: obj({ tool: anyObject, context: str, version: int, shape: importShape }) },
+      200: { description: "replaced", schema: obj({ tool: anyObject, context: str, version: int, shape: importShape }) },
     },
     errors: [...CALLER, ...BODY, "forbidden", "too_many_tools"],
     examples: [
-      { summary: "a bad name", token: "owner", params: { name: "bad name" }, body: SIMPLE_TOOL, status: 400 },
+      { summary: "a name over 256 characters", token: "owner", params: { name: "x".repeat(257) }, body: SIMPLE_TOOL, status: 400 },
       { summary: "not the owner", token: "user", params: { name: "openapi_x" }, body: SIMPLE_TOOL, status: 403 },
     ],
   },

@@ -25,6 +25,18 @@ import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray, requi
 /** prepareTurn's warnings (an always-direct tool that is missing) are logged once per isolate, not per turn. */
 const warnings = new WarnOnce(console);
 
+/** `{names: {fitted: original}}` when a client tool's name was fitted, else undefined (the answer stays as it was). */
+function fittedNames(tools: readonly ToolDefinition[]): { names: Record<string, string> } | undefined {
+  const names: Record<string, string> = {};
+  let any = false;
+  for (const tool of tools) {
+    if (tool.originalName === undefined) continue;
+    names[tool.name] = tool.originalName;
+    any = true;
+  }
+  return any ? { names } : undefined;
+}
+
 export async function prepare(request: RouteRequest, call: Call): Promise<Response> {
   const sessionId = requireSessionId(request.params.sid);
   const { config } = call.settings;
@@ -95,5 +107,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     // cache keeps from one answer to the next (the leading tools equal to the previous answer's).
     stats: { ...stats, tokensPerTool: answerTools.map((tool) => countTokens(JSON.stringify(tool))) },
     ...(native ? { deferral: "native" } : {}),
+    // The client's names that had to be fitted (toolNames.ts): the model calls the fitted one; run the original.
+    ...fittedNames(tools),
   });
 }
