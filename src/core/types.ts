@@ -45,6 +45,7 @@ export interface ToolDefinition {
 /** Name and description only (the `getSummaries` view). */
 export interface ToolSummary {
   name: string;
+  originalName?: string;
   description: string;
   groups?: string[];
 }

@@ -12,7 +12,7 @@ beforeAll(async () => {
   owner = await token({ sub: "owner-import", owner: true });
 }, 60_000);
 
-const echoExecutor = { type: "builtin", name: "echo" };
+const echoExecutor = { type: "builtin", name: "echo" } as const;
 const schema = { type: "object", properties: { text: { type: "string" } } };
 
 interface BulkAnswer {
@@ -138,6 +138,7 @@ describe("names every provider accepts", () => {
     const names = tools.map((tool) => (tool.function as { name: string }).name);
     expect(names).toContain(fitted);
     expect(names).not.toContain(source);
+    expect(await registered(fitted)).toStrictEqual({ name: fitted, originalName: source, description: "Opens an issue." });
 
     expect(await execute(fitted)).toMatchObject({ isError: false });
     expect(await execute(source)).toMatchObject({ isError: false });
