@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { fitToolName } from "../../src/core/toolNames.ts";
 import { registryStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
+import { nameInShape } from "./shapes.ts";
 
 let owner = "";
 beforeAll(async () => {
@@ -135,7 +136,7 @@ describe("names every provider accepts", () => {
     expect(await json<OneAnswer>(put)).toMatchObject({ shape: "toolgate", tool: { name: fitted, originalName: source } });
 
     const { tools } = await json<ToolsBody>(await api("/v1/tools?format=openai", { token: owner }));
-    const names = tools.map((tool) => (tool.function as { name: string }).name);
+    const names = tools.map((tool) => nameInShape(tool, "openai"));
     expect(names).toContain(fitted);
     expect(names).not.toContain(source);
     expect(await registered(fitted)).toStrictEqual({ name: fitted, originalName: source, description: "Opens an issue." });
