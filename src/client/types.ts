@@ -18,7 +18,12 @@ export interface PrepareAnswer {
   tools: ShapedTool[];
   applied: PrepareOutput["applied"];
   discovered: PrepareOutput["discovered"];
-  stats: PrepareOutput["stats"];
+  stats: PrepareOutput["stats"] & {
+    /** Each answered tool's tokens. */
+    tokensPerTool?: number[];
+    /** With autoDiscover on: the tools sent because the user's message matched them (last in `tools`). */
+    autoDiscovered?: PrepareOutput["autoDiscovered"];
+  };
 }
 
 /** `POST /v1/sessions/:sid/search`: the `search_tools` result object itself. */

@@ -92,6 +92,14 @@ export async function currentRegistry(env: Env, settings: Settings): Promise<Loa
   return pending.promise;
 }
 
+/**
+ * The search index of a client catalog for a mode, built once per catalog content (`hash`) in this isolate
+ * (auto-discovery in prepare; the session object keeps its own for search_tools).
+ */
+export function catalogSearchIndex(hash: string, tools: readonly ToolDefinition[], mode: SearchMode): SearchIndex {
+  return searchIndexes.get(`catalog:${hash}`, mode, () => tools);
+}
+
 /** The search index of the registry for a mode, built once per registry version. */
 export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode): SearchIndex {
   return searchIndexes.get(`registry:${loaded.key}`, mode, () => loaded.definitions);
