@@ -6,7 +6,7 @@
 import MiniSearch from "minisearch";
 import type { AsPlainObject, Options, SearchOptions } from "minisearch";
 import type { ToolDefinition } from "../types.ts";
-import { analyze } from "./analyze.ts";
+import { analyzeQuery } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, toolFieldParts } from "./fields.ts";
 import { PostingCollector } from "./postings.ts";
 import { fillTermIndex } from "./termIndex.ts";
@@ -30,12 +30,18 @@ export interface RankingTuning {
   boost: Readonly<Record<string, number>>;
   bm25: { k: number; b: number; d: number };
   prefixWeight: number;
+  /** A query word weighs its catalog IDF to this power (1 = as BM25; more stresses rare words). */
+  idfExponent: number;
+  /** Words dropped from queries only (before stemming; analyze.ts's REQUEST_FRAMING_WORDS is one such list). */
+  queryStopWords: ReadonlySet<string>;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
   boost: FIELD_BOOST,
   bm25: { k: 1.2, b: 0.2, d: 0 },
   prefixWeight: 0.55,
+  idfExponent: 1,
+  queryStopWords: new Set(),
 };
 const FUZZY_WEIGHT = 0.3;
 
@@ -166,9 +172,9 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
   /** Each query term's weight, and what the query's whole weight is made of (for relevance). */
   const queryWeights = (query: string): QueryWeights => {
     const counts = new Map<string, number>();
-    for (const term of analyze(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const term of analyzeQuery(query, tuning.queryStopWords)) counts.set(term, (counts.get(term) ?? 0) + 1);
     const weights = new Map<string, number>();
-    for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term));
+    for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term) ** tuning.idfExponent);
     const parts: QueryPart[] = [];
     for (const term of counts.keys()) {
       const part: QueryPart = { term, weight: weights.get(term) ?? 0 };
