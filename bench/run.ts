@@ -237,6 +237,19 @@ function requestSection(catalog: readonly ToolDefinition[], queries: readonly st
       (i) => runSearchTools({ query: queries[i % queries.length] ?? "" }, { catalog, index, enabledGroups: undefined, config }),
       calls,
     );
+    // Auto-discovery on (topK 3): the latest user message is searched in the same index on every turn.
+    const autoConfig = { ...config, searchMode: mode, autoDiscover: { ...config.autoDiscover, topK: 3 } };
+    out[`prepareAutoDiscover_${mode}`] = requestCost(
+      (i) => prepareTurn({
+        tools: catalog,
+        messages: [{ role: "user", content: queries[i % queries.length] ?? "" }],
+        discovered: [],
+        config: autoConfig,
+        warnings,
+        searchIndex: index,
+      }),
+      calls,
+    );
   }
   return out;
 }
@@ -516,7 +529,7 @@ async function main(): Promise<void> {
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,
-      requests: "prepareTurn (no messages; first turn and after 20 discovered) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
+      requests: "prepareTurn (no messages; first turn and after 20 discovered; and with autoDiscover topK 3, a user message of the search queries) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
       autoDiscover: AUTO_DISCOVER_METHOD,
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",

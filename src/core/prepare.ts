@@ -105,22 +105,17 @@ function autoDiscover(input: PrepareInput, present: ReadonlyMap<string, ToolDefi
   const { topK, minScore } = input.config.autoDiscover;
   const index = input.searchIndex;
   if (topK === 0 || !index) return [];
-  const text = input.userText ?? latestUserText(input.messages, input.config.limits.maxQueryLength);
+  const maxChars = input.config.limits.maxQueryLength;
+  const text = (input.userText ?? latestUserText(input.messages, maxChars))?.slice(0, maxChars);
   if (text === undefined || text.trim() === "") return [];
   const taken = new Set(sent.map((tool) => tool.name));
   taken.add(SEARCH_TOOLS_NAME);
   if (input.config.toolList === "fixed") taken.add(CALL_TOOL_NAME);
-  // Enough of the ranking for topK after skipping what is sent already and what the index holds beyond this turn.
-  const depth = topK + taken.size + Math.max(0, index.size - present.size);
+  const sendable = (name: string): boolean => present.has(name) && !taken.has(name);
   const auto: ToolDefinition[] = [];
-  let eligible = 0;
-  for (const match of index.scored(text.slice(0, input.config.limits.maxQueryLength), depth)) {
-    if (eligible >= topK) break;
+  for (const match of index.scored(text, topK, sendable)) {
     const tool = present.get(match.name);
-    if (!tool || taken.has(match.name)) continue;
-    taken.add(match.name);
-    eligible++;
-    if (match.relevance >= minScore) auto.push(tool);
+    if (tool && match.relevance >= minScore) auto.push(tool);
   }
   return auto;
 }

@@ -99,6 +99,15 @@ describe.each(SEARCH_MODES)("scored (%s)", (mode) => {
     expect(index.scored("weather", 0)).toEqual([]);
   });
 
+  it("counts only the tools `accept` takes towards the limit", () => {
+    const query = "read or write a file on the drive";
+    const all = index.scored(query, 10).map((match) => match.name);
+    expect(all.slice(0, 2).toSorted()).toEqual(["read_file", "write_file"]);
+    const first = all[0] ?? "";
+    const accepted = index.scored(query, 1, (name) => name !== first);
+    expect(accepted.map((match) => match.name)).toEqual([all[1]]);
+  });
+
   it("gives a word only one tool holds 1, and a word most tools hold little", () => {
     expect(index.scored("weather", 1)).toEqual([{ name: "weather_forecast", relevance: 1 }]);
     const common = index.scored("user", 3);

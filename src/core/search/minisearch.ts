@@ -238,13 +238,17 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
       if (query.trim() === "") return [...names];
       return rank(query).ranked.map((id) => names[id] ?? "");
     },
-    scored(query: string, limit: number): ScoredMatch[] {
+    scored(query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[] {
       if (query.trim() === "" || limit <= 0) return [];
       const { ranked, matchedTerms, exact, parts } = rank(query);
-      return ranked.slice(0, limit).map((id) => ({
-        name: names[id] ?? "",
-        relevance: exact.includes(id) ? 1 : relevanceOf(parts, matchedTerms.get(id) ?? [], uniqueWeight),
-      }));
+      const matches: ScoredMatch[] = [];
+      for (const id of ranked) {
+        if (matches.length >= limit) break;
+        const name = names[id] ?? "";
+        if (accept && !accept(name)) continue;
+        matches.push({ name, relevance: exact.includes(id) ? 1 : relevanceOf(parts, matchedTerms.get(id) ?? [], uniqueWeight) });
+      }
+      return matches;
     },
   };
 }

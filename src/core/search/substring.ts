@@ -304,14 +304,15 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return result;
   }
 
-  function scored(query: string, limit: number): ScoredMatch[] {
+  function scored(query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[] {
     const keywords = queryKeywords(query);
     if (keywords.length === 0 || limit <= 0) return [];
-    const ranked = rank(keywords);
     const matches: ScoredMatch[] = [];
-    for (const tool of ranked.subarray(0, limit)) {
-      const relevance = uniqueWeight <= 0 ? 0 : Math.min(1, (covered[tool] ?? 0) / uniqueWeight);
-      matches.push({ name: names[tool] ?? "", relevance });
+    for (const tool of rank(keywords)) {
+      if (matches.length >= limit) break;
+      const name = names[tool] ?? "";
+      if (accept && !accept(name)) continue;
+      matches.push({ name, relevance: uniqueWeight <= 0 ? 0 : Math.min(1, (covered[tool] ?? 0) / uniqueWeight) });
     }
     return matches;
   }

@@ -21,8 +21,11 @@ export interface SearchIndex {
   readonly size: number;
   /** Names of every matching tool, best first. An empty (or blank) query matches all tools, in catalog order. */
   search(query: string): string[];
-  /** The first `limit` of `search(query)`, in the same order, each with its relevance; a blank query matches none. */
-  scored(query: string, limit: number): ScoredMatch[];
+  /**
+   * The first `limit` tools of `search(query)` that `accept` takes (all by default), in the same order, each with its
+   * relevance; a blank query matches none. Relevance is worked out for those only.
+   */
+  scored(query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[];
 }
 
 export type SearchIndexFactory = (tools: readonly ToolDefinition[]) => SearchIndex;
