@@ -206,6 +206,12 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
   }
   const auto = autoDiscover(input, present, sent);
+  // The list before the auto-discovered tools is the same from turn to turn, and its count is remembered (tokens.ts);
+  // the tools after it are counted one by one (each also remembered): at most one token per added tool over counting
+  // the whole list (measured on the 527-tool catalog, every shape), without re-tokenizing a long search_tools
+  // description for a few tools.
+  let tokensSent = listTokens(sent, shape);
+  for (const tool of auto) tokensSent += countTokens(JSON.stringify(toShape(tool, shape)));
   sent.push(...auto);
   return {
     tools: sent,
@@ -213,6 +219,6 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     discovered,
     foundOrder,
     autoDiscovered: auto.map((tool) => tool.name),
-    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent: listTokens(sent, shape) },
+    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent },
   };
 }
