@@ -201,8 +201,8 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
     return ids;
   };
 
-  /** The ranking: tool ids best first, and per matched tool the query terms it matched. */
-  const rank = (query: string): { ranked: number[]; matchedTerms: Map<number, readonly string[]>; exact: readonly number[]; parts: QueryPart[] } => {
+  /** The ranking: tool ids best first, and (when `withTerms`, for relevance) per matched tool the query terms it matched. */
+  const rank = (query: string, withTerms: boolean): { ranked: number[]; matchedTerms: Map<number, readonly string[]>; exact: readonly number[]; parts: QueryPart[] } => {
     const exact = exactNameMatches(query);
     const { weights, parts } = queryWeights(query);
     const options: SearchOptions = {
@@ -226,7 +226,7 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
     const placed = new Set(exact);
     const matchedTerms = new Map<number, readonly string[]>();
     for (const { id, terms } of scored) {
-      matchedTerms.set(id, terms);
+      if (withTerms) matchedTerms.set(id, terms);
       if (!placed.has(id)) ranked.push(id);
     }
     return { ranked, matchedTerms, exact, parts };
@@ -236,11 +236,11 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
     size: toolCount,
     search(query: string): string[] {
       if (query.trim() === "") return [...names];
-      return rank(query).ranked.map((id) => names[id] ?? "");
+      return rank(query, false).ranked.map((id) => names[id] ?? "");
     },
     scored(query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[] {
       if (query.trim() === "" || limit <= 0) return [];
-      const { ranked, matchedTerms, exact, parts } = rank(query);
+      const { ranked, matchedTerms, exact, parts } = rank(query, true);
       const matches: ScoredMatch[] = [];
       for (const id of ranked) {
         if (matches.length >= limit) break;
