@@ -135,7 +135,7 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: "POST", path: "/v1/sessions/:sid/prepare", summary: "The tool list for the next LLM turn",
     body: obj({ messages: { type: "array" }, tools: { type: "array" }, enabledGroups: strings, format: { enum: ["openai", "responses", "anthropic", "mcp"] } }, ["messages"]),
-    ok: { 200: { description: "the turn's tools", schema: obj({ tools: { type: "array" }, applied: bool, discovered: strings, stats: obj({ total: int, sent: int, tokensAll: int, tokensSent: int }) }) } },
+    ok: { 200: { description: "the turn's tools", schema: obj({ tools: { type: "array" }, applied: bool, discovered: strings, stats: obj({ total: int, sent: int, tokensAll: int, tokensSent: int, tokensPerTool: { type: "array", items: int }, autoDiscovered: strings }) }) } },
     errors: [...CALLER, ...BODY, ...SESSION, "too_many_items"],
     examples: [
       { summary: "a first turn", token: "user", params: { sid: "openapi-prepare" }, body: { messages: [{ role: "user", content: "hello" }] }, status: 200 },

@@ -30,6 +30,8 @@ export interface LoadedRegistry {
 const MAX_SNAPSHOT_ATTEMPTS = 5;
 
 const searchIndexes = new SearchIndexCache(4);
+/** Client catalogs' indexes (auto-discovery in prepare), apart: many clients' catalogs never evict the registry's. */
+const catalogIndexes = new SearchIndexCache(4);
 let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
 let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
 /** The registry version this isolate last learned, and when (Date.now()). */
@@ -90,6 +92,14 @@ export async function currentRegistry(env: Env, settings: Settings): Promise<Loa
     );
   }
   return pending.promise;
+}
+
+/**
+ * The search index of a client catalog for a mode, built once per catalog content (`hash`) in this isolate
+ * (auto-discovery in prepare; the session object keeps its own for search_tools).
+ */
+export function catalogSearchIndex(hash: string, tools: readonly ToolDefinition[], mode: SearchMode): SearchIndex {
+  return catalogIndexes.get(hash, mode, () => tools);
 }
 
 /** The search index of the registry for a mode, built once per registry version. */

@@ -6,12 +6,12 @@
 import MiniSearch from "minisearch";
 import type { AsPlainObject, Options, SearchOptions } from "minisearch";
 import type { ToolDefinition } from "../types.ts";
-import { analyze } from "./analyze.ts";
+import { analyzeQuery } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, toolFieldParts } from "./fields.ts";
 import { PostingCollector } from "./postings.ts";
 import { fillTermIndex } from "./termIndex.ts";
 import { hasCjk } from "./text.ts";
-import type { SearchIndex } from "./types.ts";
+import type { ScoredMatch, SearchIndex } from "./types.ts";
 
 /** Typos are corrected only in words long enough that one wrong letter still leaves them recognisable. */
 const MIN_FUZZY_LENGTH = 5;
@@ -30,12 +30,18 @@ export interface RankingTuning {
   boost: Readonly<Record<string, number>>;
   bm25: { k: number; b: number; d: number };
   prefixWeight: number;
+  /** A query word weighs its catalog IDF to this power (1 = as BM25; more stresses rare words). */
+  idfExponent: number;
+  /** Words dropped from queries only (before stemming; analyze.ts's REQUEST_FRAMING_WORDS is one such list). */
+  queryStopWords: ReadonlySet<string>;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
   boost: FIELD_BOOST,
   bm25: { k: 1.2, b: 0.2, d: 0 },
   prefixWeight: 0.55,
+  idfExponent: 1,
+  queryStopWords: new Set(),
 };
 const FUZZY_WEIGHT = 0.3;
 
@@ -102,6 +108,33 @@ export function buildIndex(tools: readonly ToolDefinition[]): BuiltIndex {
   return { index, documentFrequency: collector.documentFrequency() };
 }
 
+/** A term of the query, its weight, and the known prefix it backs off to when the catalog lacks it. */
+interface QueryPart {
+  term: string;
+  weight: number;
+  backoff?: string;
+}
+
+interface QueryWeights {
+  /** The weight of each term searched (the query's, and their back-off prefixes). */
+  weights: Map<string, number>;
+  parts: QueryPart[];
+}
+
+/**
+ * How much of the query a tool matches, in units of a word that only one tool holds (ScoredMatch): the weights of
+ * the query terms it matches (as written, as a prefix or one typo away; a term found only through its back-off
+ * prefix counts BACKOFF_WEIGHT of it), over `unit`, at most 1.
+ */
+function relevanceOf(parts: readonly QueryPart[], matched: readonly string[], unit: number): number {
+  let hit = 0;
+  for (const part of parts) {
+    if (matched.includes(part.term)) hit += part.weight;
+    else if (part.backoff !== undefined && matched.includes(part.backoff)) hit += BACKOFF_WEIGHT * part.weight;
+  }
+  return unit <= 0 ? 0 : Math.min(1, hit / unit);
+}
+
 /** The ranked index; `tuning` is for the bench's sweep (the defaults are what the gateway uses). */
 export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
   const names = tools.map((tool) => tool.name);
@@ -122,6 +155,9 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
     return maxIdf === 0 ? 1 : Math.log(1 + (toolCount - df + 0.5) / (df + 0.5)) / maxIdf;
   };
 
+  /** The weight of a query word that only one tool holds: the unit of relevance. */
+  const uniqueWeight = maxIdf === 0 ? 1 : Math.log(1 + (toolCount - 0.5) / 1.5) / maxIdf;
+
   /** The longest known prefix of an unknown word ("rental" → "rent"), or undefined. */
   const backoff = (term: string): string | undefined => {
     if (!ASCII_WORD.test(term)) return undefined;
@@ -133,17 +169,23 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
     return undefined;
   };
 
-  const queryWeights = (query: string): Map<string, number> => {
+  /** Each query term's weight, and what the query's whole weight is made of (for relevance). */
+  const queryWeights = (query: string): QueryWeights => {
     const counts = new Map<string, number>();
-    for (const term of analyze(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const term of analyzeQuery(query, tuning.queryStopWords)) counts.set(term, (counts.get(term) ?? 0) + 1);
     const weights = new Map<string, number>();
-    for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term));
+    for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term) ** tuning.idfExponent);
+    const parts: QueryPart[] = [];
     for (const term of counts.keys()) {
+      const part: QueryPart = { term, weight: weights.get(term) ?? 0 };
+      parts.push(part);
       if (documentFrequency.has(term)) continue;
       const known = backoff(term);
-      if (known !== undefined && !weights.has(known)) weights.set(known, BACKOFF_WEIGHT * idfWeight(known));
+      if (known === undefined) continue;
+      if (!weights.has(known)) weights.set(known, BACKOFF_WEIGHT * idfWeight(known));
+      part.backoff = known;
     }
-    return weights;
+    return { weights, parts };
   };
 
   const exactNameMatches = (query: string): number[] => {
@@ -159,33 +201,54 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
     return ids;
   };
 
+  /** The ranking: tool ids best first, and (when `withTerms`, for relevance) per matched tool the query terms it matched. */
+  const rank = (query: string, withTerms: boolean): { ranked: number[]; matchedTerms: Map<number, readonly string[]>; exact: readonly number[]; parts: QueryPart[] } => {
+    const exact = exactNameMatches(query);
+    const { weights, parts } = queryWeights(query);
+    const options: SearchOptions = {
+      boost: { ...tuning.boost },
+      combineWith: "OR",
+      bm25: tuning.bm25,
+      weights: { prefix: tuning.prefixWeight, fuzzy: FUZZY_WEIGHT },
+      // The query is analyzed above; MiniSearch only splits the joined terms again.
+      tokenize: splitTerms,
+      processTerm: (term) => term,
+      boostTerm: (term) => weights.get(term) ?? 0,
+      prefix: (term) => term.length >= MIN_PREFIX_LENGTH || hasCjk(term),
+      // One edit away, and only for words the catalog does not know (those can be typos): long queries stay fast.
+      fuzzy: (term) => (term.length >= MIN_FUZZY_LENGTH && !documentFrequency.has(term) && ASCII_WORD.test(term) ? 1 : false),
+    };
+    const results = weights.size === 0 ? [] : index.search([...weights.keys()].join(" "), options);
+    // Equal scores keep catalog order, so that the answer never depends on the index's internal order.
+    const scored = results.map((result) => ({ id: Number(result.id), score: result.score, terms: result.queryTerms }));
+    scored.sort((a, b) => b.score - a.score || a.id - b.id);
+    const ranked = [...exact];
+    const placed = new Set(exact);
+    const matchedTerms = new Map<number, readonly string[]>();
+    for (const { id, terms } of scored) {
+      if (withTerms) matchedTerms.set(id, terms);
+      if (!placed.has(id)) ranked.push(id);
+    }
+    return { ranked, matchedTerms, exact, parts };
+  };
+
   return {
     size: toolCount,
     search(query: string): string[] {
       if (query.trim() === "") return [...names];
-      const exact = exactNameMatches(query);
-      const weights = queryWeights(query);
-      const options: SearchOptions = {
-        boost: { ...tuning.boost },
-        combineWith: "OR",
-        bm25: tuning.bm25,
-        weights: { prefix: tuning.prefixWeight, fuzzy: FUZZY_WEIGHT },
-        // The query is analyzed above; MiniSearch only splits the joined terms again.
-        tokenize: splitTerms,
-        processTerm: (term) => term,
-        boostTerm: (term) => weights.get(term) ?? 0,
-        prefix: (term) => term.length >= MIN_PREFIX_LENGTH || hasCjk(term),
-        // One edit away, and only for words the catalog does not know (those can be typos): long queries stay fast.
-        fuzzy: (term) => (term.length >= MIN_FUZZY_LENGTH && !documentFrequency.has(term) && ASCII_WORD.test(term) ? 1 : false),
-      };
-      const results = weights.size === 0 ? [] : index.search([...weights.keys()].join(" "), options);
-      // Equal scores keep catalog order, so that the answer never depends on the index's internal order.
-      const scored = results.map((result) => ({ id: Number(result.id), score: result.score }));
-      scored.sort((a, b) => b.score - a.score || a.id - b.id);
-      const ranked = [...exact];
-      const placed = new Set(exact);
-      for (const { id } of scored) if (!placed.has(id)) ranked.push(id);
-      return ranked.map((id) => names[id] ?? "");
+      return rank(query, false).ranked.map((id) => names[id] ?? "");
+    },
+    scored(query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[] {
+      if (query.trim() === "" || limit <= 0) return [];
+      const { ranked, matchedTerms, exact, parts } = rank(query, true);
+      const matches: ScoredMatch[] = [];
+      for (const id of ranked) {
+        if (matches.length >= limit) break;
+        const name = names[id] ?? "";
+        if (accept && !accept(name)) continue;
+        matches.push({ name, relevance: exact.includes(id) ? 1 : relevanceOf(parts, matchedTerms.get(id) ?? [], uniqueWeight) });
+      }
+      return matches;
     },
   };
 }

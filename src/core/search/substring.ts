@@ -6,7 +6,7 @@
 // matches, so "the" or "can", which hit nearly every tool, weigh almost nothing), twice as much in a name, and more
 // where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
-import type { SearchIndex } from "./types.ts";
+import type { ScoredMatch, SearchIndex } from "./types.ts";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
 const CJK_RUNS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
@@ -156,6 +156,8 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
   });
   // Scratch space reused by every search (a search runs to completion before the next one starts).
   const scores = new Float64Array(size);
+  /** Per tool, the summed weight (IDF) of the keywords it matches, whatever their place: its relevance, in uniqueWeights. */
+  const covered = new Float64Array(size);
   /** Per tool, for the current keyword: 1 inside a description word, 2 at a description word start, +4 name inside, +8 name start. */
   const hitKind = new Uint8Array(size);
   /** The keyword (numbered from 1) that last hit a tool, so that each keyword counts once per tool. */
@@ -223,6 +225,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
         const kind = hitKind[tool] ?? 0;
         // The best of the hit's places: name start, name inside, description start, description inside.
         scores[tool] = (scores[tool] ?? 0) + (kind & 8 ? nameStart : kind & 4 ? nameInside : kind & 2 ? idf : inside);
+        covered[tool] = (covered[tool] ?? 0) + idf;
       }
       if (matches && matched[tool] === 0) {
         matched[tool] = 1;
@@ -231,11 +234,13 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     }
   }
 
-  function search(query: string): string[] {
-    const keywords = queryKeywords(query);
-    if (keywords.length === 0) return names.slice();
+  /** The weight (IDF) of a keyword that hits one tool: the unit of relevance (ScoredMatch). */
+  const uniqueWeight = Math.log(1 + (size - 0.5) / 1.5);
 
+  /** The matched tools, best first (tool ids); `scores` and `covered` hold their figures until the next ranking. */
+  function rank(keywords: readonly string[]): Uint32Array {
     scores.fill(0);
+    covered.fill(0);
     lastKeyword.fill(0);
     matched.fill(0);
     orderLength = 0;
@@ -287,10 +292,30 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       for (let i = from + 1; i < to && same; i++) same = scores[ranked[i] ?? 0] === first;
       if (!same) ranked.subarray(from, to).sort(byScore);
     }
+    return ranked;
+  }
+
+  function search(query: string): string[] {
+    const keywords = queryKeywords(query);
+    if (keywords.length === 0) return names.slice();
+    const ranked = rank(keywords);
     const result: string[] = [];
-    for (let i = 0; i < orderLength; i++) result.push(names[ranked[i] ?? 0] ?? "");
+    for (const tool of ranked) result.push(names[tool] ?? "");
     return result;
   }
 
-  return { size, search };
+  function scored(query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[] {
+    const keywords = queryKeywords(query);
+    if (keywords.length === 0 || limit <= 0) return [];
+    const matches: ScoredMatch[] = [];
+    for (const tool of rank(keywords)) {
+      if (matches.length >= limit) break;
+      const name = names[tool] ?? "";
+      if (accept && !accept(name)) continue;
+      matches.push({ name, relevance: uniqueWeight <= 0 ? 0 : Math.min(1, (covered[tool] ?? 0) / uniqueWeight) });
+    }
+    return matches;
+  }
+
+  return { size, search, scored };
 }
