@@ -23,6 +23,10 @@ export class ToolDefinitionError extends Error {
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 /** A group name; `*` is not one (it means "every group" on the enabling side). */
 export const GROUP_NAME_PATTERN = /^[a-zA-Z0-9_.:-]{1,64}$/;
+/** An upstream MCP server's id (PUT /v1/upstreams/:id): also the default prefix of its tools' names. */
+export const UPSTREAM_ID_PATTERN = /^[a-zA-Z0-9_-]{1,32}$/;
+/** Longest name a tool may have at its source (an MCP server's own name, kept as `originalName`). */
+export const ORIGINAL_NAME_MAX = 256;
 /** The name of the Worker secret that holds a header's value. */
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 
@@ -129,7 +133,8 @@ const BINDING_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 function checkExecutor(value: unknown): ExecutorSpec {
   if (!isRecord(value)) fail("executor", "must be an object with a \"type\" field");
-  const type = oneOf(own(value, "type"), "executor.type", ["builtin", "http", "service"] as const);
+  const type = oneOf(own(value, "type"), "executor.type", ["builtin", "http", "service", "mcp"] as const);
+  if (type === "mcp") return checkMcpExecutor(value);
   if (type === "builtin") {
     rejectUnknownFields(value, ["type", "name"], "executor");
     const name = own(value, "name");
@@ -195,6 +200,18 @@ function checkExecutor(value: unknown): ExecutorSpec {
   return spec;
 }
 
+/** An upstream MCP server's tool (core/upstream/): the upstream's id and the tool's own name there. */
+function checkMcpExecutor(value: Json): ExecutorSpec {
+  rejectUnknownFields(value, ["type", "upstream", "tool"], "executor");
+  const upstream = own(value, "upstream");
+  if (typeof upstream !== "string" || !UPSTREAM_ID_PATTERN.test(upstream)) fail("executor.upstream", `must match ${UPSTREAM_ID_PATTERN.source}`);
+  const tool = own(value, "tool");
+  if (typeof tool !== "string" || tool.length === 0 || tool.length > ORIGINAL_NAME_MAX) {
+    fail("executor.tool", `must be the upstream's tool name, 1 to ${ORIGINAL_NAME_MAX} characters`);
+  }
+  return { type: "mcp", upstream, tool };
+}
+
 function checkGroups(value: unknown): string[] {
   if (!Array.isArray(value)) fail("groups", "must be an array of group names");
   if (value.length > DEFINITION_LIMITS.groups) fail("groups", `has more than ${DEFINITION_LIMITS.groups} groups`);
@@ -208,7 +225,7 @@ function checkGroups(value: unknown): string[] {
   return groups;
 }
 
-const DEFINITION_FIELDS = ["name", "description", "parameters", "groups", "visibility", "risk", "confirm", "executor"];
+const DEFINITION_FIELDS = ["name", "originalName", "description", "parameters", "groups", "visibility", "risk", "confirm", "executor"];
 
 /**
  * Checks an untrusted tool definition and returns a clean copy (unknown fields rejected). Throws ToolDefinitionError.
@@ -241,6 +258,13 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
   if (groups !== undefined) {
     const checked = checkGroups(groups);
     if (checked.length > 0) definition.groups = checked;
+  }
+  const originalName = own(input, "originalName");
+  if (originalName !== undefined) {
+    if (typeof originalName !== "string" || originalName.length === 0 || originalName.length > ORIGINAL_NAME_MAX) {
+      fail("originalName", `must be a string of 1 to ${ORIGINAL_NAME_MAX} characters`);
+    }
+    definition.originalName = originalName;
   }
   const visibility = own(input, "visibility");
   if (visibility !== undefined) definition.visibility = oneOf<Visibility>(visibility, "visibility", ["public", "restricted"]);

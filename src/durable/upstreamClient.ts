@@ -1,0 +1,124 @@
+// toolgate as an MCP client of an upstream server: the SDK's Client over Streamable HTTP, falling back to the legacy
+// HTTP+SSE transport when the server refuses Streamable HTTP's initialize with a 4xx (the fallback the MCP
+// specification describes for backwards compatibility). One connection per refresh or call: a Durable Object cannot
+// hold a stream open for ever, so notifications (tools/list_changed) are heard while a connection is open.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { isRecord } from "../core/records.ts";
+import type { UpstreamToolResult } from "../core/upstream/result.ts";
+import { CORE_VERSION } from "../core/version.ts";
+
+export type UpstreamTransport = "streamable-http" | "sse";
+
+export interface ConnectOptions {
+  url: string;
+  /** Header name → value (already read from the TOOL_SECRET_* secrets). */
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** The transport that worked last time, tried first. */
+  prefer?: UpstreamTransport;
+  /** Called when the server sends notifications/tools/list_changed while the connection is open. */
+  onToolsChanged?: () => void;
+}
+
+export interface UpstreamConnection {
+  client: Client;
+  transport: UpstreamTransport;
+  close(): Promise<void>;
+}
+
+function newClient(onToolsChanged: (() => void) | undefined): Client {
+  // The cfworker validator: the SDK's default (Ajv) compiles schemas with eval, which workerd forbids.
+  const client = new Client(
+    { name: "toolgate", version: CORE_VERSION },
+    { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  if (onToolsChanged) client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged());
+  return client;
+}
+
+function transportFor(kind: UpstreamTransport, options: ConnectOptions) {
+  const url = new URL(options.url);
+  const requestInit: RequestInit = { headers: options.headers };
+  if (kind === "streamable-http") return new StreamableHTTPClientTransport(url, { requestInit });
+  // The legacy transport opens its event stream with GET; its headers go there too.
+  return new SSEClientTransport(url, {
+    requestInit,
+    eventSourceInit: {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), ...options.headers } }),
+    },
+  });
+}
+
+/** Whether Streamable HTTP failed the way that means "an older server": a 4xx answer to the initialize POST. */
+function meansLegacyServer(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
+}
+
+async function open(kind: UpstreamTransport, options: ConnectOptions): Promise<UpstreamConnection> {
+  const client = newClient(options.onToolsChanged);
+  const transport = transportFor(kind, options);
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  return { client, transport: kind, close: () => client.close() };
+}
+
+/** initialize (and its notification) on the transport that works; throws what the last attempt threw. */
+export async function connectUpstream(options: ConnectOptions): Promise<UpstreamConnection> {
+  if (options.prefer === "sse") {
+    try {
+      return await open("sse", options);
+    } catch {
+      // The server may have moved to Streamable HTTP since.
+    }
+  }
+  try {
+    return await open("streamable-http", options);
+  } catch (error) {
+    if (!meansLegacyServer(error)) throw error;
+    return open("sse", options);
+  }
+}
+
+export interface ListLimits {
+  maxPages: number;
+  maxTools: number;
+  timeoutMs: number;
+}
+
+/** Every page of tools/list, as the server sent its tools (read by core/upstream/mcpTool.ts). */
+export async function listAllTools(connection: UpstreamConnection, limits: ListLimits): Promise<unknown[]> {
+  const tools: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page >= limits.maxPages) throw new Error(`tools/list has more than ${limits.maxPages} pages`);
+    const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: limits.timeoutMs });
+    tools.push(...result.tools);
+    if (tools.length > limits.maxTools) throw new Error(`the server lists more than ${limits.maxTools} tools`);
+    cursor = result.nextCursor;
+    if (cursor === undefined) return tools;
+  }
+}
+
+/** tools/call; the result as the server sent it (content blocks, structuredContent, isError). */
+export async function callUpstreamTool(
+  connection: UpstreamConnection,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<UpstreamToolResult> {
+  const result = await connection.client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+  const structured: unknown = result.structuredContent;
+  return {
+    content: Array.isArray(result.content) ? result.content : [],
+    ...(isRecord(structured) ? { structuredContent: structured } : {}),
+    ...(result.isError === true ? { isError: true } : {}),
+  };
+}
