@@ -67,7 +67,14 @@ async function open(kind: UpstreamTransport, options: ConnectOptions): Promise<U
     await client.close().catch(() => undefined);
     throw error;
   }
-  return { client, transport: kind, close: () => client.close() };
+  // A stateful server keeps a session per initialize: end it (DELETE), so that one connection per call leaves none behind.
+  const close = async (): Promise<void> => {
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+      await Promise.race([transport.terminateSession().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, options.timeoutMs))]);
+    }
+    await client.close();
+  };
+  return { client, transport: kind, close };
 }
 
 /** initialize (and its notification) on the transport that works; throws what the last attempt threw. */

@@ -1,0 +1,124 @@
+// toolgate in front of an MCP server nobody here wrote: @modelcontextprotocol/server-everything (a pinned dev
+// dependency) in its Streamable HTTP mode on loopback, registered as an upstream of `wrangler dev`. Its tools are
+// found by search_tools, its `echo` runs through toolgate's guard, and the answer comes back wrapped. Offline: both
+// servers run from node_modules.
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { texts } from "../../src/core/locale.ts";
+import { sanitizeSource } from "../../src/core/untrusted.ts";
+import { devToken, ROOT, startDevServer } from "./devServer.ts";
+import type { DevServer } from "./devServer.ts";
+
+const UPSTREAM_ID = "everything";
+const SERVER = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+
+let gateway: DevServer | undefined;
+let everything: { child: ChildProcess; url: string; output: () => string } | undefined;
+let ownerToken = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))));
+    });
+  });
+}
+
+/** `PORT=<port> mcp-server-everything streamableHttp`, on the pinned Node, until it answers. */
+async function startEverything(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const port = await freePort();
+  const child = spawn(join(ROOT, "node_modules", ".bin", "node"), [SERVER, "streamableHttp"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString("utf8")).slice(-10_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      // Any answer means it listens (a GET without a session is refused).
+      await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      return { child, url, output: () => output };
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill("SIGKILL");
+        throw new Error(`server-everything did not start:\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  if (!gateway) throw new Error("no gateway");
+  const init: RequestInit = { method, headers: { authorization: `Bearer ${ownerToken}`, "content-type": "application/json" } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const response = await fetch(`${gateway.origin}${path}`, init);
+  const json: unknown = await response.json();
+  return { status: response.status, json: typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {} };
+}
+
+beforeAll(async () => {
+  [gateway, everything] = await Promise.all([startDevServer(), startEverything()]);
+  ownerToken = await devToken("upstream-e2e-owner", { owner: true });
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  everything?.child.kill("SIGTERM");
+});
+
+describe("server-everything as an upstream of wrangler dev", () => {
+  it("is registered and listed", async () => {
+    if (!everything) throw new Error("no server");
+    const put = await call("PUT", `/v1/upstreams/${UPSTREAM_ID}`, { url: everything.url, allowPrivate: true, timeoutMs: 20_000 });
+    expect(put.status, JSON.stringify(put.json)).toBe(201);
+    const upstream = put.json.upstream as { status: string; tools: number; transport: string; toolNames: { name: string; upstreamName: string }[] };
+    expect(upstream, `${JSON.stringify(upstream)}\n${everything.output()}`).toMatchObject({ status: "ok", transport: "streamable-http" });
+    expect(upstream.tools).toBeGreaterThan(5);
+    expect(upstream.toolNames).toContainEqual({ name: `${UPSTREAM_ID}__echo`, upstreamName: "echo" });
+    const listed = await call("GET", "/v1/upstreams");
+    expect(listed.json.upstreams).toEqual([expect.objectContaining({ id: UPSTREAM_ID, status: "ok", tools: upstream.tools })]);
+  });
+
+  it("has its tools found by search_tools", async () => {
+    const found = await call("POST", "/v1/sessions/upstream-e2e/search", { query: "echo" });
+    expect(found.status).toBe(200);
+    const names = (found.json.tools as { name?: string; function?: { name: string } }[]).map((tool) => tool.function?.name ?? tool.name);
+    expect(names).toContain(`${UPSTREAM_ID}__echo`);
+  });
+
+  it("runs its echo through toolgate's guard and wraps the answer", async () => {
+    const executed = await call("POST", "/v1/sessions/upstream-e2e/execute", { name: `${UPSTREAM_ID}__echo`, arguments: { message: "hello from toolgate" } });
+    expect(executed.status).toBe(200);
+    expect(executed.json.isError, JSON.stringify(executed.json)).toBe(false);
+    const content = String(executed.json.content);
+    expect(content).toContain("hello from toolgate");
+    // The untrusted-content banner first, naming the upstream and the tool as the source.
+    expect(content.startsWith(texts("en").untrustedBanner(sanitizeSource(`mcp ${UPSTREAM_ID} echo`)))).toBe(true);
+    // The guard checked the arguments against the upstream's schema before anything was sent.
+    const refused = await call("POST", "/v1/sessions/upstream-e2e/execute", { name: `${UPSTREAM_ID}__echo`, arguments: { message: 5 } });
+    expect(refused.json.isError).toBe(true);
+  });
+
+  it("takes its tools away when removed", async () => {
+    const removed = await call("DELETE", `/v1/upstreams/${UPSTREAM_ID}`);
+    expect(removed.status).toBe(200);
+    const found = await call("POST", "/v1/sessions/upstream-e2e-2/search", { query: "echo" });
+    const names = (found.json.tools as { name?: string; function?: { name: string } }[]).map((tool) => tool.function?.name ?? tool.name);
+    expect(names).not.toContain(`${UPSTREAM_ID}__echo`);
+  });
+});
