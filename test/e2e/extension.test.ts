@@ -2,7 +2,7 @@
 // unpacked into a persistent headless profile, pointed at `wrangler dev` and at a scripted model (a Node HTTP server
 // on loopback that plays the model's side in OpenAI Chat Completions shape). The conversation searches, runs the tool
 // it found, then asks to send an email, which the popup's dialog approves. Saves docs/extension.png (the approval dialog over the conversation).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";

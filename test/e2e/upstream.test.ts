@@ -62,13 +62,31 @@ async function startEverything(): Promise<{ child: ChildProcess; url: string; ou
   }
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+interface UpstreamDetail {
+  status: string;
+  tools: number;
+  transport: string;
+  toolNames: { name: string; upstreamName: string }[];
+}
+interface Answer {
+  upstream?: UpstreamDetail;
+  upstreams?: unknown[];
+  tools?: { name?: string; function?: { name: string } }[];
+  content?: string;
+  isError?: boolean;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: Answer }> {
   if (!gateway) throw new Error("no gateway");
   const init: RequestInit = { method, headers: { authorization: `Bearer ${ownerToken}`, "content-type": "application/json" } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(`${gateway.origin}${path}`, init);
-  const json: unknown = await response.json();
-  return { status: response.status, json: typeof json === "object" && json !== null ? (json as Record<string, unknown>) : {} };
+  const json: Answer = await response.json();
+  return { status: response.status, json };
+}
+
+function toolNames(answer: Answer): (string | undefined)[] {
+  return (answer.tools ?? []).map((tool) => tool.function?.name ?? tool.name);
 }
 
 beforeAll(async () => {
@@ -85,9 +103,10 @@ describe("server-everything as an upstream of wrangler dev", () => {
   it("is registered and listed", async () => {
     if (!everything) throw new Error("no server");
     const put = await call("PUT", `/v1/upstreams/${UPSTREAM_ID}`, { url: everything.url, allowPrivate: true, timeoutMs: 20_000 });
-    expect(put.status, JSON.stringify(put.json)).toBe(201);
-    const upstream = put.json.upstream as { status: string; tools: number; transport: string; toolNames: { name: string; upstreamName: string }[] };
-    expect(upstream, `${JSON.stringify(upstream)}\n${everything.output()}`).toMatchObject({ status: "ok", transport: "streamable-http" });
+    const upstream = put.json.upstream;
+    if (put.status !== 201 || !upstream) throw new Error(`PUT answered ${put.status}: ${JSON.stringify(put.json)}\n${everything.output()}`);
+    if (upstream.status !== "ok") throw new Error(`not listed: ${JSON.stringify(upstream)}\n${everything.output()}`);
+    expect(upstream).toMatchObject({ status: "ok", transport: "streamable-http" });
     expect(upstream.tools).toBeGreaterThan(5);
     expect(upstream.toolNames).toContainEqual({ name: `${UPSTREAM_ID}__echo`, upstreamName: "echo" });
     const listed = await call("GET", "/v1/upstreams");
@@ -97,14 +116,13 @@ describe("server-everything as an upstream of wrangler dev", () => {
   it("has its tools found by search_tools", async () => {
     const found = await call("POST", "/v1/sessions/upstream-e2e/search", { query: "echo" });
     expect(found.status).toBe(200);
-    const names = (found.json.tools as { name?: string; function?: { name: string } }[]).map((tool) => tool.function?.name ?? tool.name);
-    expect(names).toContain(`${UPSTREAM_ID}__echo`);
+    expect(toolNames(found.json)).toContain(`${UPSTREAM_ID}__echo`);
   });
 
   it("runs its echo through toolgate's guard and wraps the answer", async () => {
     const executed = await call("POST", "/v1/sessions/upstream-e2e/execute", { name: `${UPSTREAM_ID}__echo`, arguments: { message: "hello from toolgate" } });
     expect(executed.status).toBe(200);
-    expect(executed.json.isError, JSON.stringify(executed.json)).toBe(false);
+    if (executed.json.isError !== false) throw new Error(`echo failed: ${JSON.stringify(executed.json)}`);
     const content = String(executed.json.content);
     expect(content).toContain("hello from toolgate");
     // The untrusted-content banner first, naming the upstream and the tool as the source.
@@ -118,7 +136,6 @@ describe("server-everything as an upstream of wrangler dev", () => {
     const removed = await call("DELETE", `/v1/upstreams/${UPSTREAM_ID}`);
     expect(removed.status).toBe(200);
     const found = await call("POST", "/v1/sessions/upstream-e2e-2/search", { query: "echo" });
-    const names = (found.json.tools as { name?: string; function?: { name: string } }[]).map((tool) => tool.function?.name ?? tool.name);
-    expect(names).not.toContain(`${UPSTREAM_ID}__echo`);
+    expect(toolNames(found.json)).not.toContain(`${UPSTREAM_ID}__echo`);
   });
 });
