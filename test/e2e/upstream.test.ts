@@ -16,7 +16,14 @@ const UPSTREAM_ID = "everything";
 const SERVER = join(ROOT, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
 let gateway: DevServer | undefined;
-let everything: { child: ChildProcess; url: string; output: () => string } | undefined;
+interface Everything {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+let everything: Everything | undefined;
+/** The same server in its legacy HTTP+SSE mode: toolgate falls back to that transport. */
+let legacy: Everything | undefined;
 let ownerToken = "";
 
 function freePort(): Promise<number> {
@@ -31,10 +38,10 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `PORT=<port> mcp-server-everything streamableHttp`, on the pinned Node, until it answers. */
-async function startEverything(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+/** `PORT=<port> mcp-server-everything <mode>`, on the pinned Node, until it answers. */
+async function startEverything(mode: "streamableHttp" | "sse"): Promise<Everything> {
   const port = await freePort();
-  const child = spawn(join(ROOT, "node_modules", ".bin", "node"), [SERVER, "streamableHttp"], {
+  const child = spawn(join(ROOT, "node_modules", ".bin", "node"), [SERVER, mode], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -45,12 +52,13 @@ async function startEverything(): Promise<{ child: ChildProcess; url: string; ou
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
-  const url = `http://127.0.0.1:${port}/mcp`;
+  const url = `http://127.0.0.1:${port}/${mode === "sse" ? "sse" : "mcp"}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
-      // Any answer means it listens (a GET without a session is refused).
-      await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      // Any answer means it listens.
+      const response = await fetch(url, { method: "POST", body: "{}", signal: AbortSignal.timeout(1_000) });
+      await response.body?.cancel();
       return { child, url, output: () => output };
     } catch {
       if (Date.now() > deadline || child.exitCode !== null) {
@@ -90,13 +98,14 @@ function toolNames(answer: Answer): (string | undefined)[] {
 }
 
 beforeAll(async () => {
-  [gateway, everything] = await Promise.all([startDevServer(), startEverything()]);
+  [gateway, everything, legacy] = await Promise.all([startDevServer(), startEverything("streamableHttp"), startEverything("sse")]);
   ownerToken = await devToken("upstream-e2e-owner", { owner: true });
 });
 
 afterAll(async () => {
   await gateway?.stop();
   everything?.child.kill("SIGTERM");
+  legacy?.child.kill("SIGTERM");
 });
 
 describe("server-everything as an upstream of wrangler dev", () => {
@@ -110,7 +119,7 @@ describe("server-everything as an upstream of wrangler dev", () => {
     expect(upstream.tools).toBeGreaterThan(5);
     expect(upstream.toolNames).toContainEqual({ name: `${UPSTREAM_ID}__echo`, upstreamName: "echo" });
     const listed = await call("GET", "/v1/upstreams");
-    expect(listed.json.upstreams).toEqual([expect.objectContaining({ id: UPSTREAM_ID, status: "ok", tools: upstream.tools })]);
+    expect(listed.json.upstreams).toContainEqual(expect.objectContaining({ id: UPSTREAM_ID, status: "ok", tools: upstream.tools }));
   });
 
   it("has its tools found by search_tools", async () => {
@@ -130,6 +139,19 @@ describe("server-everything as an upstream of wrangler dev", () => {
     // The guard checked the arguments against the upstream's schema before anything was sent.
     const refused = await call("POST", "/v1/sessions/upstream-e2e/execute", { name: `${UPSTREAM_ID}__echo`, arguments: { message: 5 } });
     expect(refused.json.isError).toBe(true);
+  });
+
+  it("falls back to the legacy HTTP+SSE transport for a server that refuses Streamable HTTP", async () => {
+    if (!legacy) throw new Error("no legacy server");
+    const put = await call("PUT", "/v1/upstreams/legacy", { url: legacy.url, allowPrivate: true, timeoutMs: 20_000 });
+    const upstream = put.json.upstream;
+    if (upstream?.status !== "ok") throw new Error(`not listed: ${JSON.stringify(put.json)}\n${legacy.output()}`);
+    expect(upstream.transport).toBe("sse");
+    const executed = await call("POST", "/v1/sessions/upstream-e2e/execute", { name: "legacy__echo", arguments: { message: "over sse" } });
+    if (executed.json.isError !== false) throw new Error(`echo failed: ${JSON.stringify(executed.json)}\n${legacy.output()}`);
+    expect(executed.json.content?.startsWith(texts("en").untrustedBanner(sanitizeSource("mcp legacy echo")))).toBe(true);
+    expect(executed.json.content).toContain("over sse");
+    expect((await call("DELETE", "/v1/upstreams/legacy")).status).toBe(200);
   });
 
   it("takes its tools away when removed", async () => {
