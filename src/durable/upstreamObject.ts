@@ -145,9 +145,16 @@ export class UpstreamObject extends DurableObject<Env> {
         await connection.close().catch(() => undefined);
       }
     } catch (error) {
-      const failed = { ...state, health: afterFailure(state.health, `tools/list: ${errorText(error)}`, now) };
+      const latest = this.state();
+      if (!latest) return { ok: false, code: "not_found", message: "no such upstream" };
+      const failed = { ...latest, health: afterFailure(latest.health, `tools/list: ${errorText(error)}`, now) };
       this.save(failed);
       return { ok: true, value: this.describe(failed) };
+    }
+    // The owner may have reconfigured (or removed) the upstream while the list was on its way: that list is stale.
+    const latest = this.state();
+    if (!latest || JSON.stringify(latest.config) !== JSON.stringify(state.config)) {
+      return latest ? { ok: true, value: this.describe(latest) } : { ok: false, code: "not_found", message: "no such upstream" };
     }
     const tools: McpTool[] = [];
     const rejected: RejectedTool[] = [];
@@ -166,19 +173,19 @@ export class UpstreamObject extends DurableObject<Env> {
     }
     const plan = await planImport({
       listed: tools,
-      pins: state.pins,
-      quarantine: state.quarantine,
-      policy: state.config.newTools,
-      firstImport: state.lastRefresh === 0,
+      pins: latest.pins,
+      quarantine: latest.quarantine,
+      policy: latest.config.newTools,
+      firstImport: latest.lastRefresh === 0,
       now,
     });
     const next: UpstreamState = {
-      ...state,
+      ...latest,
       pins: plan.pins,
       quarantine: Object.fromEntries(plan.quarantined.map((held) => [held.name, held])),
       accepted: plan.accepted,
       rejected,
-      health: afterSuccess(state.health),
+      health: afterSuccess(latest.health),
       lastRefresh: now,
       transport,
     };

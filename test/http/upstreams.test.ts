@@ -260,6 +260,17 @@ describe("an upstream MCP server", () => {
     }).toEqual(["added_later", "changing"]);
   });
 
+  it("lists again every refreshSeconds (the object's alarm)", async () => {
+    const { id, url, state } = fixture("periodic");
+    await added(id, { url, refreshSeconds: 60 });
+    await setState(state, { version: 2 });
+    expect(await runDurableObjectAlarm(env.UPSTREAM.getByName(id))).toBe(true);
+    const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }));
+    expect(upstream.quarantine.map((held) => held.name).toSorted()).toEqual(["added_later", "changing"]);
+    // The alarm set the next one.
+    expect(await runDurableObjectAlarm(env.UPSTREAM.getByName(id))).toBe(true);
+  });
+
   it("applies the owner's settings over the annotations", async () => {
     const { id, url, state } = fixture("owner");
     await added(id, { url, prefix: "own", risk: "dangerous", groups: ["upstream-test"] });
