@@ -41,7 +41,8 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A port on 127.0.0.1 that nothing listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

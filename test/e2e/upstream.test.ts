@@ -4,12 +4,11 @@
 // servers run from node_modules.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { sanitizeSource } from "../../src/core/untrusted.ts";
-import { devToken, ROOT, startDevServer } from "./devServer.ts";
+import { devToken, freePort, ROOT, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 
 const UPSTREAM_ID = "everything";
@@ -25,18 +24,6 @@ let everything: Everything | undefined;
 /** The same server in its legacy HTTP+SSE mode: toolgate falls back to that transport. */
 let legacy: Everything | undefined;
 let ownerToken = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))));
-    });
-  });
-}
 
 /** `PORT=<port> mcp-server-everything <mode>`, on the pinned Node, until it answers. */
 async function startEverything(mode: "streamableHttp" | "sse"): Promise<Everything> {
