@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { sanitizeSource } from "../../src/core/untrusted.ts";
+import { connect } from "../mcp/helpers.ts";
 import { anError, api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";
 
 interface Summary {
@@ -281,6 +282,33 @@ describe("an upstream MCP server", () => {
     });
     expect((await json<ExecuteAnswer>(response)).confirmation).toMatchObject({ tool: "own__echo" });
     expect(await fixtureCalls(state)).toBe(before);
+  });
+
+  it("answers an MCP client of toolgate in MCP's shape: the upstream's text wrapped in a text block", async () => {
+    const { id, url } = fixture("mcpface");
+    await added(id, { url });
+    const { client } = await connect(owner);
+    const result = await client.callTool({ name: `${id}__echo`, arguments: { text: "via mcp" } });
+    expect(result.isError).not.toBe(true);
+    expect(result.content).toEqual([{ type: "text", text: expect.stringContaining("echo: via mcp") }]);
+    expect(JSON.stringify(result.content)).toContain(JSON.stringify(bannerOf(id, "echo")).slice(1, -1));
+    await client.close();
+  });
+
+  it("leaves a name another context holds to it, and says so", async () => {
+    const { id, url } = fixture("taken");
+    const taken = await api(`/v1/tools/${id}__echo`, {
+      method: "PUT",
+      token: owner,
+      body: { description: "Mine.", parameters: { type: "object", properties: {} }, context: "taken-test" },
+    });
+    expect(taken.status).toBe(201);
+    const { upstream } = await added(id, { url });
+    expect(upstream.tools).toBe(8);
+    expect(upstream.rejectedTools).toEqual([{ name: `${id}__echo`, reason: "another context already registers a tool of this name" }]);
+    const mine = await json<{ tools: { name: string; description: string }[] }>(await api("/v1/tools?format=summary", { token: owner }));
+    expect(mine.tools.find((tool) => tool.name === `${id}__echo`)?.description).toBe("Mine.");
+    await api("/v1/contexts/taken-test", { method: "DELETE", token: owner });
   });
 
   it("takes its tools with it when removed", async () => {
