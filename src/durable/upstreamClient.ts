@@ -18,6 +18,8 @@ export interface ConnectOptions {
   /** Header name → value (already read from the TOOL_SECRET_* secrets). */
   headers: Record<string, string>;
   timeoutMs: number;
+  /** Bytes one HTTP answer of the server may have (an event stream counted as a whole); past it the request fails. */
+  maxResponseBytes: number;
   /** The transport that worked last time, tried first. */
   prefer?: UpstreamTransport;
   /** Called when the server sends notifications/tools/list_changed while the connection is open. */
@@ -27,6 +29,8 @@ export interface ConnectOptions {
 export interface UpstreamConnection {
   client: Client;
   transport: UpstreamTransport;
+  /** Aborted when an answer passes maxResponseBytes: the requests waiting on it fail at once. */
+  signal: AbortSignal;
   close(): Promise<void>;
 }
 
@@ -40,15 +44,35 @@ function newClient(onToolsChanged: (() => void) | undefined): Client {
   return client;
 }
 
-function transportFor(kind: UpstreamTransport, options: ConnectOptions) {
+/** The answer with its body cut off (an error in the stream) once it has passed `maxBytes`: no server fills our memory. */
+function capped(response: Response, maxBytes: number, overflow: AbortController): Response {
+  if (!response.body) return response;
+  let total = 0;
+  const limit = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      total += chunk.byteLength;
+      if (total > maxBytes) {
+        const error = new Error(`the server's answer is larger than ${maxBytes} bytes`);
+        controller.error(error);
+        overflow.abort(error);
+      } else controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(limit), response);
+}
+
+function transportFor(kind: UpstreamTransport, options: ConnectOptions, overflow: AbortController) {
   const url = new URL(options.url);
   const requestInit: RequestInit = { headers: options.headers };
-  if (kind === "streamable-http") return new StreamableHTTPClientTransport(url, { requestInit });
+  const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> =>
+    capped(await fetch(input, init), options.maxResponseBytes, overflow);
+  if (kind === "streamable-http") return new StreamableHTTPClientTransport(url, { requestInit, fetch: cappedFetch });
   // The legacy transport opens its event stream with GET; its headers go there too.
   return new SSEClientTransport(url, {
     requestInit,
+    fetch: cappedFetch,
     eventSourceInit: {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), ...options.headers } }),
+      fetch: (input, init) => cappedFetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init.headers)), ...options.headers } }),
     },
   });
 }
@@ -60,9 +84,10 @@ function meansLegacyServer(error: unknown): boolean {
 
 async function open(kind: UpstreamTransport, options: ConnectOptions): Promise<UpstreamConnection> {
   const client = newClient(options.onToolsChanged);
-  const transport = transportFor(kind, options);
+  const overflow = new AbortController();
+  const transport = transportFor(kind, options, overflow);
   try {
-    await client.connect(transport, { timeout: options.timeoutMs });
+    await client.connect(transport, { timeout: options.timeoutMs, signal: overflow.signal });
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;
@@ -74,7 +99,7 @@ async function open(kind: UpstreamTransport, options: ConnectOptions): Promise<U
     }
     await client.close();
   };
-  return { client, transport: kind, close };
+  return { client, transport: kind, signal: overflow.signal, close };
 }
 
 /** initialize (and its notification) on the transport that works; throws what the last attempt threw. */
@@ -106,7 +131,7 @@ export async function listAllTools(connection: UpstreamConnection, limits: ListL
   let cursor: string | undefined;
   for (let page = 0; ; page++) {
     if (page >= limits.maxPages) throw new Error(`tools/list has more than ${limits.maxPages} pages`);
-    const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: limits.timeoutMs });
+    const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: limits.timeoutMs, signal: connection.signal });
     tools.push(...result.tools);
     if (tools.length > limits.maxTools) throw new Error(`the server lists more than ${limits.maxTools} tools`);
     cursor = result.nextCursor;
@@ -121,7 +146,7 @@ export async function callUpstreamTool(
   args: Record<string, unknown>,
   timeoutMs: number,
 ): Promise<UpstreamToolResult> {
-  const result = await connection.client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+  const result = await connection.client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, signal: connection.signal });
   const structured: unknown = result.structuredContent;
   return {
     content: Array.isArray(result.content) ? result.content : [],

@@ -133,7 +133,7 @@ export class UpstreamObject extends DurableObject<Env> {
     let listed: unknown[];
     let transport: UpstreamTransport;
     try {
-      const connection = await this.openConnection(state);
+      const connection = await this.openConnection(state, UPSTREAM_LIMITS.listResponseBytes);
       transport = connection.transport;
       try {
         listed = await listAllTools(connection, {
@@ -242,7 +242,7 @@ export class UpstreamObject extends DurableObject<Env> {
     let listChanged = false;
     let connection: UpstreamConnection | undefined;
     try {
-      connection = await this.openConnection(state, () => {
+      connection = await this.openConnection(state, maxResultBytes, () => {
         listChanged = true;
       });
       const result = await callUpstreamTool(connection, tool, args, state.config.timeoutMs);
@@ -275,10 +275,11 @@ export class UpstreamObject extends DurableObject<Env> {
     if (config.refreshSeconds !== undefined) void this.ctx.storage.setAlarm(Date.now() + config.refreshSeconds * 1000);
   }
 
-  private async openConnection(state: UpstreamState, onToolsChanged?: () => void): Promise<UpstreamConnection> {
+  private async openConnection(state: UpstreamState, maxResponseBytes: number, onToolsChanged?: () => void): Promise<UpstreamConnection> {
     const { config } = state;
     return connectUpstream({
       url: config.url,
+      maxResponseBytes,
       headers: secretHeaderValues(config.headers, { ...this.env }),
       timeoutMs: config.timeoutMs,
       ...(state.transport ? { prefer: state.transport } : {}),

@@ -127,6 +127,11 @@ describe("an upstream MCP server", () => {
     expect(note.content.startsWith(bannerOf(id, "notes.read"))).toBe(true);
     expect(note.content).toContain("note 7");
 
+    // An answer over limits.maxResponseBytes (2 MiB) is cut off while it streams in: a tool error.
+    const big = await execute(sid, `${id}__echo`, { text: "x", repeat: 3 * 1024 * 1024 });
+    expect(big.isError).toBe(true);
+    expect(big.content).toContain("larger than 2097152 bytes");
+
     const structured = await execute(sid, `${id}__structured`);
     expect(structured.content).toContain('{"temperature":21,"unit":"C"}');
 

@@ -28,6 +28,8 @@ export const UPSTREAM_LIMITS = Object.freeze({
   toolsPerUpstream: 500,
   /** tools/list pages read before giving up (a server that pages for ever). */
   listPages: 50,
+  /** Bytes of one answer while listing (500 tools with large schemas fit); calls use limits.maxResponseBytes. */
+  listResponseBytes: 16 * 1024 * 1024,
   minTimeoutMs: 100,
   maxTimeoutMs: 120_000,
   defaultTimeoutMs: 15_000,
