@@ -154,3 +154,62 @@ export async function callUpstreamTool(
     ...(result.isError === true ? { isError: true } : {}),
   };
 }
+
+/** Whether a request failed because the server no longer knows the connection's session (it restarted, it expired). */
+function isSessionGone(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/**
+ * One connection kept open between calls, so that a call costs one request instead of initialize, call and end.
+ * Closed after `idleMs` without a call (an open connection may hold an event stream, which keeps the object in
+ * memory), on any failure, and when the key (the configuration) changes. A call on a kept connection whose session the
+ * server has forgotten (404) is sent once more on a fresh one: the server never saw it.
+ */
+export class ConnectionKeeper {
+  readonly #idleMs: number;
+  #live: { key: string; connection: Promise<UpstreamConnection> } | undefined;
+  #inFlight = 0;
+  #idle: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(idleMs: number) {
+    this.#idleMs = idleMs;
+  }
+
+  async use<T>(key: string, connect: () => Promise<UpstreamConnection>, run: (connection: UpstreamConnection) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const reused = this.#live?.key === key;
+      if (!reused) {
+        this.drop();
+        this.#live = { key, connection: connect() };
+      }
+      const live = this.#live;
+      if (!live) throw new Error("no connection");
+      this.#inFlight += 1;
+      this.#stopIdleTimer();
+      try {
+        return await run(await live.connection);
+      } catch (error) {
+        if (this.#live === live) this.drop();
+        if (reused && attempt === 0 && isSessionGone(error)) continue;
+        throw error;
+      } finally {
+        this.#inFlight -= 1;
+        if (this.#inFlight === 0 && this.#live) this.#idle = setTimeout(() => this.drop(), this.#idleMs);
+      }
+    }
+  }
+
+  #stopIdleTimer(): void {
+    if (this.#idle !== undefined) clearTimeout(this.#idle);
+    this.#idle = undefined;
+  }
+
+  /** Closes the kept connection (if any); calls in flight on it finish or fail on their own. */
+  drop(): void {
+    const live = this.#live;
+    this.#live = undefined;
+    this.#stopIdleTimer();
+    if (live) void live.connection.then((connection) => connection.close()).catch(() => undefined);
+  }
+}

@@ -18,7 +18,7 @@ import { prefixedToolName } from "../core/toolNames.ts";
 import type { ToolDefinition } from "../core/types.ts";
 import type { RegistryVersion } from "./registryObject.ts";
 import { registryStub } from "./stubs.ts";
-import { callUpstreamTool, connectUpstream, listAllTools } from "./upstreamClient.ts";
+import { callUpstreamTool, connectUpstream, ConnectionKeeper, listAllTools } from "./upstreamClient.ts";
 import type { UpstreamConnection, UpstreamTransport } from "./upstreamClient.ts";
 
 /** A listed tool toolgate could not take, and why. */
@@ -82,7 +82,12 @@ function errorText(error: unknown): string {
   return message.length > 0 ? message : "unknown error";
 }
 
+/** A kept connection closes after this long without a call. */
+const KEEP_CONNECTION_MS = 30_000;
+
 export class UpstreamObject extends DurableObject<Env> {
+  private readonly keeper = new ConnectionKeeper(KEEP_CONNECTION_MS);
+
   private state(): UpstreamState | undefined {
     return this.ctx.storage.kv.get<UpstreamState>(STATE_KEY);
   }
@@ -211,6 +216,7 @@ export class UpstreamObject extends DurableObject<Env> {
 
   /** Removes the upstream: its tools leave the registry, its state and alarm go. */
   async remove(id: string): Promise<{ removed: boolean; tools: number } & RegistryVersion> {
+    this.keeper.drop();
     const state = this.state();
     const registry = registryStub(this.env);
     const disposed = await registry.disposeContext(upstreamContext(id));
@@ -239,25 +245,18 @@ export class UpstreamObject extends DurableObject<Env> {
         error: `the MCP server ${id} is skipped until ${iso(state.health.skippedUntil) ?? "later"} after ${state.health.failures} failures in a row (last: ${state.health.lastError ?? "unknown"})`,
       };
     }
-    let listChanged = false;
-    let connection: UpstreamConnection | undefined;
     try {
-      connection = await this.openConnection(state, maxResultBytes, () => {
-        listChanged = true;
-      });
-      const result = await callUpstreamTool(connection, tool, args, state.config.timeoutMs);
-      const size = JSON.stringify(result).length;
-      if (size > maxResultBytes) return { ok: false, error: `the result from ${id} is larger than ${maxResultBytes} bytes` };
+      const result = await this.keeper.use(
+        JSON.stringify([state.config, state.transport, maxResultBytes]),
+        // A list_changed heard on this connection: list again soon (the alarm), not in a call's time.
+        () => this.openConnection(state, maxResultBytes, () => void this.ctx.storage.setAlarm(Date.now())),
+        (connection) => callUpstreamTool(connection, tool, args, state.config.timeoutMs),
+      );
       this.noteHealth(afterSuccess);
       return { ok: true, result };
     } catch (error) {
-      const message = `${id}: ${errorText(error)}`;
       this.noteHealth((health) => afterFailure(health, `tools/call ${tool}: ${errorText(error)}`, now));
-      return { ok: false, error: message };
-    } finally {
-      await connection?.close().catch(() => undefined);
-      // Heard during the call: list again soon (the alarm), not in this call's time.
-      if (listChanged) await this.ctx.storage.setAlarm(Date.now());
+      return { ok: false, error: `${id}: ${errorText(error)}` };
     }
   }
 

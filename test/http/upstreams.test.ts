@@ -50,8 +50,12 @@ async function setState(url: string, body: { version?: 1 | 2; down?: boolean }):
   return json(response);
 }
 
+async function fixtureState(url: string): Promise<{ calls: number; connections: number }> {
+  return json(await env.TOOL_REMOTE.fetch(url));
+}
+
 async function fixtureCalls(url: string): Promise<number> {
-  return (await json<{ calls: number }>(await env.TOOL_REMOTE.fetch(url))).calls;
+  return (await fixtureState(url)).calls;
 }
 
 async function putUpstream(id: string, body: Record<string, unknown>): Promise<Response> {
@@ -144,6 +148,20 @@ describe("an upstream MCP server", () => {
     const bad = await execute(sid, nameOf(upstream, "notes.read"), { id: 7 });
     expect(bad.isError).toBe(true);
     expect(await fixtureCalls(state)).toBe(before);
+  });
+
+  it("keeps one connection for the calls that follow each other (one initialize), and opens a new one after a failure", async () => {
+    const { id, url, state } = fixture("keep");
+    await added(id, { url });
+    const listed = (await fixtureState(state)).connections;
+    const sid = sessionId("up-keep");
+    for (const text of ["a", "b", "c"]) expect((await execute(sid, `${id}__echo`, { text })).content).toContain(`echo: ${text}`);
+    expect(await fixtureState(state)).toMatchObject({ calls: 3, connections: listed + 1 });
+    await setState(state, { down: true });
+    expect((await execute(sid, `${id}__echo`, { text: "d" })).isError).toBe(true);
+    await setState(state, { down: false });
+    expect((await execute(sid, `${id}__echo`, { text: "e" })).content).toContain("echo: e");
+    expect((await fixtureState(state)).connections).toBe(listed + 2);
   });
 
   it("answers an upstream error and a timeout as tool errors, and skips a server that keeps failing", async () => {
