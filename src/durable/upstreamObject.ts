@@ -256,7 +256,8 @@ export class UpstreamObject extends DurableObject<Env> {
       return { ok: true, result };
     } catch (error) {
       this.noteHealth((health) => afterFailure(health, `tools/call ${tool}: ${errorText(error)}`, now));
-      return { ok: false, error: `${id}: ${errorText(error)}` };
+      // The text may carry the server's own words (an HTTP body, a JSON-RPC error message): the executor wraps it.
+      return { ok: false, error: `${id}: ${errorText(error)}`, fromUpstream: true };
     }
   }
 
@@ -265,9 +266,12 @@ export class UpstreamObject extends DurableObject<Env> {
     await this.refresh(false);
   }
 
+  /** Writes the health only when it changes: a healthy server's calls cost no storage write. */
   private noteHealth(update: (health: UpstreamHealth) => UpstreamHealth): void {
     const current = this.state();
-    if (current) this.save({ ...current, health: update(current.health) });
+    if (!current) return;
+    const health = update(current.health);
+    if (JSON.stringify(health) !== JSON.stringify(current.health)) this.save({ ...current, health });
   }
 
   private schedule(config: UpstreamConfig): void {

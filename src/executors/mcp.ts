@@ -21,9 +21,9 @@ export async function runMcpExecutor(
 ): Promise<string> {
   if (!callUpstream) throw new Error("upstream MCP servers are not available here");
   const outcome = await callUpstream(spec.upstream, spec.tool, args);
-  if (!outcome.ok) throw new Error(outcome.error);
   const wrap = (text: string): string =>
     wrapFetchedContent(text, `mcp ${spec.upstream} ${spec.tool}`, { locale: config.locale, maxChars: config.limits.maxUntrustedChars });
+  if (!outcome.ok) throw new Error(outcome.fromUpstream === true ? wrap(outcome.error) : outcome.error);
   const text = resultText(outcome.result);
   if (outcome.result.isError === true) throw new Error(wrap(text === "" ? "the tool failed without a message" : text));
   return wrap(text);

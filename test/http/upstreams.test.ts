@@ -182,6 +182,8 @@ describe("an upstream MCP server", () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const down = await execute(sid, `${id}__echo`, { text: "x" });
       expect(down.isError).toBe(true);
+      // The server's own words ("down for maintenance") reach the model behind the banner.
+      expect(down.content).toContain(JSON.stringify(bannerOf(id, "echo")).slice(1, 40));
     }
     const detail = (await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }))).upstream;
     expect(detail).toMatchObject({ status: "skipped", consecutiveFailures: 3 });

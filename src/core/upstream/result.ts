@@ -55,4 +55,5 @@ export interface UpstreamToolResult {
 
 export type UpstreamCallOutcome =
   | { ok: true; result: UpstreamToolResult }
-  | { ok: false; error: string };
+  /** `fromUpstream`: the error's text may hold the server's own words (wrapped as untrusted before the model reads it). */
+  | { ok: false; error: string; fromUpstream?: boolean };
