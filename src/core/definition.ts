@@ -29,6 +29,8 @@ export const SOURCE_NAME_MAX_LENGTH = 256;
 const NAME_UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 /** A group name; `*` is not one (it means "every group" on the enabling side). */
 export const GROUP_NAME_PATTERN = /^[a-zA-Z0-9_.:-]{1,64}$/;
+/** An upstream MCP server's id (PUT /v1/upstreams/:id): also the default prefix of its tools' names. */
+export const UPSTREAM_ID_PATTERN = /^[a-zA-Z0-9_-]{1,32}$/;
 /** The name of the Worker secret that holds a header's value. */
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 
@@ -135,7 +137,8 @@ const BINDING_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 function checkExecutor(value: unknown): ExecutorSpec {
   if (!isRecord(value)) fail("executor", "must be an object with a \"type\" field");
-  const type = oneOf(own(value, "type"), "executor.type", ["builtin", "http", "service"] as const);
+  const type = oneOf(own(value, "type"), "executor.type", ["builtin", "http", "service", "mcp"] as const);
+  if (type === "mcp") return checkMcpExecutor(value);
   if (type === "builtin") {
     rejectUnknownFields(value, ["type", "name"], "executor");
     const name = own(value, "name");
@@ -201,6 +204,18 @@ function checkExecutor(value: unknown): ExecutorSpec {
   return spec;
 }
 
+/** An upstream MCP server's tool (core/upstream/): the upstream's id and the tool's own name there. */
+function checkMcpExecutor(value: Json): ExecutorSpec {
+  rejectUnknownFields(value, ["type", "upstream", "tool"], "executor");
+  const upstream = own(value, "upstream");
+  if (typeof upstream !== "string" || !UPSTREAM_ID_PATTERN.test(upstream)) fail("executor.upstream", `must match ${UPSTREAM_ID_PATTERN.source}`);
+  const tool = own(value, "tool");
+  if (typeof tool !== "string" || tool.length === 0 || tool.length > SOURCE_NAME_MAX_LENGTH) {
+    fail("executor.tool", `must be the upstream's tool name, 1 to ${SOURCE_NAME_MAX_LENGTH} characters`);
+  }
+  return { type: "mcp", upstream, tool };
+}
+
 function checkGroups(value: unknown): string[] {
   if (!Array.isArray(value)) fail("groups", "must be an array of group names");
   if (value.length > DEFINITION_LIMITS.groups) fail("groups", `has more than ${DEFINITION_LIMITS.groups} groups`);
@@ -263,21 +278,24 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
 
 /**
  * A name as the source spelled it: kept when every provider accepts it, else fitted (fitToolName) with the source's
- * spelling kept as `originalName`. A definition read back from GET /v1/tools (the fitted name and its originalName)
- * reads the same again; an originalName that does not fit to the name is refused.
+ * spelling kept as `originalName`. Given both (a definition read back from GET /v1/tools, an upstream's tool whose
+ * catalog name is `<prefix>__<name>`), the name is the catalog's and `originalName` says what the source calls it;
+ * given only `originalName`, the name is fitted from it.
  */
 export function readName(name: unknown, originalName: unknown): { name: string; originalName?: string } {
-  const sourceName = originalName ?? name;
-  const field = originalName === undefined ? "name" : "originalName";
-  if (typeof sourceName !== "string" || sourceName.length === 0 || sourceName.length > SOURCE_NAME_MAX_LENGTH) {
+  if (originalName !== undefined) checkSourceName(originalName, "originalName");
+  if (name === undefined && typeof originalName === "string") return readName(originalName, undefined);
+  checkSourceName(name, "name");
+  const fitted = fitToolName(name);
+  const source = typeof originalName === "string" ? originalName : name;
+  return fitted === source ? { name: fitted } : { name: fitted, originalName: source };
+}
+
+function checkSourceName(value: unknown, field: string): asserts value is string {
+  if (typeof value !== "string" || value.length === 0 || value.length > SOURCE_NAME_MAX_LENGTH) {
     fail(field, `must be a string of 1 to ${SOURCE_NAME_MAX_LENGTH} characters`);
   }
-  if (NAME_UNPRINTABLE.test(sourceName)) fail(field, "must not hold control, format or line-break characters");
-  const fitted = fitToolName(sourceName);
-  if (originalName !== undefined && name !== undefined && name !== fitted) {
-    fail("name", `does not belong to originalName "${sourceName}" (its catalog name is "${fitted}")`);
-  }
-  return fitted === sourceName ? { name: fitted } : { name: fitted, originalName: sourceName };
+  if (NAME_UNPRINTABLE.test(value)) fail(field, "must not hold control, format or line-break characters");
 }
 
 /** The compiled form of a tool's stored `parameters` (compiled once, at definition or first use); null when it cannot be. */

@@ -11,6 +11,7 @@
 import { isRecord } from "./records.ts";
 import { readName as readSourceName, ToolDefinitionError } from "./definition.ts";
 import type { JsonSchema, Risk, ToolDefinition, Visibility } from "./types.ts";
+import { guardFromAnnotations } from "./upstream/mcpTool.ts";
 
 export type ToolShape = "openai" | "responses" | "anthropic" | "mcp";
 
@@ -181,17 +182,16 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
 }
 
 /**
- * What an MCP tool's annotations tell the guard: `readOnlyHint` → public (anyone may call it); `destructiveHint` (on a
- * tool that is not read-only) → dangerous (a confirmation before each run). Only what is said counts: MCP presumes an
- * unannotated tool destructive, but confirming every unannotated tool would make the hints noise; toolgate's own
- * defaults hold instead. The owner's settings override what this returns.
+ * What an MCP tool's annotations tell the guard, by the one rule upstream servers' tools follow too
+ * (upstream/mcpTool.ts `guardFromAnnotations`): read-only → public and safe; destructive → dangerous; else sensitive
+ * (MCP presumes an unannotated tool may change things). The owner's settings override what this returns.
  */
-export function guardFromMcpAnnotations(tool: unknown): { visibility?: Visibility; risk?: Risk } {
-  if (!isRecord(tool) || !isRecord(tool["annotations"])) return {};
-  const annotations = tool["annotations"];
-  if (annotations["readOnlyHint"] === true) return { visibility: "public", risk: "safe" };
-  if (annotations["destructiveHint"] === true) return { risk: "dangerous" };
-  return {};
+export function guardFromMcpAnnotations(tool: unknown): { visibility?: Visibility; risk: Risk } {
+  const annotations = isRecord(tool) && isRecord(tool["annotations"]) ? tool["annotations"] : {};
+  return guardFromAnnotations({
+    readOnlyHint: annotations["readOnlyHint"] === true,
+    destructiveHint: annotations["destructiveHint"] === true,
+  });
 }
 
 /**

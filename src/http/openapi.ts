@@ -65,6 +65,35 @@ const anyShapeTool: Schema = { oneOf: [toolDefinition, { type: "object", descrip
 const importShape: Schema = { enum: ["toolgate", "openai", "responses", "anthropic", "mcp"] };
 const searchResult = obj({ found: str, tools: { type: "array", items: anyObject }, pagination: anyObject, related: strings, hint: str }, ["found", "tools", "hint"]);
 
+const upstreamBody = obj({
+  url: { type: "string", description: "https://, or http:// and private hosts with allowPrivate" },
+  headers: { type: "object", additionalProperties: { type: "string", pattern: "^TOOL_SECRET_[A-Z0-9_]*$" }, description: "header name → TOOL_SECRET_* secret name" },
+  groups: strings,
+  visibility: { enum: ["public", "restricted"] },
+  risk: { enum: ["safe", "sensitive", "dangerous"] },
+  confirm: { enum: ["session", "always"] },
+  prefix: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,32}$" },
+  refreshSeconds: { type: "integer", minimum: 60, maximum: 604800 },
+  timeoutMs: { type: "integer", minimum: 100, maximum: 120000 },
+  allowPrivate: bool,
+  newTools: { enum: ["accept", "quarantine"] },
+}, ["url"], { additionalProperties: false });
+const upstreamSummaryProperties: Record<string, Schema> = {
+  id: str, url: str, prefix: str, status: { enum: ["pending", "ok", "failing", "skipped"] }, tools: int, quarantined: int, rejected: int,
+  transport: { enum: ["streamable-http", "sse", null] }, lastRefresh: { type: ["string", "null"] }, lastError: { type: ["string", "null"] },
+  lastErrorAt: { type: ["string", "null"] }, consecutiveFailures: int, skippedUntil: { type: ["string", "null"] },
+  refreshSeconds: { type: ["integer", "null"] }, newTools: { enum: ["accept", "quarantine"] },
+};
+const upstreamSummary = obj(upstreamSummaryProperties);
+const upstreamDetail = obj({
+  ...upstreamSummaryProperties,
+  config: anyObject,
+  toolNames: { type: "array", items: obj({ name: str, upstreamName: str }) },
+  quarantine: { type: "array", items: obj({ name: str, reason: { enum: ["changed", "new"] }, hash: str, tool: anyObject, diff: { type: "array", items: obj({ field: str, before: { type: ["string", "null"] }, after: { type: ["string", "null"] } }) }, since: int }) },
+  rejectedTools: { type: "array", items: obj({ name: str, reason: str }) },
+});
+const upstreamAnswer = obj({ upstream: upstreamDetail, version: int }, ["upstream"]);
+
 /** Errors every route with a caller may answer (the stage, the router's catch-all). */
 const CALLER: readonly ErrorCode[] = ["unauthorized", "invalid_token", "banned", "misconfigured", "auth_unavailable", "internal", "method_not_allowed"];
 const BODY: readonly ErrorCode[] = ["invalid_json", "invalid_request", "too_deep", "payload_too_large"];
@@ -131,6 +160,54 @@ export const OPERATIONS: readonly Operation[] = [
     ok: { 200: { description: "disposed", schema: obj({ context: str, removed: int, version: int }) } },
     errors: [...CALLER, "forbidden", "invalid_request"],
     examples: [{ summary: "an empty context", token: "owner", params: { id: "openapi-empty" }, status: 200 }],
+  },
+  {
+    method: "PUT", path: "/v1/upstreams/:id", summary: "Adds or reconfigures an upstream MCP server and lists its tools (owner)", owner: true,
+    body: upstreamBody,
+    ok: {
+      201: { description: "added (the answer says whether its tools could be listed)", schema: upstreamAnswer },
+      200: { description: "reconfigured", schema: upstreamAnswer },
+    },
+    errors: [...CALLER, ...BODY, "forbidden", "rate_limited", "too_many_upstreams", "too_many_tools"],
+    examples: [
+      { summary: "plain http without allowPrivate", token: "owner", params: { id: "openapi" }, body: { url: "http://mcp.example.com/mcp" }, status: 400 },
+      { summary: "a literal header value", token: "owner", params: { id: "openapi" }, body: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer x" } }, status: 400 },
+      { summary: "not the owner", token: "user", params: { id: "openapi" }, body: { url: "https://mcp.example.com/mcp" }, status: 403 },
+    ],
+  },
+  {
+    method: "GET", path: "/v1/upstreams", summary: "Every upstream MCP server with its status (owner)", owner: true,
+    ok: { 200: { description: "the upstreams", schema: obj({ upstreams: { type: "array", items: upstreamSummary } }, ["upstreams"]) } },
+    errors: [...CALLER, "forbidden", "rate_limited"],
+    examples: [{ summary: "the list", token: "owner", status: 200 }, { summary: "not the owner", token: "user", status: 403 }],
+  },
+  {
+    method: "GET", path: "/v1/upstreams/:id", summary: "One upstream: status, configuration, tools, quarantine with diffs (owner)", owner: true,
+    ok: { 200: { description: "the upstream", schema: obj({ upstream: upstreamDetail }, ["upstream"]) } },
+    errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found"],
+    examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "DELETE", path: "/v1/upstreams/:id", summary: "Removes an upstream and its tools (owner)", owner: true,
+    ok: { 200: { description: "removed", schema: obj({ removed: str, tools: int, version: int }) } },
+    errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found"],
+    examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "POST", path: "/v1/upstreams/:id/refresh", summary: "Lists the upstream's tools now, even while it is skipped (owner)", owner: true,
+    ok: { 200: { description: "refreshed (or why not, in lastError)", schema: upstreamAnswer } },
+    errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found", "too_many_tools"],
+    examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "POST", path: "/v1/upstreams/:id/accept", summary: "Accepts what quarantine holds: every tool, or the named upstream tools (owner)", owner: true,
+    body: obj({ tools: strings }, [], { additionalProperties: false }),
+    ok: { 200: { description: "accepted and registered", schema: upstreamAnswer } },
+    errors: [...CALLER, ...BODY, "forbidden", "rate_limited", "upstream_not_found", "not_in_quarantine", "too_many_tools"],
+    examples: [
+      { summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, body: {}, status: 404 },
+      { summary: "an unknown field", token: "owner", params: { id: "openapi-absent" }, body: { all: true }, status: 400 },
+    ],
   },
   {
     method: "POST", path: "/v1/sessions/:sid/prepare", summary: "The tool list for the next LLM turn",

@@ -13,7 +13,7 @@ import { ToolRegistry } from "../core/toolRegistry.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
-import { registryStub, sessionStub } from "../durable/stubs.ts";
+import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import type { Settings } from "./settings.ts";
 
@@ -161,7 +161,11 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
 
 function executorRunner(env: Env, settings: Settings): ExecutorRunner {
   try {
-    return createExecutorRunner({ config: settings.config, env: { ...env } });
+    return createExecutorRunner({
+      config: settings.config,
+      env: { ...env },
+      callUpstream: (upstream, tool, args) => upstreamStub(env, upstream).callTool(tool, args, settings.config.limits.maxResponseBytes),
+    });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     console.error(`executors unavailable: ${reason}`);

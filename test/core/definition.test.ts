@@ -127,13 +127,16 @@ describe("validateToolDefinition: errors name the wrong field", () => {
     }
   });
 
-  it("reads its own output again: a fitted name with its originalName, and refuses a pair that does not belong", () => {
+  it("reads its own output again: a fitted name with its originalName; a catalog name may differ from its source's", () => {
     const first = validateToolDefinition({ ...weather, name: "fs.read" });
     expect(validateToolDefinition(first)).toStrictEqual(first);
     const { name: _name, ...unnamed } = weather;
     expect(validateToolDefinition({ ...unnamed, originalName: "fs.read" }).name).toBe(first.name);
-    expect(fieldOf({ ...weather, name: "fs_read", originalName: "fs.read" })).toBe("name");
+    // An upstream's tool: the catalog's `<prefix>__<tool>` and the server's own name.
+    expect(validateToolDefinition({ ...weather, name: "srv__read", originalName: "read" })).toMatchObject({ name: "srv__read", originalName: "read" });
+    expect(validateToolDefinition({ ...weather, name: "same", originalName: "same" })).not.toHaveProperty("originalName");
     expect(fieldOf({ ...weather, name: "x", originalName: 3 })).toBe("originalName");
+    expect(fieldOf({ ...weather, name: "x", originalName: "a\nb" })).toBe("originalName");
   });
 
   it("property: every name of printable characters is accepted, as itself when portable", () => {

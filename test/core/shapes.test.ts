@@ -211,13 +211,13 @@ describe("fromShape", () => {
     expect(fromShape({ name: "plain_name", inputSchema: {} }, "mcp")).not.toHaveProperty("originalName");
   });
 
-  it("reads MCP annotations as the guard's settings, and nothing from a tool that says nothing", () => {
+  it("reads MCP annotations as the guard's settings; a tool that says nothing is sensitive", () => {
     expect(guardFromMcpAnnotations({ name: "a", annotations: { readOnlyHint: true, destructiveHint: true } }))
       .toStrictEqual({ visibility: "public", risk: "safe" });
     expect(guardFromMcpAnnotations({ name: "a", annotations: { destructiveHint: true } })).toStrictEqual({ risk: "dangerous" });
-    expect(guardFromMcpAnnotations({ name: "a", annotations: { destructiveHint: false, idempotentHint: true } })).toStrictEqual({});
-    expect(guardFromMcpAnnotations({ name: "a" })).toStrictEqual({});
-    expect(guardFromMcpAnnotations({ name: "a", annotations: "yes" })).toStrictEqual({});
+    expect(guardFromMcpAnnotations({ name: "a", annotations: { destructiveHint: false, idempotentHint: true } })).toStrictEqual({ risk: "sensitive" });
+    expect(guardFromMcpAnnotations({ name: "a" })).toStrictEqual({ risk: "sensitive" });
+    expect(guardFromMcpAnnotations({ name: "a", annotations: { readOnlyHint: "yes" } })).toStrictEqual({ risk: "sensitive" });
   });
 
   it("refuses a shape name it does not know (a programming error, not a client one)", () => {

@@ -157,8 +157,8 @@ describe("names every provider accepts", () => {
     const again = await api(`/v1/tools/${String(first.tool.name)}`, { method: "PUT", token: owner, body: first.tool });
     expect(again.status).toBe(200);
     expect((await json<OneAnswer>(again)).tool).toStrictEqual(first.tool);
-    const wrongPair = await api("/v1/tools/a_b", { method: "PUT", token: owner, body: { ...first.tool, name: "a_b" } });
-    expect(await errorOf(wrongPair)).toMatchObject({ ...anError(400, "invalid_request"), message: expect.stringMatching(/^name: does not belong to originalName "a\.b"/) });
+    const badSource = await api("/v1/tools/a_b", { method: "PUT", token: owner, body: { ...first.tool, name: "a_b", originalName: "a\u0000b" } });
+    expect(await errorOf(badSource)).toMatchObject({ ...anError(400, "invalid_request"), message: expect.stringMatching(/^originalName: must not hold control/) });
     expect(await remove("a.b")).toBe(200);
   });
 
