@@ -20,14 +20,16 @@ function evalBindings(): Record<string, unknown> {
   return { EVAL_MCP_TOOLS: loaded.data.mcpTools, EVAL_METATOOL: loaded.data.metatool, EVAL_INJECTIONS: loaded.data.injections };
 }
 
-// The remote end of executor and JWKS tests (test/fixtures/remote-worker.ts): a real second Worker, bundled here
-// because auxiliary workers run as given (no Vite transform) and it imports jose.
+// The remote end of executor, JWKS and upstream MCP tests (test/fixtures/remote-worker.ts): a real second Worker,
+// bundled here because auxiliary workers run as given (no Vite transform) and it imports jose and the MCP SDK.
 function remoteWorkerScript(): string {
   const built = buildSync({
     entryPoints: [fileURLToPath(new URL("./test/fixtures/remote-worker.ts", import.meta.url))],
     bundle: true,
     format: "esm",
     platform: "neutral",
+    // Packages without an `exports` map (ajv, which the MCP SDK's server imports) are found by these fields.
+    mainFields: ["module", "main"],
     target: "es2024",
     write: false,
   });

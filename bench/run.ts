@@ -1,6 +1,7 @@
-// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation]): search latency, index build
-// time and heap, tool-list tokens, retrieval quality, HTTP load, adversarial validation (--adversarial: only that) and
-// the billed tokens of a conversation under prompt caching (--conversation: only that), printed as ONE JSON summary on stdout (progress on stderr),
+// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover]):
+// search latency, index build time and heap, tool-list tokens, retrieval quality, HTTP load, adversarial validation
+// (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
+// and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), printed as ONE JSON summary on stdout (progress on stderr),
 // with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -21,6 +22,7 @@ import {
   sentenceQueries,
 } from "./catalog.ts";
 import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
+import { autoDiscoverSection, type AutoDiscoverSection } from "./autoDiscover.ts";
 import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
@@ -34,6 +36,8 @@ const { values: flags } = parseArgs({
     adversarial: { type: "boolean", default: false },
     // Only the conversation simulation: tokens sent and billed per tool-list mode, in a few seconds.
     conversation: { type: "boolean", default: false },
+    // Only auto-discovery on MetaTool: success@k, precision and extra tokens per turn over a sweep of minScore.
+    "auto-discover": { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -277,6 +281,19 @@ function requestSection(catalog: readonly ToolDefinition[], queries: readonly st
       (i) => runSearchTools({ query: queries[i % queries.length] ?? "" }, { catalog, index, enabledGroups: undefined, config }),
       calls,
     );
+    // Auto-discovery on (topK 3): the latest user message is searched in the same index on every turn.
+    const autoConfig = { ...config, searchMode: mode, autoDiscover: { ...config.autoDiscover, topK: 3 } };
+    out[`prepareAutoDiscover_${mode}`] = requestCost(
+      (i) => prepareTurn({
+        tools: catalog,
+        messages: [{ role: "user", content: queries[i % queries.length] ?? "" }],
+        discovered: [],
+        config: autoConfig,
+        warnings,
+        searchIndex: index,
+      }),
+      calls,
+    );
   }
   return out;
 }
@@ -380,8 +397,39 @@ function conversationOnly(): void {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }
 
+const AUTO_DISCOVER_METHOD =
+  "bench/autoDiscover.ts: each MetaTool query as the latest user message; the tools prepare sends by itself are the first k of " +
+  "the ranking whose relevance reaches minScore; success@k = a right tool among them; precision = right ones / sent ones; " +
+  "extra tokens = the sent tools' definitions (openai shape, gpt-tokenizer); noToolMessageTools = tools sent for 30 chat turns " +
+  "that need none (the bench's own); a sample of 100 queries per mode runs through prepareTurn and must agree (prepareMismatches 0)";
+
+/** Auto-discovery's figures at the default floor, where the README quotes them, for minisearch at k = 3. */
+function autoDiscoverTargets(section: AutoDiscoverSection): Target[] {
+  const atDefault = section.modes.minisearch?.find((point) => point.minScore === defaultConfig().autoDiscover.minScore);
+  return [
+    atLeast("auto-discovery minisearch success@3 at the default minScore", atDefault?.successAtK["3"], 0.6),
+    atMost("auto-discovery sample through prepareTurn: mismatches", section.prepareMismatches, 0),
+  ];
+}
+
+function autoDiscoverOnly(): void {
+  const data = loadBenchData();
+  const autoDiscover = "missing" in data ? { skipped: data.missing } : autoDiscoverSection(data.meta);
+  const targets = "skipped" in autoDiscover ? [] : autoDiscoverTargets(autoDiscover);
+  const summary = {
+    command: "node --expose-gc bench/run.ts --auto-discover",
+    method: AUTO_DISCOVER_METHOD,
+    defaultMinScore: defaultConfig().autoDiscover.minScore,
+    autoDiscover,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (flags.adversarial === true) return adversarialOnly();
+  if (flags["auto-discover"] === true) return autoDiscoverOnly();
   if (flags.conversation === true) return conversationOnly();
   const startedAt = new Date();
   const loadBefore = loadavg();
@@ -395,7 +443,7 @@ async function main(): Promise<void> {
     const adversarial = adversarialSection([], quick, log);
     const targets = adversarialTargets(adversarial);
     const summary = {
-      command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, conversation: skipped, http: skipped,
+      command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, conversation: skipped, autoDiscover: skipped, http: skipped,
       adversarial, targets, targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -446,6 +494,9 @@ async function main(): Promise<void> {
 
   log("adversarial validation");
   const adversarial = adversarialSection(real, quick, log);
+
+  log("auto-discovery on MetaTool");
+  const autoDiscover = autoDiscoverSection(meta);
 
   let http: HttpSection;
   if (flags["no-http"] === true) http = { skipped: "--no-http" };
@@ -504,6 +555,7 @@ async function main(): Promise<void> {
     targets.push({ ...atMost(`${name}: mean CPU ms per request, 527 tools`, cost.meanCpuMs, 5), cpuValue: cost.meanCpuMs, passOnCpuTime: cost.meanCpuMs <= 5 });
   }
   targets.push(...adversarialTargets(adversarial));
+  targets.push(...autoDiscoverTargets(autoDiscover));
   for (const [name, route] of Object.entries(HEALTH_RATIO_ROUTES)) {
     const ratio = "skipped" in http ? undefined : http.p50RatioToHealth[route];
     targets.push(atMost(`http ${name} p50 / health p50 (same run)`, ratio, 1.5));
@@ -523,8 +575,9 @@ async function main(): Promise<void> {
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,
-      requests: "prepareTurn (no messages; first turn and after 20 discovered) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
+      requests: "prepareTurn (no messages; first turn and after 20 discovered; and with autoDiscover topK 3, a user message of the search queries) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
+      autoDiscover: AUTO_DISCOVER_METHOD,
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
@@ -534,6 +587,7 @@ async function main(): Promise<void> {
     requests,
     http,
     adversarial,
+    autoDiscover,
     targets,
     targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
   };

@@ -1,8 +1,11 @@
-// `node bench/tuning.ts [--quick]`: the cross-validated sweep behind the minisearch mode's numbers (issue 14, part 3).
-// MetaTool's queries are cut into 5 folds (every 5th query, seeded shuffle); for each fold, the grid point with the
-// best mean nDCG@10 on the other 4 folds is picked and reported on the held-out fold. Prints one JSON summary: every
-// fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's own.
+// `node bench/tuning.ts [--quick | --variants]`: the cross-validated sweep behind the minisearch mode's numbers (issue
+// 14, part 3). MetaTool's queries are cut into 5 folds (every 5th query, seeded shuffle); for each fold, the grid point
+// with the best mean nDCG@10 on the other 4 folds is picked and reported on the held-out fold. Prints one JSON summary:
+// every fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's
+// own. --variants sweeps the query-side choices instead (the IDF exponent, dropping request-framing words) at the
+// default BM25 settings, and says for each whether it beats the default on every held-out fold.
 import { parseArgs } from "node:util";
+import { REQUEST_FRAMING_WORDS } from "../src/core/search/analyze.ts";
 import { DEFAULT_TUNING, createMiniSearchIndex, type RankingTuning } from "../src/core/search/minisearch.ts";
 import { loadBenchData, metaToolCatalog, seededRandom } from "./catalog.ts";
 import { scoreRanking } from "./metrics.ts";
@@ -24,7 +27,7 @@ function grid(quick: boolean): RankingTuning[] {
     for (const b of bs) {
       for (const k of ks) {
         for (const prefixWeight of prefixes) {
-          points.push({ boost: { ...DEFAULT_TUNING.boost, name }, bm25: { k, b, d: 0 }, prefixWeight });
+          points.push({ ...DEFAULT_TUNING, boost: { ...DEFAULT_TUNING.boost, name }, bm25: { k, b, d: 0 }, prefixWeight });
         }
       }
     }
@@ -32,8 +35,18 @@ function grid(quick: boolean): RankingTuning[] {
   return points;
 }
 
+/** The query-side variants at the default BM25 settings. */
+function variants(): RankingTuning[] {
+  const points: RankingTuning[] = [];
+  for (const idfExponent of [1, 1.5, 2]) {
+    for (const queryStopWords of [DEFAULT_TUNING.queryStopWords, REQUEST_FRAMING_WORDS]) points.push({ ...DEFAULT_TUNING, idfExponent, queryStopWords });
+  }
+  return points;
+}
+
 function describe(tuning: RankingTuning): string {
-  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}`;
+  const framing = tuning.queryStopWords.size > 0 ? `, query drops ${tuning.queryStopWords.size} framing words` : "";
+  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent}${framing}`;
 }
 
 function mean(scores: Float64Array, keep: (i: number) => boolean): number {
@@ -51,7 +64,7 @@ const everyQuery = (): boolean => true;
 const round = (v: number): number => Number(v.toFixed(4));
 
 function main(): void {
-  const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false } } });
+  const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false }, variants: { type: "boolean", default: false } } });
   const data = loadBenchData();
   if ("missing" in data) {
     process.stdout.write(`${JSON.stringify({ skipped: data.missing })}\n`);
@@ -82,7 +95,7 @@ function main(): void {
     return { ndcg, success };
   };
 
-  const points = grid(flags.quick === true);
+  const points = flags.variants === true ? variants() : grid(flags.quick === true);
   const scored = points.map((tuning, n) => {
     console.error(`[tuning] ${n + 1}/${points.length} ${describe(tuning)}`);
     return { tuning, scores: evaluate(tuning) };
@@ -110,14 +123,27 @@ function main(): void {
       defaultHeldOutSuccessAt5: round(mean(defaults.success, test)),
     };
   });
+  // Each point on every held-out fold against the default: a change is kept only when it helps on all of them.
+  const perPoint = scored.map(({ tuning, scores }) => {
+    const heldOutNdcgAt10 = Array.from({ length: FOLDS }, (_, f) => round(mean(scores.ndcg, (i) => fold[i] === f)));
+    const defaultNdcg = Array.from({ length: FOLDS }, (_, f) => round(mean(defaults.ndcg, (i) => fold[i] === f)));
+    return {
+      tuning: describe(tuning),
+      ndcgAt10: round(mean(scores.ndcg, everyQuery)),
+      successAt5: round(mean(scores.success, everyQuery)),
+      heldOutNdcgAt10,
+      betterOnEveryFold: heldOutNdcgAt10.every((v, f) => v > (defaultNdcg[f] ?? 0)),
+    };
+  });
   process.stdout.write(
     `${JSON.stringify(
       {
-        command: `node bench/tuning.ts${flags.quick === true ? " --quick" : ""}`,
+        command: `node bench/tuning.ts${flags.quick === true ? " --quick" : ""}${flags.variants === true ? " --variants" : ""}`,
         queries: queries.length,
         gridPoints: points.length,
         default: { tuning: describe(DEFAULT_TUNING), ndcgAt10: round(mean(defaults.ndcg, everyQuery)), successAt5: round(mean(defaults.success, everyQuery)) },
         folds,
+        points: perPoint,
       },
       null,
       2,

@@ -10,6 +10,7 @@ export { PrincipalObject } from "./durable/principalObject.ts";
 export { RateLimiterObject } from "./durable/rateLimiterObject.ts";
 export { RegistryObject } from "./durable/registryObject.ts";
 export { SessionObject } from "./durable/sessionObject.ts";
+export { UpstreamObject } from "./durable/upstreamObject.ts";
 
 // Two faces on one router: the HTTP API (/v1) and MCP (/mcp), each behind the same caller stage.
 const router = createRouter([...ROUTES, ...MCP_ROUTES]);

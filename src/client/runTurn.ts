@@ -211,8 +211,27 @@ function parseArguments(value: Record<string, unknown> | string): Record<string,
   }
 }
 
+/**
+ * The client's handler for a called name: keyed by the name itself, or by the name as the client spelled it when the
+ * gateway had to fit it (`fs.read` is called `fs_read_<hash>`; prepare's `names` says which).
+ */
+function localTool(
+  tools: TurnCommon["localTools"],
+  name: string,
+  names: Readonly<Record<string, string>> | undefined,
+): ((args: Record<string, unknown>) => string | Promise<string>) | undefined {
+  if (tools === undefined) return undefined;
+  if (Object.hasOwn(tools, name)) return tools[name];
+  const original = names !== undefined && Object.hasOwn(names, name) ? names[name] : undefined;
+  return original !== undefined && Object.hasOwn(tools, original) ? tools[original] : undefined;
+}
+
 /** Runs one call: execute, the confirmation if the guard asks, the local handler if the client runs the tool. */
-async function runCall(options: TurnCommon, call: PendingCall): Promise<ToolCallRecord> {
+async function runCall(
+  options: TurnCommon,
+  call: PendingCall,
+  names: Readonly<Record<string, string>> | undefined,
+): Promise<ToolCallRecord> {
   const { client, sessionId, signal } = options;
   const request = { name: call.name, arguments: call.arguments, ...(options.enabledGroups ? { enabledGroups: options.enabledGroups } : {}) };
   let result = await client.execute(sessionId, request, { signal });
@@ -237,7 +256,7 @@ async function runCall(options: TurnCommon, call: PendingCall): Promise<ToolCall
       };
     }
   }
-  const local = options.localTools?.[call.name];
+  const local = localTool(options.localTools, call.name, names);
   if (local && !result.isError && !result.confirmation) {
     try {
       result = { content: await local(parseArguments(call.arguments)), isError: false };
@@ -280,7 +299,7 @@ async function loop<Message, Reply>(
     const results: { call: PendingCall; result: ExecuteAnswer }[] = [];
     // One at a time: a confirmation dialog at a time, and the calls run in the order the model gave them.
     for (const call of calls) {
-      const record = await runCall(options, call);
+      const record = await runCall(options, call, prepared.names);
       toolCalls.push(record);
       results.push({ call, result: record.result });
     }

@@ -18,7 +18,14 @@ export interface PrepareAnswer {
   tools: ShapedTool[];
   applied: PrepareOutput["applied"];
   discovered: PrepareOutput["discovered"];
-  stats: PrepareOutput["stats"];
+  stats: PrepareOutput["stats"] & {
+    /** Each answered tool's tokens. */
+    tokensPerTool?: number[];
+    /** With autoDiscover on: the tools sent because the user's message matched them (last in `tools`). */
+    autoDiscovered?: PrepareOutput["autoDiscovered"];
+  };
+  /** Present when a tool's name had to be fitted to what every provider accepts: the name the model calls → yours. */
+  names?: Record<string, string>;
 }
 
 /** `POST /v1/sessions/:sid/search`: the `search_tools` result object itself. */

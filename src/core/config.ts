@@ -62,6 +62,25 @@ export interface McpConfig {
   allowedOrigins: string[];
 }
 
+/**
+ * Auto-discovery (README, "Auto-discovery"): prepare searches the latest user message and sends the best tools
+ * directly in that turn, so that the model may skip a search_tools round trip. Off when `topK` is 0.
+ */
+export interface AutoDiscoverConfig {
+  /** Most tools sent per turn, 0 to 10 (0 = off). */
+  topK: number;
+  /**
+   * The floor on a tool's relevance (0 to 1: the rarity of the message's words the tool matches, in units of a word
+   * only one tool holds; ScoredMatch in src/core/search/types.ts). Only tools at or above it are sent.
+   */
+  minScore: number;
+}
+
+/** The most tools auto-discovery may send in one turn. */
+export const MAX_AUTO_DISCOVER = 10;
+/** The default relevance floor (bench: `npm run bench -- --auto-discover`; README, "Auto-discovery"). */
+export const DEFAULT_AUTO_DISCOVER_MIN_SCORE = 0.8;
+
 export interface GatewayConfig {
   enabled: boolean;
   showToolNames: boolean;
@@ -80,6 +99,8 @@ export interface GatewayConfig {
    * model that supports it, and the provider's search then decides what is loaded.
    */
   nativeDeferral: boolean;
+  /** Tools sent in a turn because the latest user message matches them (see AutoDiscoverConfig); off by default. */
+  autoDiscover: AutoDiscoverConfig;
   locale: Locale;
   sessionTtlDays: number;
   /**
@@ -148,6 +169,7 @@ export function defaultConfig(): GatewayConfig {
     // conversation section bills the least of the three, and its first turn is no larger than "grow"'s).
     toolList: "fixed",
     nativeDeferral: false,
+    autoDiscover: { topK: 0, minScore: DEFAULT_AUTO_DISCOVER_MIN_SCORE },
     locale: "en",
     sessionTtlDays: 30,
     registryVersionTtlMs: DEFAULT_REGISTRY_VERSION_TTL_MS,
@@ -200,13 +222,14 @@ function stringList(value: unknown, field: string): string[] {
   return strings;
 }
 
-const CAPABILITY_KEY = /^tool:[a-zA-Z0-9_.-]{1,64}$/;
+/** `tool:` and a catalog name (toolNames.ts): a source's spelling such as `a.b` never names a tool here. */
+const CAPABILITY_KEY = /^tool:[a-zA-Z0-9_-]{1,64}$/;
 
 function capabilityMap<T>(value: unknown, field: string, read: (v: unknown, f: string) => T): Record<string, T> {
   if (!isRecord(value)) throw new ConfigError(field, "must be an object keyed by `tool:<name>`");
   const out: Record<string, T> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!CAPABILITY_KEY.test(key)) throw new ConfigError(`${field}["${key}"]`, "key must look like `tool:<name>`");
+    if (!CAPABILITY_KEY.test(key)) throw new ConfigError(`${field}["${key}"]`, "key must look like `tool:<name>`, the tool's catalog name (letters, digits, _ and -; a dotted name is fitted: use the name GET /v1/tools shows)");
     out[key] = read(v, `${field}["${key}"]`);
   }
   return out;
@@ -270,6 +293,21 @@ function mcpSettings(value: unknown, field: string): McpConfig {
     } else throw new ConfigError(`${field}.${key}`, "unknown field; known: callTool, allowedOrigins");
   }
   return mcp;
+}
+
+function autoDiscoverSettings(value: unknown, field: string): AutoDiscoverConfig {
+  if (!isRecord(value)) throw new ConfigError(field, "must be an object: {topK?, minScore?}");
+  const settings: AutoDiscoverConfig = { topK: 0, minScore: DEFAULT_AUTO_DISCOVER_MIN_SCORE };
+  for (const [key, v] of Object.entries(value)) {
+    if (key === "topK") settings.topK = integer(v, `${field}.topK`, 0, MAX_AUTO_DISCOVER);
+    else if (key === "minScore") {
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) {
+        throw new ConfigError(`${field}.minScore`, `must be a number from 0 to 1, got ${JSON.stringify(v)}`);
+      }
+      settings.minScore = v;
+    } else throw new ConfigError(`${field}.${key}`, "unknown field; known: topK, minScore");
+  }
+  return settings;
 }
 
 const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
@@ -346,6 +384,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "mcp":
         config.mcp = mcpSettings(value, field);
+        break;
+      case "autoDiscover":
+        config.autoDiscover = autoDiscoverSettings(value, field);
         break;
       case "limits": {
         if (!isRecord(value)) throw new ConfigError(field, "must be an object");

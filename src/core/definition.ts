@@ -6,6 +6,7 @@ import { childField } from "./jsonSchema/field.ts";
 import { VALIDATION_LIMITS } from "./jsonSchema/validate.ts";
 import { firstUnknownKey, isRecord } from "./records.ts";
 import { cleanToolTexts } from "./toolTexts.ts";
+import { fitToolName, PORTABLE_TOOL_NAME } from "./toolNames.ts";
 import type {
   DeclaredConfirm, ExecutorSpec, HttpMethod, JsonSchema, Locale, Risk, ToolDefinition, Visibility,
 } from "./types.ts";
@@ -20,9 +21,16 @@ export class ToolDefinitionError extends Error {
   }
 }
 
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
+/** A tool's name in the catalog: what every provider accepts (toolNames.ts). Other names are fitted to it. */
+export const TOOL_NAME_PATTERN = PORTABLE_TOOL_NAME;
+/** The longest name a tool may have at its source (an MCP server's names have no limit; ours do). */
+export const SOURCE_NAME_MAX_LENGTH = 256;
+/** Control characters, line breaks and other invisible format characters never belong in a name. */
+const NAME_UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 /** A group name; `*` is not one (it means "every group" on the enabling side). */
 export const GROUP_NAME_PATTERN = /^[a-zA-Z0-9_.:-]{1,64}$/;
+/** An upstream MCP server's id (PUT /v1/upstreams/:id): also the default prefix of its tools' names. */
+export const UPSTREAM_ID_PATTERN = /^[a-zA-Z0-9_-]{1,32}$/;
 /** The name of the Worker secret that holds a header's value. */
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 
@@ -129,7 +137,8 @@ const BINDING_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 function checkExecutor(value: unknown): ExecutorSpec {
   if (!isRecord(value)) fail("executor", "must be an object with a \"type\" field");
-  const type = oneOf(own(value, "type"), "executor.type", ["builtin", "http", "service"] as const);
+  const type = oneOf(own(value, "type"), "executor.type", ["builtin", "http", "service", "mcp"] as const);
+  if (type === "mcp") return checkMcpExecutor(value);
   if (type === "builtin") {
     rejectUnknownFields(value, ["type", "name"], "executor");
     const name = own(value, "name");
@@ -195,6 +204,18 @@ function checkExecutor(value: unknown): ExecutorSpec {
   return spec;
 }
 
+/** An upstream MCP server's tool (core/upstream/): the upstream's id and the tool's own name there. */
+function checkMcpExecutor(value: Json): ExecutorSpec {
+  rejectUnknownFields(value, ["type", "upstream", "tool"], "executor");
+  const upstream = own(value, "upstream");
+  if (typeof upstream !== "string" || !UPSTREAM_ID_PATTERN.test(upstream)) fail("executor.upstream", `must match ${UPSTREAM_ID_PATTERN.source}`);
+  const tool = own(value, "tool");
+  if (typeof tool !== "string" || tool.length === 0 || tool.length > SOURCE_NAME_MAX_LENGTH) {
+    fail("executor.tool", `must be the upstream's tool name, 1 to ${SOURCE_NAME_MAX_LENGTH} characters`);
+  }
+  return { type: "mcp", upstream, tool };
+}
+
 function checkGroups(value: unknown): string[] {
   if (!Array.isArray(value)) fail("groups", "must be an array of group names");
   if (value.length > DEFINITION_LIMITS.groups) fail("groups", `has more than ${DEFINITION_LIMITS.groups} groups`);
@@ -208,7 +229,7 @@ function checkGroups(value: unknown): string[] {
   return groups;
 }
 
-const DEFINITION_FIELDS = ["name", "description", "parameters", "groups", "visibility", "risk", "confirm", "executor"];
+const DEFINITION_FIELDS = ["name", "originalName", "description", "parameters", "groups", "visibility", "risk", "confirm", "executor"];
 
 /**
  * Checks an untrusted tool definition and returns a clean copy (unknown fields rejected). Throws ToolDefinitionError.
@@ -224,10 +245,7 @@ export interface DefinitionOptions {
 export function validateToolDefinition(input: unknown, options: DefinitionOptions = {}): ToolDefinition {
   if (!isRecord(input)) fail("tool", "must be a JSON object");
   rejectUnknownFields(input, DEFINITION_FIELDS, "");
-  const name = own(input, "name");
-  if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
-    fail("name", `must match ${TOOL_NAME_PATTERN.source} (letters, digits, "_", ".", "-"; 1 to 64 characters)`);
-  }
+  const { name, originalName } = readName(own(input, "name"), own(input, "originalName"));
   const description = own(input, "description");
   if (typeof description !== "string") fail("description", "must be a string");
   if (description.length > DEFINITION_LIMITS.descriptionChars) {
@@ -235,7 +253,12 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
   }
   // What the model reads (the description, every title and description in the parameters) is cleaned as untrusted
   // content is; a description of invisible characters only is empty.
-  const definition = cleanToolTexts({ name, description, parameters: checkParameters(own(input, "parameters")) }, options.locale);
+  const definition = cleanToolTexts({
+    name,
+    ...(originalName === undefined ? {} : { originalName }),
+    description,
+    parameters: checkParameters(own(input, "parameters")),
+  }, options.locale);
   if (definition.description.trim() === "" && !options.allowEmptyDescription) fail("description", "must be a non-empty string");
   const groups = own(input, "groups");
   if (groups !== undefined) {
@@ -251,6 +274,28 @@ export function validateToolDefinition(input: unknown, options: DefinitionOption
   const executor = own(input, "executor");
   if (executor !== undefined) definition.executor = checkExecutor(executor);
   return definition;
+}
+
+/**
+ * A name as the source spelled it: kept when every provider accepts it, else fitted (fitToolName) with the source's
+ * spelling kept as `originalName`. Given both (a definition read back from GET /v1/tools, an upstream's tool whose
+ * catalog name is `<prefix>__<name>`), the name is the catalog's and `originalName` says what the source calls it;
+ * given only `originalName`, the name is fitted from it.
+ */
+export function readName(name: unknown, originalName: unknown): { name: string; originalName?: string } {
+  if (originalName !== undefined) checkSourceName(originalName, "originalName");
+  if (name === undefined && typeof originalName === "string") return readName(originalName, undefined);
+  checkSourceName(name, "name");
+  const fitted = fitToolName(name);
+  const source = typeof originalName === "string" ? originalName : name;
+  return fitted === source ? { name: fitted } : { name: fitted, originalName: source };
+}
+
+function checkSourceName(value: unknown, field: string): asserts value is string {
+  if (typeof value !== "string" || value.length === 0 || value.length > SOURCE_NAME_MAX_LENGTH) {
+    fail(field, `must be a string of 1 to ${SOURCE_NAME_MAX_LENGTH} characters`);
+  }
+  if (NAME_UNPRINTABLE.test(value)) fail(field, "must not hold control, format or line-break characters");
 }
 
 /** The compiled form of a tool's stored `parameters` (compiled once, at definition or first use); null when it cannot be. */

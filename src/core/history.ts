@@ -262,3 +262,24 @@ export function detectMessagesShape(messages: readonly unknown[]): ToolShape | u
   }
   return weak?.shape;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The latest thing the user said, for auto-discovery.
+
+/**
+ * The text of the latest user message that has text, in any shape: `role: "user"` with string content or text
+ * blocks (OpenAI Chat `text`, Responses `input_text` in a `type: "message"` item or a bare role item, Anthropic and
+ * MCP `text`, one MCP block held as an object); tool results, images and other blocks are skipped, so a user turn
+ * that only answers tool calls (an agent loop) leaves the request that started it as the latest. At most `maxChars`
+ * characters, the first ones: the search's cost stays bounded. Undefined when no user message has text.
+ */
+export function latestUserText(messages: readonly unknown[], maxChars: number): string | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message: unknown = messages[index];
+    if (!isRecord(message) || message["role"] !== "user") continue;
+    const text = contentTexts(message["content"]).join("\n").trim();
+    if (text !== "") return text.slice(0, maxChars);
+  }
+  return undefined;
+}

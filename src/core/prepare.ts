@@ -4,7 +4,8 @@ import type { GatewayConfig, ToolListMode } from "./config.ts";
 import { discoveredLimit } from "./config.ts";
 import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
-import { extractDiscovered } from "./history.ts";
+import { extractDiscovered, latestUserText } from "./history.ts";
+import type { SearchIndex } from "./search/types.ts";
 import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
 import { toShape } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
@@ -39,6 +40,13 @@ export interface PrepareInput {
   warnings: WarnOnce;
   /** The shape tokens are counted in (the shape the answer uses). Default `openai`. */
   shape?: ToolShape;
+  /**
+   * The index auto-discovery searches (config.autoDiscover), over a catalog that holds this turn's tools (it may hold
+   * more, e.g. tools the caller's groups hide: those are never sent). Without it, no auto-discovery.
+   */
+  searchIndex?: SearchIndex;
+  /** The latest user message's text, when the caller has read it already; otherwise it is read from `messages`. */
+  userText?: string;
 }
 
 export interface PrepareOutput {
@@ -50,6 +58,11 @@ export interface PrepareOutput {
   discovered: string[];
   /** The discovered set in the order found, first found first. */
   foundOrder: string[];
+  /**
+   * The tools sent this turn only because the latest user message matched them (config.autoDiscover), best first;
+   * they are last in `tools` and are not in `discovered` (a call makes them discovered, as for any tool).
+   */
+  autoDiscovered: string[];
   stats: { total: number; sent: number; tokensAll: number; tokensSent: number };
 }
 
@@ -83,6 +96,31 @@ export function discoveredInHistory(messages: readonly unknown[], tools: readonl
 }
 
 /**
+ * The tools auto-discovery adds to this turn (config.autoDiscover): the latest user message is searched in the
+ * configured mode; of the ranking, the first `topK` tools that this turn holds and does not send already are taken,
+ * and those whose relevance (0..1, ScoredMatch) is under `minScore` dropped. The meta-tools never are; a tool the
+ * caller's groups hide is not in `present`, so it never is either.
+ */
+function autoDiscover(input: PrepareInput, present: ReadonlyMap<string, ToolDefinition>, sent: readonly ToolDefinition[]): ToolDefinition[] {
+  const { topK, minScore } = input.config.autoDiscover;
+  const index = input.searchIndex;
+  if (topK === 0 || !index) return [];
+  const maxChars = input.config.limits.maxQueryLength;
+  const text = (input.userText ?? latestUserText(input.messages, maxChars))?.slice(0, maxChars);
+  if (text === undefined || text.trim() === "") return [];
+  const taken = new Set(sent.map((tool) => tool.name));
+  taken.add(SEARCH_TOOLS_NAME);
+  if (input.config.toolList === "fixed") taken.add(CALL_TOOL_NAME);
+  const sendable = (name: string): boolean => present.has(name) && !taken.has(name);
+  const auto: ToolDefinition[] = [];
+  for (const match of index.scored(text, topK, sendable)) {
+    const tool = present.get(match.name);
+    if (tool && match.relevance >= minScore) auto.push(tool);
+  }
+  return auto;
+}
+
+/**
  * One turn of the search layer.
  *
  * Decisions where the design documents are silent:
@@ -97,6 +135,8 @@ export function discoveredInHistory(messages: readonly unknown[], tools: readonl
  *   are found; the discovered tools follow in the order found, so a discovery appends and the prefix stays cached.
  * - `toolList: "fixed"`: `search_tools`, `call_tool`, the always-direct tools; nothing else, ever.
  * - The once-only warning for an always-direct name is given when the layer applies (step 2 follows step 1).
+ * - Auto-discovered tools (config.autoDiscover) come last in every mode, after everything a mode sends anyway: the
+ *   list before them is exactly the list without auto-discovery, so a provider's cached prefix keeps that much.
  */
 export function prepareTurn(input: PrepareInput): PrepareOutput {
   const { tools, config, warnings } = input;
@@ -121,6 +161,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
       applied: false,
       discovered,
       foundOrder,
+      autoDiscovered: [],
       stats: { total: tools.length, sent: tools.length, tokensAll, tokensSent: tokensAll },
     };
   }
@@ -164,11 +205,20 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   } else {
     sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
   }
+  const auto = autoDiscover(input, present, sent);
+  // The list before the auto-discovered tools is the same from turn to turn, and its count is remembered (tokens.ts);
+  // the tools after it are counted one by one (each also remembered): at most one token per added tool over counting
+  // the whole list (measured on the 527-tool catalog, every shape), without re-tokenizing a long search_tools
+  // description for a few tools.
+  let tokensSent = listTokens(sent, shape);
+  for (const tool of auto) tokensSent += countTokens(JSON.stringify(toShape(tool, shape)));
+  sent.push(...auto);
   return {
     tools: sent,
     applied: true,
     discovered,
     foundOrder,
-    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent: listTokens(sent, shape) },
+    autoDiscovered: auto.map((tool) => tool.name),
+    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent },
   };
 }

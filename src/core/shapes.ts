@@ -9,8 +9,9 @@
 // a missing description is "", missing parameters are the empty object schema) and strict on what we rely on (the
 // name pattern, field types, an object schema). Writing emits only the fields of the target shape.
 import { isRecord } from "./records.ts";
-import { TOOL_NAME_PATTERN } from "./definition.ts";
-import type { JsonSchema, ToolDefinition } from "./types.ts";
+import { readName as readSourceName, ToolDefinitionError } from "./definition.ts";
+import type { JsonSchema, Risk, ToolDefinition, Visibility } from "./types.ts";
+import { guardFromAnnotations } from "./upstream/mcpTool.ts";
 
 export type ToolShape = "openai" | "responses" | "anthropic" | "mcp";
 
@@ -84,12 +85,14 @@ function namePath(shape: ToolShape): string {
   return shape === "openai" ? "function.name" : "name";
 }
 
-function readName(value: unknown, path: string): string {
-  if (typeof value !== "string") throw new ShapeError(path, "must be a string");
-  if (!TOOL_NAME_PATTERN.test(value)) {
-    throw new ShapeError(path, "must be 1 to 64 characters of letters, digits, '_', '.' or '-'");
+/** The name and, when it had to be fitted to what every provider accepts, the source's spelling (toolNames.ts). */
+function readName(value: unknown, path: string): { name: string; originalName?: string } {
+  try {
+    return readSourceName(value, undefined);
+  } catch (error) {
+    if (error instanceof ToolDefinitionError) throw new ShapeError(path, error.message.slice(error.field.length + 2));
+    throw error;
   }
-  return value;
 }
 
 function readDescription(value: unknown, path: string): string {
@@ -139,7 +142,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
       if (!isRecord(fn)) throw new ShapeError(`${path}.function`, "must be an object");
       checkOptional(fn["strict"], `${path}.function.strict`, "boolean");
       return {
-        name: readName(fn["name"], `${path}.function.name`),
+        ...readName(fn["name"], `${path}.function.name`),
         description: readDescription(fn["description"], `${path}.function.description`),
         parameters: readParameters(fn["parameters"], `${path}.function.parameters`, true),
       };
@@ -148,7 +151,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
       if (tool["type"] !== "function") throw new ShapeError(`${path}.type`, 'must be "function"');
       checkOptional(tool["strict"], `${path}.strict`, "boolean");
       return {
-        name: readName(tool["name"], `${path}.name`),
+        ...readName(tool["name"], `${path}.name`),
         description: readDescription(tool["description"], `${path}.description`),
         parameters: readParameters(tool["parameters"], `${path}.parameters`, true),
       };
@@ -158,7 +161,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
         throw new ShapeError(`${path}.type`, 'must be "custom" or absent (server tools cannot be carried)');
       }
       return {
-        name: readName(tool["name"], `${path}.name`),
+        ...readName(tool["name"], `${path}.name`),
         description: readDescription(tool["description"], `${path}.description`),
         parameters: readParameters(tool["input_schema"], `${path}.input_schema`, false),
       };
@@ -168,7 +171,7 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
       checkOptional(tool["outputSchema"], `${path}.outputSchema`, "object");
       checkOptional(tool["annotations"], `${path}.annotations`, "object");
       return {
-        name: readName(tool["name"], `${path}.name`),
+        ...readName(tool["name"], `${path}.name`),
         description: readDescription(tool["description"], `${path}.description`),
         parameters: readParameters(tool["inputSchema"], `${path}.inputSchema`, false),
       };
@@ -176,6 +179,19 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
     default:
       throw unknownShape(shape);
   }
+}
+
+/**
+ * What an MCP tool's annotations tell the guard, by the one rule upstream servers' tools follow too
+ * (upstream/mcpTool.ts `guardFromAnnotations`): read-only → public and safe; destructive → dangerous; else sensitive
+ * (MCP presumes an unannotated tool may change things). The owner's settings override what this returns.
+ */
+export function guardFromMcpAnnotations(tool: unknown): { visibility?: Visibility; risk: Risk } {
+  const annotations = isRecord(tool) && isRecord(tool["annotations"]) ? tool["annotations"] : {};
+  return guardFromAnnotations({
+    readOnlyHint: annotations["readOnlyHint"] === true,
+    destructiveHint: annotations["destructiveHint"] === true,
+  });
 }
 
 /**

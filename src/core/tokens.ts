@@ -2,9 +2,10 @@
 import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 
 // Tokenizing a large catalog takes tens of milliseconds, and clients send the same tool list on every turn: long
-// texts are remembered by length and a 53-bit hash (a collision would only misstate a statistic).
-const MEMO_MIN_LENGTH = 2048;
-const MEMO_CAPACITY = 64;
+// texts are remembered by length and a 53-bit hash (a collision would only misstate a statistic). One tool's
+// definition is long enough: the per-tool counts of an answer and the tools auto-discovery adds recur across turns.
+const MEMO_MIN_LENGTH = 256;
+const MEMO_CAPACITY = 1024;
 const memo = new Map<string, number>();
 
 /** cyrb53: a fast, well-spread 53-bit string hash (public domain). */

@@ -227,8 +227,12 @@ export class ToolRegistry {
   }
 
   getSummaries(filter: GroupFilter = {}): ToolSummary[] {
-    return this.getDefinitions(filter).map(({ name, description, groups }) =>
-      groups ? { name, description, groups: [...groups] } : { name, description });
+    return this.getDefinitions(filter).map(({ name, originalName, description, groups }) => ({
+      name,
+      ...(originalName === undefined ? {} : { originalName }),
+      description,
+      ...(groups ? { groups: [...groups] } : {}),
+    }));
   }
 
   setExecutionGuard(guard: ExecutionGuard | undefined): void {

@@ -25,7 +25,9 @@ export type ExecutorSpec =
       /** Whether the answer is external content to wrap; true by default for http. */
       untrusted?: boolean;
     }
-  | { type: "service"; binding: string; path?: string; untrusted?: boolean };
+  | { type: "service"; binding: string; path?: string; untrusted?: boolean }
+  /** A tool of an upstream MCP server (PUT /v1/upstreams/:id): `tool` is its name there, called with tools/call. */
+  | { type: "mcp"; upstream: string; tool: string };
 
 /** A tool as registered (the README's `PUT /v1/tools/:name`). */
 export interface ToolDefinition {
@@ -45,6 +47,7 @@ export interface ToolDefinition {
 /** Name and description only (the `getSummaries` view). */
 export interface ToolSummary {
   name: string;
+  originalName?: string;
   description: string;
   groups?: string[];
 }

@@ -33,6 +33,10 @@ export interface RegistryPage extends RegistryVersion {
   next?: number;
 }
 
+export type ReplaceOutcome =
+  | ({ ok: true; changed: boolean; created: number; removed: number; taken: string[] } & RegistryVersion)
+  | { ok: false; code: "too_many_tools"; message: string };
+
 export type PutOutcome =
   | ({ ok: true; created: number; replaced: number } & RegistryVersion)
   | { ok: false; code: "too_many_tools"; message: string };
@@ -57,6 +61,7 @@ export class RegistryObject extends DurableObject<Env> {
     sql.exec("CREATE INDEX IF NOT EXISTS tools_by_seq ON tools (seq)");
     sql.exec("CREATE INDEX IF NOT EXISTS tools_by_context ON tools (context)");
     sql.exec("CREATE TABLE IF NOT EXISTS removed_builtins (name TEXT PRIMARY KEY)");
+    sql.exec("CREATE TABLE IF NOT EXISTS upstreams (id TEXT PRIMARY KEY)");
     let epoch = ctx.storage.kv.get<string>("epoch");
     if (epoch === undefined) {
       epoch = crypto.randomUUID();
@@ -165,6 +170,64 @@ export class RegistryObject extends DurableObject<Env> {
       return deleted + demoRemoved;
     });
     return { removed, ...this.current };
+  }
+
+  /**
+   * Makes `entries` the whole of `context` (an upstream's refresh), all or nothing, and moves the version once, only
+   * when something changed. Names another context (or the demo catalog) holds are left to it and answered in `taken`.
+   */
+  replaceContext(context: string, entries: ToolDefinition[], maxTools: number): ReplaceOutcome {
+    const sql = this.ctx.storage.sql;
+    const ours = new Map(
+      sql.exec<{ name: string; definition: string }>("SELECT name, definition FROM tools WHERE context = ?", context)
+        .toArray()
+        .map((row) => [row.name, row.definition]),
+    );
+    const active = this.activeNames();
+    const taken = entries.filter((definition) => active.has(definition.name) && !ours.has(definition.name)).map((d) => d.name);
+    const kept = entries.filter((definition) => !taken.includes(definition.name));
+    const texts = new Map(kept.map((definition) => [definition.name, JSON.stringify(definition)]));
+    const changed = texts.size !== ours.size || [...texts].some(([name, text]) => ours.get(name) !== text);
+    const created = [...texts.keys()].filter((name) => !ours.has(name)).length;
+    const removed = [...ours.keys()].filter((name) => !texts.has(name)).length;
+    if (created > removed && active.size - removed + created > maxTools) {
+      return {
+        ok: false,
+        code: "too_many_tools",
+        message: `the registry would hold ${active.size - removed + created} tools; the limit is ${maxTools}`,
+      };
+    }
+    if (changed) {
+      this.ctx.storage.transactionSync(() => {
+        sql.exec("DELETE FROM tools WHERE context = ?", context);
+        let seq = this.ctx.storage.kv.get<number>("seq") ?? 0;
+        for (const [name, text] of texts) {
+          seq += 1;
+          sql.exec("INSERT INTO tools (name, context, definition, seq) VALUES (?, ?, ?, ?)", name, context, text, seq);
+        }
+        this.ctx.storage.kv.put("seq", seq);
+        this.bump();
+      });
+    }
+    return { ok: true, changed, created, removed, taken, ...this.current };
+  }
+
+  /** Records an upstream id (GET /v1/upstreams lists them); false when `max` are already recorded. */
+  addUpstream(id: string, max: number): boolean {
+    const sql = this.ctx.storage.sql;
+    if (sql.exec("SELECT 1 FROM upstreams WHERE id = ?", id).toArray().length > 0) return true;
+    const count = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM upstreams").one().n;
+    if (count >= max) return false;
+    sql.exec("INSERT INTO upstreams (id) VALUES (?)", id);
+    return true;
+  }
+
+  removeUpstream(id: string): void {
+    this.ctx.storage.sql.exec("DELETE FROM upstreams WHERE id = ?", id);
+  }
+
+  upstreamIds(): string[] {
+    return this.ctx.storage.sql.exec<{ id: string }>("SELECT id FROM upstreams ORDER BY id").toArray().map((row) => row.id);
   }
 
   private bump(): void {

@@ -5,6 +5,7 @@ import type { PrincipalObject } from "./principalObject.ts";
 import type { RateLimiterObject } from "./rateLimiterObject.ts";
 import type { RegistryObject } from "./registryObject.ts";
 import type { SessionObject } from "./sessionObject.ts";
+import type { UpstreamObject } from "./upstreamObject.ts";
 
 /** The session object of (principal, session id): two principals never reach the same one. */
 export function sessionStub(env: Env, principalId: string, sessionId: string): DurableObjectStub<SessionObject> {
@@ -24,4 +25,9 @@ export function registryStub(env: Env): DurableObjectStub<RegistryObject> {
 /** The principal's rate-limit counter. */
 export function rateLimiterStub(env: Env, principalId: string): DurableObjectStub<RateLimiterObject> {
   return env.RATE_LIMITER.getByName(rateLimiterObjectName(principalId));
+}
+
+/** The object of one upstream MCP server (PUT /v1/upstreams/:id): its configuration, pins, quarantine and health. */
+export function upstreamStub(env: Env, id: string): DurableObjectStub<UpstreamObject> {
+  return env.UPSTREAM.getByName(id);
 }

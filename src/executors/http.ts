@@ -9,26 +9,22 @@
 // - The answer is external content, wrapped by default (`untrusted: false` hands back the raw text).
 import type { GatewayConfig } from "../core/config.ts";
 import type { ExecutorSpec } from "../core/types.ts";
+import { secretHeaderValues, TOOL_SECRET_PREFIX } from "../core/secrets.ts";
 import { wrapFetchedContent } from "../core/untrusted.ts";
 import { fetchFailure, readTextBody, type ReadOptions } from "./response.ts";
 
 export type HttpExecutorSpec = Extract<ExecutorSpec, { type: "http" }>;
 
-export const TOOL_SECRET_PREFIX = "TOOL_SECRET_";
+export { TOOL_SECRET_PREFIX };
 
 /** The headers of `spec` with their secret values; throws naming the secret (never its value) when one is unusable. */
 export function resolveSecretHeaders(spec: HttpExecutorSpec, env: Record<string, unknown>): Headers {
   const headers = new Headers();
-  for (const [header, secretName] of Object.entries(spec.headers ?? {})) {
-    if (!secretName.startsWith(TOOL_SECRET_PREFIX)) {
-      throw new Error(`secret "${secretName}" is not a tool secret: header values may only come from ${TOOL_SECRET_PREFIX}* secrets`);
-    }
-    const value = env[secretName];
-    if (typeof value !== "string" || value === "") throw new Error(`secret "${secretName}" is not set on the gateway`);
+  for (const [header, value] of Object.entries(secretHeaderValues(spec.headers ?? {}, env))) {
     try {
       headers.set(header, value);
     } catch {
-      throw new Error(`"${header}" is not a valid header name, or secret "${secretName}" holds an invalid header value`);
+      throw new Error(`"${header}" is not a valid header name, or secret "${spec.headers?.[header] ?? ""}" holds an invalid header value`);
     }
   }
   return headers;

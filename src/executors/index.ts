@@ -4,7 +4,11 @@ import type { GatewayConfig } from "../core/config.ts";
 import type { ExecutorRunner, ExecutorSpec } from "../core/types.ts";
 import { isBuiltin, runBuiltin } from "./builtin.ts";
 import { runHttpExecutor, TOOL_SECRET_PREFIX } from "./http.ts";
+import { runMcpExecutor } from "./mcp.ts";
+import type { UpstreamCaller } from "./mcp.ts";
 import { runServiceExecutor } from "./service.ts";
+
+export type { UpstreamCaller } from "./mcp.ts";
 
 export { BUILTIN_TOOLS } from "./builtin.ts";
 
@@ -12,15 +16,18 @@ export interface ExecutorDeps {
   config: GatewayConfig;
   /** The Worker's env: secrets (`TOOL_SECRET_*`) for http headers, service bindings for service executors. */
   env: Record<string, unknown>;
+  /** tools/call on an upstream MCP server (the upstream's Durable Object); without it `mcp` tools answer an error. */
+  callUpstream?: UpstreamCaller;
 }
 
 export function createExecutorRunner(deps: ExecutorDeps): ExecutorRunner {
-  const { config, env } = deps;
+  const { config, env, callUpstream } = deps;
   return async (tool, args) => {
     const spec = tool.definition.executor;
     if (!spec) throw new Error(`tool "${tool.definition.name}" has no server-side executor: the client runs it`);
     if (spec.type === "builtin") return runBuiltin(spec.name, args, config);
     if (spec.type === "http") return runHttpExecutor(spec, args, config, env);
+    if (spec.type === "mcp") return runMcpExecutor(spec, args, config, callUpstream);
     return runServiceExecutor(spec, args, config, env);
   };
 }
@@ -49,6 +56,9 @@ export function executorProblems(spec: ExecutorSpec): string[] {
       }
       break;
     }
+    case "mcp":
+      // Registered by the upstream's refresh only; its own checks ran there.
+      break;
     case "service":
       if (spec.binding === "ASSETS") problems.push('executor.binding cannot be "ASSETS"');
       break;

@@ -44,18 +44,55 @@ const obj = (properties: Record<string, Schema>, required: string[] = [], extra:
 });
 const strings: Schema = { type: "array", items: str };
 const anyObject: Schema = { type: "object" };
-const toolDefinition = obj({
-  name: { type: "string", pattern: "^[a-zA-Z0-9_.-]{1,64}$" },
-  description: str,
-  parameters: anyObject,
+const guardFields: Record<string, Schema> = {
   groups: strings,
   visibility: { enum: ["public", "restricted"] },
   risk: { enum: ["safe", "sensitive", "dangerous"] },
   confirm: { enum: ["session", "always"] },
+};
+/** toolgate's own shape; a name that is not `^[a-zA-Z0-9_-]{1,64}$` is fitted to one (README, "Register tools in any shape"). */
+const toolDefinition = obj({
+  name: { type: "string", minLength: 1, maxLength: 256 },
+  originalName: { type: "string", minLength: 1, maxLength: 256 },
+  description: str,
+  parameters: anyObject,
+  ...guardFields,
   executor: anyObject,
   context: str,
 }, ["description", "parameters"]);
+/** One tool to register: toolgate's shape, or OpenAI Chat / Responses, Anthropic or MCP with toolgate's fields beside. */
+const anyShapeTool: Schema = { oneOf: [toolDefinition, { type: "object", description: "OpenAI Chat, OpenAI Responses, Anthropic or MCP tool, with toolgate's guard fields, executor and context beside" }] };
+const importShape: Schema = { enum: ["toolgate", "openai", "responses", "anthropic", "mcp"] };
 const searchResult = obj({ found: str, tools: { type: "array", items: anyObject }, pagination: anyObject, related: strings, hint: str }, ["found", "tools", "hint"]);
+
+const upstreamBody = obj({
+  url: { type: "string", description: "https://, or http:// and private hosts with allowPrivate" },
+  headers: { type: "object", additionalProperties: { type: "string", pattern: "^TOOL_SECRET_[A-Z0-9_]*$" }, description: "header name → TOOL_SECRET_* secret name" },
+  groups: strings,
+  visibility: { enum: ["public", "restricted"] },
+  risk: { enum: ["safe", "sensitive", "dangerous"] },
+  confirm: { enum: ["session", "always"] },
+  prefix: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,32}$" },
+  refreshSeconds: { type: "integer", minimum: 60, maximum: 604800 },
+  timeoutMs: { type: "integer", minimum: 100, maximum: 120000 },
+  allowPrivate: bool,
+  newTools: { enum: ["accept", "quarantine"] },
+}, ["url"], { additionalProperties: false });
+const upstreamSummaryProperties: Record<string, Schema> = {
+  id: str, url: str, prefix: str, status: { enum: ["pending", "ok", "failing", "skipped"] }, tools: int, quarantined: int, rejected: int,
+  transport: { enum: ["streamable-http", "sse", null] }, lastRefresh: { type: ["string", "null"] }, lastError: { type: ["string", "null"] },
+  lastErrorAt: { type: ["string", "null"] }, consecutiveFailures: int, skippedUntil: { type: ["string", "null"] },
+  refreshSeconds: { type: ["integer", "null"] }, newTools: { enum: ["accept", "quarantine"] },
+};
+const upstreamSummary = obj(upstreamSummaryProperties);
+const upstreamDetail = obj({
+  ...upstreamSummaryProperties,
+  config: anyObject,
+  toolNames: { type: "array", items: obj({ name: str, upstreamName: str }) },
+  quarantine: { type: "array", items: obj({ name: str, reason: { enum: ["changed", "new"] }, hash: str, tool: anyObject, diff: { type: "array", items: obj({ field: str, before: { type: ["string", "null"] }, after: { type: ["string", "null"] } }) }, since: int }) },
+  rejectedTools: { type: "array", items: obj({ name: str, reason: str }) },
+});
+const upstreamAnswer = obj({ upstream: upstreamDetail, version: int }, ["upstream"]);
 
 /** Errors every route with a caller may answer (the stage, the router's catch-all). */
 const CALLER: readonly ErrorCode[] = ["unauthorized", "invalid_token", "banned", "misconfigured", "auth_unavailable", "internal", "method_not_allowed"];
@@ -89,25 +126,26 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: "PUT", path: "/v1/tools", summary: "Registers many tools, all or nothing (owner)", owner: true,
-    body: obj({ tools: { type: "array", items: toolDefinition }, context: str }, ["tools"], { additionalProperties: false }),
-    ok: { 200: { description: "registered", schema: obj({ registered: int, created: int, replaced: int, version: int }) } },
+    body: obj({ tools: { type: "array", items: anyShapeTool }, context: str, defaults: obj(guardFields, [], { additionalProperties: false }), nextCursor: str }, ["tools"], { additionalProperties: false }),
+    ok: { 200: { description: "registered", schema: obj({ registered: int, created: int, replaced: int, version: int, shape: importShape, warnings: strings }, ["registered", "created", "replaced", "version", "shape"]) } },
     errors: [...CALLER, ...BODY, "forbidden", "too_many_tools", "too_many_items"],
     examples: [
       { summary: "one tool", token: "owner", body: { tools: [{ name: "openapi_bulk_example", ...SIMPLE_TOOL }], context: "openapi-example" }, status: 200 },
+      { summary: "an MCP tools/list result", token: "owner", body: { tools: [{ name: "openapi/mcp.example", description: "An MCP tool.", inputSchema: { type: "object" } }], context: "openapi-example" }, status: 200 },
       { summary: "not the owner", token: "user", body: { tools: [] }, status: 403 },
       { summary: "no tools field", token: "owner", body: {}, status: 400 },
     ],
   },
   {
     method: "PUT", path: "/v1/tools/:name", summary: "Registers or replaces one tool (owner)", owner: true,
-    body: toolDefinition,
+    body: anyShapeTool,
     ok: {
-      201: { description: "created", schema: obj({ tool: anyObject, context: str, version: int }) },
-      200: { description: "replaced", schema: obj({ tool: anyObject, context: str, version: int }) },
+      201: { description: "created", schema: obj({ tool: anyObject, context: str, version: int, shape: importShape }) },
+      200: { description: "replaced", schema: obj({ tool: anyObject, context: str, version: int, shape: importShape }) },
     },
     errors: [...CALLER, ...BODY, "forbidden", "too_many_tools"],
     examples: [
-      { summary: "a bad name", token: "owner", params: { name: "bad name" }, body: SIMPLE_TOOL, status: 400 },
+      { summary: "a name over 256 characters", token: "owner", params: { name: "x".repeat(257) }, body: SIMPLE_TOOL, status: 400 },
       { summary: "not the owner", token: "user", params: { name: "openapi_x" }, body: SIMPLE_TOOL, status: 403 },
     ],
   },
@@ -124,9 +162,57 @@ export const OPERATIONS: readonly Operation[] = [
     examples: [{ summary: "an empty context", token: "owner", params: { id: "openapi-empty" }, status: 200 }],
   },
   {
+    method: "PUT", path: "/v1/upstreams/:id", summary: "Adds or reconfigures an upstream MCP server and lists its tools (owner)", owner: true,
+    body: upstreamBody,
+    ok: {
+      201: { description: "added (the answer says whether its tools could be listed)", schema: upstreamAnswer },
+      200: { description: "reconfigured", schema: upstreamAnswer },
+    },
+    errors: [...CALLER, ...BODY, "forbidden", "rate_limited", "too_many_upstreams", "too_many_tools"],
+    examples: [
+      { summary: "plain http without allowPrivate", token: "owner", params: { id: "openapi" }, body: { url: "http://mcp.example.com/mcp" }, status: 400 },
+      { summary: "a literal header value", token: "owner", params: { id: "openapi" }, body: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer x" } }, status: 400 },
+      { summary: "not the owner", token: "user", params: { id: "openapi" }, body: { url: "https://mcp.example.com/mcp" }, status: 403 },
+    ],
+  },
+  {
+    method: "GET", path: "/v1/upstreams", summary: "Every upstream MCP server with its status (owner)", owner: true,
+    ok: { 200: { description: "the upstreams", schema: obj({ upstreams: { type: "array", items: upstreamSummary } }, ["upstreams"]) } },
+    errors: [...CALLER, "forbidden", "rate_limited"],
+    examples: [{ summary: "the list", token: "owner", status: 200 }, { summary: "not the owner", token: "user", status: 403 }],
+  },
+  {
+    method: "GET", path: "/v1/upstreams/:id", summary: "One upstream: status, configuration, tools, quarantine with diffs (owner)", owner: true,
+    ok: { 200: { description: "the upstream", schema: obj({ upstream: upstreamDetail }, ["upstream"]) } },
+    errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found"],
+    examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "DELETE", path: "/v1/upstreams/:id", summary: "Removes an upstream and its tools (owner)", owner: true,
+    ok: { 200: { description: "removed", schema: obj({ removed: str, tools: int, version: int }) } },
+    errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found"],
+    examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "POST", path: "/v1/upstreams/:id/refresh", summary: "Lists the upstream's tools now, even while it is skipped (owner)", owner: true,
+    ok: { 200: { description: "refreshed (or why not, in lastError)", schema: upstreamAnswer } },
+    errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found", "too_many_tools"],
+    examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "POST", path: "/v1/upstreams/:id/accept", summary: "Accepts what quarantine holds: every tool, or the named upstream tools (owner)", owner: true,
+    body: obj({ tools: strings }, [], { additionalProperties: false }),
+    ok: { 200: { description: "accepted and registered", schema: upstreamAnswer } },
+    errors: [...CALLER, ...BODY, "forbidden", "rate_limited", "upstream_not_found", "not_in_quarantine", "too_many_tools"],
+    examples: [
+      { summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, body: {}, status: 404 },
+      { summary: "an unknown field", token: "owner", params: { id: "openapi-absent" }, body: { all: true }, status: 400 },
+    ],
+  },
+  {
     method: "POST", path: "/v1/sessions/:sid/prepare", summary: "The tool list for the next LLM turn",
     body: obj({ messages: { type: "array" }, tools: { type: "array" }, enabledGroups: strings, format: { enum: ["openai", "responses", "anthropic", "mcp"] } }, ["messages"]),
-    ok: { 200: { description: "the turn's tools", schema: obj({ tools: { type: "array" }, applied: bool, discovered: strings, stats: obj({ total: int, sent: int, tokensAll: int, tokensSent: int }) }) } },
+    ok: { 200: { description: "the turn's tools", schema: obj({ tools: { type: "array" }, applied: bool, discovered: strings, stats: obj({ total: int, sent: int, tokensAll: int, tokensSent: int, tokensPerTool: { type: "array", items: int }, autoDiscovered: strings }) }) } },
     errors: [...CALLER, ...BODY, ...SESSION, "too_many_items"],
     examples: [
       { summary: "a first turn", token: "user", params: { sid: "openapi-prepare" }, body: { messages: [{ role: "user", content: "hello" }] }, status: 200 },

@@ -14,6 +14,7 @@ import { prepare } from "./routes/prepare.ts";
 import { search } from "./routes/search.ts";
 import { stats } from "./routes/stats.ts";
 import { deleteContext, deleteTool, listTools, putTool, putTools } from "./routes/tools.ts";
+import { acceptUpstream, deleteUpstream, getUpstream, listUpstreams, putUpstream, refreshUpstream } from "./routes/upstreams.ts";
 
 export type Handler = (request: RouteRequest, env: Env) => Response | Promise<Response>;
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -57,6 +58,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/tools", methods: [["GET", listTools], ["PUT", putTools]] },
   { path: "/v1/tools/:name", methods: [["PUT", putTool], ["DELETE", deleteTool]] },
   { path: "/v1/contexts/:id", methods: [["DELETE", deleteContext]] },
+  { path: "/v1/upstreams", methods: [["GET", listUpstreams]] },
+  { path: "/v1/upstreams/:id", methods: [["GET", getUpstream], ["PUT", putUpstream], ["DELETE", deleteUpstream]] },
+  { path: "/v1/upstreams/:id/refresh", methods: [["POST", refreshUpstream]] },
+  { path: "/v1/upstreams/:id/accept", methods: [["POST", acceptUpstream]] },
   { path: "/v1/sessions/:sid/prepare", methods: [["POST", prepare]] },
   { path: "/v1/sessions/:sid/search", methods: [["POST", search]] },
   { path: "/v1/sessions/:sid/execute", methods: [["POST", execute]] },

@@ -13,7 +13,7 @@ import { ToolRegistry } from "../core/toolRegistry.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
-import { registryStub, sessionStub } from "../durable/stubs.ts";
+import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import type { Settings } from "./settings.ts";
 
@@ -30,6 +30,8 @@ export interface LoadedRegistry {
 const MAX_SNAPSHOT_ATTEMPTS = 5;
 
 const searchIndexes = new SearchIndexCache(4);
+/** Client catalogs' indexes (auto-discovery in prepare), apart: many clients' catalogs never evict the registry's. */
+const catalogIndexes = new SearchIndexCache(4);
 let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
 let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
 /** The registry version this isolate last learned, and when (Date.now()). */
@@ -92,6 +94,14 @@ export async function currentRegistry(env: Env, settings: Settings): Promise<Loa
   return pending.promise;
 }
 
+/**
+ * The search index of a client catalog for a mode, built once per catalog content (`hash`) in this isolate
+ * (auto-discovery in prepare; the session object keeps its own for search_tools).
+ */
+export function catalogSearchIndex(hash: string, tools: readonly ToolDefinition[], mode: SearchMode): SearchIndex {
+  return catalogIndexes.get(hash, mode, () => tools);
+}
+
 /** The search index of the registry for a mode, built once per registry version. */
 export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode): SearchIndex {
   return searchIndexes.get(`registry:${loaded.key}`, mode, () => loaded.definitions);
@@ -151,7 +161,11 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
 
 function executorRunner(env: Env, settings: Settings): ExecutorRunner {
   try {
-    return createExecutorRunner({ config: settings.config, env: { ...env } });
+    return createExecutorRunner({
+      config: settings.config,
+      env: { ...env },
+      callUpstream: (upstream, tool, args) => upstreamStub(env, upstream).callTool(tool, args, settings.config.limits.maxResponseBytes),
+    });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     console.error(`executors unavailable: ${reason}`);

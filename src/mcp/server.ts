@@ -84,6 +84,7 @@ async function listTools(scope: McpScope): Promise<ListToolsResult> {
   const tools = registry.getDefinitions({ groups });
   const session = sessionStub(call.env, call.principal.id, sessionId);
   const [discovered, foundOrder] = await Promise.all([session.getDiscovered(), session.getFoundOrder()]);
+  // No auto-discovery here (config.autoDiscover): tools/list carries no user message to search.
   const turn = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape: "mcp" });
   // A "fixed" list already carries call_tool; otherwise MCP offers it (mcp.callTool) for clients that never re-list.
   const hasCallTool = turn.tools.some((tool) => tool.name === CALL_TOOL_NAME);

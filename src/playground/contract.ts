@@ -9,6 +9,8 @@ export interface PrepareStats {
   tokensSent: number;
   /** Tokens of each answered tool (absent from an older gateway). */
   tokensPerTool?: number[];
+  /** With autoDiscover on: the tools sent because the user's message matched them. */
+  autoDiscovered?: string[];
 }
 
 export interface PrepareAnswer {
@@ -108,6 +110,7 @@ export function readPrepare(data: unknown): PrepareAnswer {
       ...(Array.isArray(stats["tokensPerTool"])
         ? { tokensPerTool: stats["tokensPerTool"].map((item, index) => num(item, `stats.tokensPerTool[${index}]`)) }
         : {}),
+      ...(stats["autoDiscovered"] === undefined ? {} : { autoDiscovered: strings(stats["autoDiscovered"], "stats.autoDiscovered") }),
     },
   };
 }

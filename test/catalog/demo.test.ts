@@ -8,7 +8,7 @@ import { validateToolDefinition } from "../../src/core/definition.ts";
 import type { JsonSchema, ToolDefinition } from "../../src/core/types.ts";
 
 const catalog = demoCatalog();
-const NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 function demoTool(name: string): ToolDefinition {
   const found = catalog.find((candidate) => candidate.name === name);

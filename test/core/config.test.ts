@@ -67,6 +67,7 @@ describe("config", () => {
     ['{"alwaysDirectTools": [1]}', "TOOL_SEARCH_CONFIG.alwaysDirectTools"],
     ['{"maxDirectTool": 3}', "TOOL_SEARCH_CONFIG.maxDirectTool"],
     ['{"authorityOverrides": {"fetch_url": 1}}', 'TOOL_SEARCH_CONFIG.authorityOverrides["fetch_url"]'],
+    ['{"authorityOverrides": {"tool:github.create_issue": 1}}', 'TOOL_SEARCH_CONFIG.authorityOverrides["tool:github.create_issue"]'],
     ['{"confirmOverrides": {"tool:x": "never"}}', 'TOOL_SEARCH_CONFIG.confirmOverrides["tool:x"]'],
     ['{"limits": {"maxBodyBytes": 1}}', "TOOL_SEARCH_CONFIG.limits.maxBodyBytes"],
     ['{"limits": {"bogus": 1}}', "TOOL_SEARCH_CONFIG.limits.bogus"],

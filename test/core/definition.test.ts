@@ -1,7 +1,10 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateArguments } from "../../src/core/arguments.ts";
-import { DEFINITION_LIMITS, TOOL_NAME_PATTERN, ToolDefinitionError, validateToolDefinition } from "../../src/core/definition.ts";
+import {
+  DEFINITION_LIMITS, SOURCE_NAME_MAX_LENGTH, TOOL_NAME_PATTERN, ToolDefinitionError, validateToolDefinition,
+} from "../../src/core/definition.ts";
+import { fitToolName } from "../../src/core/toolNames.ts";
 import { evalMcpTools, needsEvalData } from "../evalData.ts";
 import { weather, weatherParameters } from "../support/weatherTool.ts";
 
@@ -89,8 +92,9 @@ describe("validateToolDefinition: the accepted shape", () => {
     const tools = evalMcpTools;
     expect(tools.length).toBeGreaterThan(500);
     for (const tool of tools) {
-      const name = `${tool.server}__${tool.name}`.replace(/[^a-zA-Z0-9_.-]/g, "_").slice(0, 64);
+      const name = `${tool.server}__${tool.name}`;
       const definition = validateToolDefinition({ name, description: tool.description || tool.name, parameters: tool.inputSchema });
+      expect(definition.name).toBe(fitToolName(name));
       expect(definition.parameters).toStrictEqual(tool.inputSchema);
       // And their validators run (an empty call either passes or lists problems, never throws).
       expect(Array.isArray(validateArguments(definition.parameters, {}))).toBe(true);
@@ -103,18 +107,43 @@ describe("validateToolDefinition: errors name the wrong field", () => {
     for (const input of [null, "weather", 3, [weather]]) expect(fieldOf(input)).toBe("tool");
   });
 
-  it("checks the name against ^[a-zA-Z0-9_.-]{1,64}$", () => {
-    for (const name of ["", "has space", "a/b", "ü", "x".repeat(65), 42, undefined]) {
+  it("keeps a portable name and refuses what is no name at all", () => {
+    for (const name of ["", "x".repeat(SOURCE_NAME_MAX_LENGTH + 1), "tab\there", "line\nbreak", "zero\u200bwidth", 42, undefined]) {
       expect(fieldOf({ ...weather, name })).toBe("name");
     }
-    for (const name of ["a", "A.b-c_d", "x".repeat(64), "9"]) {
-      expect(validateToolDefinition({ ...weather, name }).name).toBe(name);
+    for (const name of ["a", "A-b_c-d", "x".repeat(64), "9"]) {
+      const definition = validateToolDefinition({ ...weather, name });
+      expect(definition.name).toBe(name);
+      expect(definition).not.toHaveProperty("originalName");
     }
   });
 
-  it("property: a name is accepted exactly when it matches the pattern", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 70 }), (name) => {
-      expect(accepts({ ...weather, name })).toBe(TOOL_NAME_PATTERN.test(name));
+  it("fits any other name to ^[a-zA-Z0-9_-]{1,64}$ and keeps the source's spelling", () => {
+    for (const name of ["A.b-c_d", "has space", "a/b", "ü", "x".repeat(65), "github.create_issue"]) {
+      const definition = validateToolDefinition({ ...weather, name });
+      expect(definition.name).toBe(fitToolName(name));
+      expect(definition.name).toMatch(TOOL_NAME_PATTERN);
+      expect(definition.originalName).toBe(name);
+    }
+  });
+
+  it("reads its own output again: a fitted name with its originalName; a catalog name may differ from its source's", () => {
+    const first = validateToolDefinition({ ...weather, name: "fs.read" });
+    expect(validateToolDefinition(first)).toStrictEqual(first);
+    const { name: _name, ...unnamed } = weather;
+    expect(validateToolDefinition({ ...unnamed, originalName: "fs.read" }).name).toBe(first.name);
+    // An upstream's tool: the catalog's `<prefix>__<tool>` and the server's own name.
+    expect(validateToolDefinition({ ...weather, name: "srv__read", originalName: "read" })).toMatchObject({ name: "srv__read", originalName: "read" });
+    expect(validateToolDefinition({ ...weather, name: "same", originalName: "same" })).not.toHaveProperty("originalName");
+    expect(fieldOf({ ...weather, name: "x", originalName: 3 })).toBe("originalName");
+    expect(fieldOf({ ...weather, name: "x", originalName: "a\nb" })).toBe("originalName");
+  });
+
+  it("property: every name of printable characters is accepted, as itself when portable", () => {
+    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 70 }), (name) => {
+      const printable = !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name);
+      expect(accepts({ ...weather, name })).toBe(printable);
+      expect(printable ? validateToolDefinition({ ...weather, name }).name : fitToolName(name)).toBe(fitToolName(name));
     }));
   });
 

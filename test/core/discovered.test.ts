@@ -195,7 +195,7 @@ class ClearCommand implements fc.Command<Model, DiscoveredSet> {
 }
 
 // A small alphabet, so that names repeat and the bound is reached often.
-const nameArbitrary = fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h", "search_tools", "web.fetch");
+const nameArbitrary = fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h", "search_tools", "web_fetch");
 const maxArbitrary = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 6 }));
 
 describe("DiscoveredSet against a model", () => {

@@ -153,14 +153,14 @@ describe.each(SHAPES)("extractDiscovered over %s messages", (shape) => {
   it("adds the tools a search_tools result lists, and never search_tools itself", () => {
     expect(discovered([
       { calls: [{ id: "s1", name: "search_tools" }] },
-      { results: [{ id: "s1", text: searchResult(["web.fetch", "search_tools", "send-mail"]) }] },
-    ])).toEqual(["web.fetch", "send-mail"]);
+      { results: [{ id: "s1", text: searchResult(["web_fetch", "search_tools", "send-mail"]) }] },
+    ])).toEqual(["web_fetch", "send-mail"]);
   });
 
   it("adds nothing for a search_tools result that is not JSON, or is JSON without tools", () => {
     expect(discovered([
       { calls: [{ id: "s1", name: "search_tools" }, { id: "s2", name: "search_tools" }] },
-      { results: [{ id: "s1", text: '{"tools": [{"name": "web.fetch"' }, { id: "s2", text: '{"error": "bad query"}' }] },
+      { results: [{ id: "s1", text: '{"tools": [{"name": "web_fetch"' }, { id: "s2", text: '{"error": "bad query"}' }] },
     ])).toEqual([]);
   });
 
@@ -178,8 +178,8 @@ describe.each(SHAPES)("extractDiscovered over %s messages", (shape) => {
   it("reads the search tool under the name it is given", () => {
     expect(discovered([
       { calls: [{ id: "1", name: "find_tools" }, { id: "2", name: "search_tools" }] },
-      { results: [{ id: "1", text: searchResult(["web.fetch", "find_tools"]) }, { id: "2", text: searchResult(["x"]) }] },
-    ], "find_tools")).toEqual(["web.fetch", "search_tools"]);
+      { results: [{ id: "1", text: searchResult(["web_fetch", "find_tools"]) }, { id: "2", text: searchResult(["x"]) }] },
+    ], "find_tools")).toEqual(["web_fetch", "search_tools"]);
   });
 
   it("follows the rules on any conversation (compared with a reference)", () => {
@@ -193,7 +193,7 @@ describe.each(SHAPES)("extractDiscovered over %s messages", (shape) => {
 });
 
 const callIdArbitrary = fc.constantFrom("c1", "c2", "c3", "c4", "c5", "c6");
-const toolNameArbitrary = fc.constantFrom("search_tools", "read_file", "web.fetch", "send-mail", "a", "Z9");
+const toolNameArbitrary = fc.constantFrom("search_tools", "read_file", "web_fetch", "send-mail", "a", "Z9");
 const resultPayloadArbitrary: fc.Arbitrary<{ text: string; listed: readonly string[] }> = fc.oneof(
   fc.constant({ text: "done", listed: [] }),
   fc.constant({ text: '{"tools": [{"name": "read_file"}', listed: [] }),
@@ -233,12 +233,12 @@ describe("one history in every shape", () => {
       { type: "function_call_output", call_id: "b", output: "ok" },
       { role: "assistant", content: [{ type: "tool_use", id: "c", name: "list_dir", input: {} }] },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "c", content: "[]" }] },
-      { role: "assistant", content: { type: "tool_use", id: "d", name: "web.fetch", input: {} } },
+      { role: "assistant", content: { type: "tool_use", id: "d", name: "web_fetch", input: {} } },
       { role: "user", content: { type: "tool_result", toolUseId: "d", content: [{ type: "text", text: "<html>" }] } },
       { role: "assistant", content: "", toolCalls: [{ id: "e", name: "send-mail", arguments: {} }] },
       { role: "tool", toolCallId: "e", name: "send-mail", content: "sent" },
     ];
-    expect(extractDiscovered(messages)).toEqual(["read_file", "write_file", "list_dir", "web.fetch", "send-mail"]);
+    expect(extractDiscovered(messages)).toEqual(["read_file", "write_file", "list_dir", "web_fetch", "send-mail"]);
   });
 
   it("orders so that touching a DiscoveredSet leaves the latest used in front", () => {
@@ -260,11 +260,11 @@ describe("search_tools result content forms", () => {
     extractDiscovered([callSearch, { role: "tool", tool_call_id: "s", content }]);
 
   it("reads the JSON as a string, as one text block, or split over several text blocks", () => {
-    const text = searchResult(["web.fetch", "send-mail"]);
-    expect(withContent(text)).toEqual(["web.fetch", "send-mail"]);
-    expect(withContent([{ type: "text", text }])).toEqual(["web.fetch", "send-mail"]);
+    const text = searchResult(["web_fetch", "send-mail"]);
+    expect(withContent(text)).toEqual(["web_fetch", "send-mail"]);
+    expect(withContent([{ type: "text", text }])).toEqual(["web_fetch", "send-mail"]);
     expect(withContent([{ type: "text", text: text.slice(0, 20) }, { type: "text", text: text.slice(20) }]))
-      .toEqual(["web.fetch", "send-mail"]);
+      .toEqual(["web_fetch", "send-mail"]);
   });
 
   it("reads several text blocks that each hold a result", () => {

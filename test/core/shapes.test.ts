@@ -1,7 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  detectToolShape, detectToolsShape, fromShape, readToolList, ShapeError, TOOL_SHAPES, toShape,
+  guardFromMcpAnnotations, detectToolShape, detectToolsShape, fromShape, readToolList, ShapeError, TOOL_SHAPES, toShape,
 } from "../../src/core/shapes.ts";
 import type { ToolShape } from "../../src/core/shapes.ts";
 import type { ToolDefinition } from "../../src/core/types.ts";
@@ -147,7 +147,7 @@ describe("fromShape", () => {
     expect(Object.keys(fromShape(tool, "anthropic")).toSorted()).toEqual(["description", "name", "parameters"]);
   });
 
-  const longName = "a".repeat(65);
+  const longName = "a".repeat(257);
   it.each([
     ["openai", "not an object", "tool"],
     ["openai", { type: "tool", function: { name: "a" } }, "tool.type"],
@@ -155,7 +155,7 @@ describe("fromShape", () => {
     ["openai", { type: "function", function: { name: 7 } }, "tool.function.name"],
     ["openai", { type: "function", function: {} }, "tool.function.name"],
     ["openai", { type: "function", function: { name: longName } }, "tool.function.name"],
-    ["openai", { type: "function", function: { name: "bad name" } }, "tool.function.name"],
+    ["openai", { type: "function", function: { name: "bad\nname" } }, "tool.function.name"],
     ["openai", { type: "function", function: { name: "" } }, "tool.function.name"],
     ["openai", { type: "function", function: { name: "a", description: 3 } }, "tool.function.description"],
     ["openai", { type: "function", function: { name: "a", strict: "yes" } }, "tool.function.strict"],
@@ -179,7 +179,7 @@ describe("fromShape", () => {
     ["anthropic", { type: "bash_20250124", name: "bash", input_schema: {} }, "tool.type"],
     ["anthropic", { name: "a", description: {}, input_schema: {} }, "tool.description"],
     ["mcp", { name: "a" }, "tool.inputSchema"],
-    ["mcp", { name: "a/b", inputSchema: {} }, "tool.name"],
+    ["mcp", { name: "a\u0000b", inputSchema: {} }, "tool.name"],
     ["mcp", { name: "a", title: 1, inputSchema: {} }, "tool.title"],
     ["mcp", { name: "a", inputSchema: {}, outputSchema: "x" }, "tool.outputSchema"],
     ["mcp", { name: "a", inputSchema: {}, annotations: [] }, "tool.annotations"],
@@ -192,9 +192,32 @@ describe("fromShape", () => {
   it("says what is wrong in words a client can act on", () => {
     const tool = { type: "function", function: { name: 7 } };
     expect(shapeErrorOf(() => fromShape(tool, "openai", "tools[2]")).message)
-      .toBe("tools[2].function.name: must be a string");
-    expect(shapeErrorOf(() => fromShape({ name: "a b", inputSchema: {} }, "mcp")).message)
-      .toMatch(/^tool\.name: must be 1 to 64 characters/);
+      .toBe("tools[2].function.name: must be a string of 1 to 256 characters");
+    expect(shapeErrorOf(() => fromShape({ name: "a\tb", inputSchema: {} }, "mcp")).message)
+      .toBe("tool.name: must not hold control, format or line-break characters");
+  });
+
+  it("fits a name that not every provider accepts, keeping the source's spelling", () => {
+    for (const [shape, tool] of [
+      ["mcp", { name: "github/create.issue", inputSchema: {} }],
+      ["openai", { type: "function", function: { name: "github/create.issue" } }],
+      ["anthropic", { name: "github/create.issue", input_schema: {} }],
+      ["responses", { type: "function", name: "github/create.issue" }],
+    ] as const) {
+      const definition = fromShape(tool, shape);
+      expect(definition.name).toMatch(/^github_create_issue_[0-9a-z]{10}$/);
+      expect(definition.originalName).toBe("github/create.issue");
+    }
+    expect(fromShape({ name: "plain_name", inputSchema: {} }, "mcp")).not.toHaveProperty("originalName");
+  });
+
+  it("reads MCP annotations as the guard's settings; a tool that says nothing is sensitive", () => {
+    expect(guardFromMcpAnnotations({ name: "a", annotations: { readOnlyHint: true, destructiveHint: true } }))
+      .toStrictEqual({ visibility: "public", risk: "safe" });
+    expect(guardFromMcpAnnotations({ name: "a", annotations: { destructiveHint: true } })).toStrictEqual({ risk: "dangerous" });
+    expect(guardFromMcpAnnotations({ name: "a", annotations: { destructiveHint: false, idempotentHint: true } })).toStrictEqual({ risk: "sensitive" });
+    expect(guardFromMcpAnnotations({ name: "a" })).toStrictEqual({ risk: "sensitive" });
+    expect(guardFromMcpAnnotations({ name: "a", annotations: { readOnlyHint: "yes" } })).toStrictEqual({ risk: "sensitive" });
   });
 
   it("refuses a shape name it does not know (a programming error, not a client one)", () => {
@@ -272,7 +295,7 @@ describe("toShape", () => {
 
 // Definitions as the gateway holds them: valid names, any description, object schemas with any JSON inside.
 const definitionArbitrary: fc.Arbitrary<ToolDefinition> = fc.record({
-  name: fc.stringMatching(/^[a-zA-Z0-9_.-]{1,64}$/),
+  name: fc.stringMatching(/^[a-zA-Z0-9_-]{1,64}$/),
   description: fc.string({ unit: "grapheme", maxLength: 200 }),
   parameters: fc.record(
     {

@@ -52,7 +52,7 @@ describe("register and disposers", () => {
 
   it("validates on register and throws ToolDefinitionError naming the field", () => {
     const registry = quietRegistry();
-    expect(() => registry.register({ ...tool("bad name") }, "c")).toThrow(expect.objectContaining({ field: "name" }));
+    expect(() => registry.register({ ...tool("bad\nname") }, "c")).toThrow(expect.objectContaining({ field: "name" }));
     expect(() => registry.register({ ...tool("ok"), parameters: { type: "object", properties: "x" } }, "c")).toThrow(
       expect.objectContaining({ name: "ToolDefinitionError", field: "parameters.properties" }),
     );

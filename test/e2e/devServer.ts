@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SignJWT } from "jose";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -20,6 +21,19 @@ function growConfig(): string {
   return JSON.stringify({ ...(typeof config === "object" && config !== null ? config : {}), toolList: "grow" });
 }
 
+/** A token for the dev server, signed with .dev.vars' AUTH_JWT_SECRET as `npm run token` signs it; ten minutes. */
+export async function devToken(subject: string, claims: { level?: number; owner?: boolean; groups?: string[] } = {}): Promise<string> {
+  const vars = readFileSync(join(ROOT, ".dev.vars"), "utf8");
+  const line = vars.split("\n").find((entry) => entry.startsWith("AUTH_JWT_SECRET="));
+  if (!line) throw new Error(".dev.vars has no AUTH_JWT_SECRET");
+  return new SignJWT({ level: 2, groups: ["*"], ...claims })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime("10m")
+    .sign(new TextEncoder().encode(line.slice("AUTH_JWT_SECRET=".length).trim()));
+}
+
 export interface DevServer {
   origin: string;
   /** What wrangler printed so far, for failure messages. */
@@ -27,7 +41,8 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A port on 127.0.0.1 that nothing listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

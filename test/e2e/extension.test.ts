@@ -2,17 +2,16 @@
 // unpacked into a persistent headless profile, pointed at `wrangler dev` and at a scripted model (a Node HTTP server
 // on loopback that plays the model's side in OpenAI Chat Completions shape). The conversation searches, runs the tool
 // it found, then asks to send an email, which the popup's dialog approves. Saves docs/extension.png (the approval dialog over the conversation).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SignJWT } from "jose";
 import { chromium } from "playwright-core";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildExtension, EXTENSION_DIR } from "../../examples/browser-extension/build.ts";
-import { ROOT, startDevServer } from "./devServer.ts";
+import { devToken, ROOT, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -74,18 +73,6 @@ function startModel(): Promise<{ server: Server; url: string }> {
   });
 }
 
-async function devToken(): Promise<string> {
-  const vars = readFileSync(join(ROOT, ".dev.vars"), "utf8");
-  const line = vars.split("\n").find((entry) => entry.startsWith("AUTH_JWT_SECRET="));
-  if (!line) throw new Error(".dev.vars has no AUTH_JWT_SECRET");
-  return new SignJWT({ level: 2, groups: ["*"] })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject("extension-e2e")
-    .setIssuedAt()
-    .setExpirationTime("10m")
-    .sign(new TextEncoder().encode(line.slice("AUTH_JWT_SECRET=".length).trim()));
-}
-
 let gateway: DevServer | undefined;
 let model: { server: Server; url: string } | undefined;
 let context: BrowserContext | undefined;
@@ -134,7 +121,7 @@ describe("the browser extension example", () => {
     const page = watch(await context.newPage());
     await page.goto(`chrome-extension://${extensionId}/options.html`);
     await page.getByLabel("Gateway URL").fill(gateway.origin);
-    await page.getByLabel("Gateway token").fill(await devToken());
+    await page.getByLabel("Gateway token").fill(await devToken("extension-e2e"));
     await page.getByLabel(/Model API base URL/).fill(model.url);
     await page.getByLabel("Model", { exact: true }).fill("scripted-model");
     await page.getByRole("button", { name: "Save" }).click();

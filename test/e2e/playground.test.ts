@@ -1,11 +1,10 @@
 // The playground in a real browser: wrangler dev serves the Worker and the page, Debian's Chromium drives it.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SignJWT } from "jose";
 import { chromium } from "playwright-core";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, startDevServer } from "./devServer.ts";
+import { devToken, ROOT, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 import { anthropicToolList, mcpToolList } from "./toolLists.ts";
 
@@ -82,25 +81,14 @@ async function search(query: string): Promise<void> {
   await page.getByRole("button", { name: "Search both modes" }).click();
 }
 
-/**
- * A token as `npm run token -- --sub <subject> --level 2 --groups '*'` mints it (the secret of .dev.vars);
- * `owner` adds --owner.
- */
-async function devToken(subject: string, owner = false): Promise<string> {
-  const vars = readFileSync(join(ROOT, ".dev.vars"), "utf8");
-  const line = vars.split("\n").find((entry) => entry.startsWith("AUTH_JWT_SECRET="));
-  if (!line) throw new Error(".dev.vars has no AUTH_JWT_SECRET");
-  return new SignJWT({ level: 2, owner, groups: ["*"] })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject(subject)
-    .setIssuedAt()
-    .setExpirationTime("10m")
-    .sign(new TextEncoder().encode(line.slice("AUTH_JWT_SECRET=".length).trim()));
+/** A token as `npm run token -- --sub <subject> --level 2 --groups '*'` mints it; `owner` adds --owner. */
+function devTokenOf(subject: string, owner = false): Promise<string> {
+  return devToken(subject, { owner });
 }
 
 /** Owner routes are not on the page: the test calls them directly. */
 async function ownerCall(method: "PUT" | "DELETE", path: string, body?: unknown): Promise<void> {
-  const token = await devToken("e2e-owner", true);
+  const token = await devTokenOf("e2e-owner", true);
   const init: RequestInit = { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(`${origin()}${path}`, init);

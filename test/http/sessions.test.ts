@@ -156,7 +156,7 @@ describe("POST /v1/sessions/:sid/prepare", () => {
     [{ messages: [], format: "xml" }, /^format: must be one of/],
     [{ messages: [], tools: [{ name: "a" }] }, /^tools\[0\]/],
     [{ messages: [], tools: [...plainTools("mix", 1).map((t) => inShape(t, "openai")), { name: "b", input_schema: { type: "object" } }] }, /tools/],
-    [{ messages: [], tools: [inShape({ name: "bad name!", description: "", parameters: { type: "object" } }, "mcp")] }, /^tools\[0\]\.name/],
+    [{ messages: [], tools: [inShape({ name: "bad\u0000name", description: "", parameters: { type: "object" } }, "mcp")] }, /^tools\[0\]\.name/],
   ])("answers 400 naming the problem in %j", async (body, message) => {
     const error = await errorOf(await api(`/v1/sessions/${sessionId()}/prepare`, { token: alice, body }));
     expect(error).toMatchObject(anError(400, "invalid_request"));

@@ -132,7 +132,7 @@ describe("PUT and DELETE /v1/tools/:name", () => {
     ["lab_bad", simple("x", { colour: "red" }), /^colour/],
     ["lab_bad", { description: "x", parameters: { type: "string" } }, /^parameters/],
     ["lab_bad", simple("x", { name: "other_name" }), /^name: must match the name in the path/],
-    ["bad%20name", simple("x"), /^name: /],
+    ["bad%09name", simple("x"), /^name: /],
     ["lab_bad", simple("x", { executor: { type: "builtin", name: "no_such_builtin" } }), /^executor/],
     ["lab_bad", simple("x", { context: "bad context" }), /^context: /],
     ["lab_bad", simple("x", { groups: "web" }), /^groups/],

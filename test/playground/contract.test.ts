@@ -6,6 +6,8 @@ describe("the page's reading of the gateway's answers", () => {
   it("reads prepare, search and execute answers", () => {
     const prepare = { tools: [], applied: true, discovered: ["a"], stats: { total: 9, sent: 2, tokensAll: 900, tokensSent: 120 } };
     expect(readPrepare(prepare)).toEqual(prepare);
+    const auto = { ...prepare, stats: { ...prepare.stats, tokensPerTool: [60, 60], autoDiscovered: ["b"] } };
+    expect(readPrepare(auto)).toEqual(auto);
     const search = {
       found: "1/7",
       tools: [{ name: "a", description: "A.", parameters: { type: "object" } }],
@@ -25,6 +27,8 @@ describe("the page's reading of the gateway's answers", () => {
   it("names the field of an answer it cannot read", () => {
     expect(() => readPrepare({ tools: [], discovered: [], stats: { total: "9" } })).toThrow(UnexpectedAnswer);
     expect(() => readPrepare({ tools: [], discovered: [], stats: { total: "9" } })).toThrow(/stats\.total/);
+    const stats = { total: 9, sent: 2, tokensAll: 900, tokensSent: 120, autoDiscovered: [1] };
+    expect(() => readPrepare({ tools: [], discovered: [], stats })).toThrow(/stats\.autoDiscovered/);
     expect(() => readSearch({ found: "0/0", tools: [{}], hint: "" })).toThrow(/search\.tools\[0\]\.name/);
     expect(() => readExecute({ content: "x", isError: true, confirmation: { id: "c", capability: "k", mode: "never", expiresAt: 1 } })).toThrow(
       /confirmation\.mode/,

@@ -23,8 +23,27 @@ export function processTerm(term: string): string | null {
 
 /** The terms a text is indexed or searched by, in order. */
 export function analyze(text: string): string[] {
+  return analyzeQuery(text, NO_WORDS);
+}
+
+const NO_WORDS: ReadonlySet<string> = new Set();
+
+/**
+ * Words that frame a request to an assistant (the form or quality of the answer wanted) rather than its topic:
+ * "provide detailed information on …", "comprehensive", "specific". Written from English request phrasing in
+ * general, not from any data set's answers; bench/tuning.ts --variants measures them per fold (README, "How the
+ * minisearch mode ranks"). Not dropped by default: they did not help on every fold.
+ */
+export const REQUEST_FRAMING_WORDS: ReadonlySet<string> = new Set(
+  ("provide detailed detail details comprehensive specific specifically information info various including include " +
+    "extensive thorough accurate relevant reliable exact interested curious wondering").split(" "),
+);
+
+/** The terms of a query: as analyze, less `dropped` (lower-case words, matched before stemming). */
+export function analyzeQuery(text: string, dropped: ReadonlySet<string>): string[] {
   const terms: string[] = [];
   for (const raw of tokenize(text)) {
+    if (dropped.size > 0 && dropped.has(raw.toLowerCase())) continue;
     const term = processTerm(raw);
     if (term) terms.push(term);
   }

@@ -259,6 +259,15 @@ export class Bm25Postings {
     return this.#sorted;
   }
 
+  /** Whether the tool at `slot` holds any of `termIds` (in any field). */
+  holdsAnyTerm(slot: number, termIds: ReadonlySet<number>): boolean {
+    const forward = this.#forward[slot] ?? [];
+    for (let p = 0; p < forward.length; p += 2) {
+      if (termIds.has(Math.floor((forward[p] ?? 0) / FIELD_BITS))) return true;
+    }
+    return false;
+  }
+
   postingsOf(termId: number): readonly number[] {
     return this.#postings[termId] ?? [];
   }

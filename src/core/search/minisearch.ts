@@ -6,13 +6,13 @@
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
-import { analyze } from "./analyze.ts";
+import { analyzeQuery } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { hasCjk } from "./text.ts";
-import type { SearchIndex, SearchPage } from "./types.ts";
+import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /** Typos are corrected only in words long enough that one wrong letter still leaves them recognisable. */
 export const MIN_FUZZY_LENGTH = 5;
@@ -31,12 +31,18 @@ export interface RankingTuning {
   boost: Readonly<Record<string, number>>;
   bm25: { k: number; b: number; d: number };
   prefixWeight: number;
+  /** A query word weighs its catalog IDF to this power (1 = as BM25; more stresses rare words). */
+  idfExponent: number;
+  /** Words dropped from queries only (before stemming; analyze.ts's REQUEST_FRAMING_WORDS is one such list). */
+  queryStopWords: ReadonlySet<string>;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
   boost: FIELD_BOOST,
   bm25: { k: 1.2, b: 0.2, d: 0 },
   prefixWeight: 0.55,
+  idfExponent: 1,
+  queryStopWords: new Set(),
 };
 export const FUZZY_WEIGHT = 0.3;
 /**
@@ -56,12 +62,15 @@ export interface TermStatistics {
   toolFrequency(term: string): number;
 }
 
-/**
- * The terms a query is searched by, in query order, each with its weight (MiniSearch's termBoost): rare words weigh
- * more (BM25's IDF over the catalog), a word said n times √n, an unknown word backs off to its longest known prefix;
- * whether each matches as a prefix, and whether as a typo. At most MAX_QUERY_TERMS, the weightiest.
- */
-export function queryTerms(query: string, stats: TermStatistics): QueryTerm[] {
+/** A word of the query, its weight, and the known prefix it backs off to when the catalog lacks it (for relevance). */
+interface QueryPart {
+  term: string;
+  weight: number;
+  backoff?: string;
+}
+
+/** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
+function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[] } {
   const { toolCount } = stats;
   const known = (term: string): boolean => stats.toolFrequency(term) > 0;
   const maxIdf = Math.log(1 + toolCount);
@@ -81,14 +90,32 @@ export function queryTerms(query: string, stats: TermStatistics): QueryTerm[] {
     return undefined;
   };
   const counts = new Map<string, number>();
-  for (const term of analyze(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  for (const term of analyzeQuery(query, tuning.queryStopWords)) counts.set(term, (counts.get(term) ?? 0) + 1);
   const weights = new Map<string, number>();
-  for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term));
+  for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term) ** tuning.idfExponent);
+  const parts: QueryPart[] = [];
   for (const term of counts.keys()) {
+    const part: QueryPart = { term, weight: weights.get(term) ?? 0 };
+    parts.push(part);
     if (known(term)) continue;
     const prefix = backoff(term);
-    if (prefix !== undefined && !weights.has(prefix)) weights.set(prefix, BACKOFF_WEIGHT * idfWeight(prefix));
+    if (prefix === undefined) continue;
+    if (!weights.has(prefix)) weights.set(prefix, BACKOFF_WEIGHT * idfWeight(prefix));
+    part.backoff = prefix;
   }
+  return { weights, parts };
+}
+
+/**
+ * The terms a query is searched by, in query order, each with its weight (MiniSearch's termBoost): rare words weigh
+ * more (BM25's IDF over the catalog), a word said n times √n, an unknown word backs off to its longest known prefix;
+ * whether each matches as a prefix, and whether as a typo. At most MAX_QUERY_TERMS, the weightiest.
+ */
+export function queryTerms(query: string, stats: TermStatistics, tuning: RankingTuning = DEFAULT_TUNING): QueryTerm[] {
+  return termsOf(weighQuery(query, stats, tuning).weights, stats);
+}
+
+function termsOf(weights: ReadonlyMap<string, number>, stats: TermStatistics): QueryTerm[] {
   let entries = [...weights];
   if (entries.length > MAX_QUERY_TERMS) {
     const byWeight = entries.map((entry, at) => ({ weight: entry[1], at })).toSorted((a, b) => b.weight - a.weight || a.at - b.at);
@@ -100,8 +127,22 @@ export function queryTerms(query: string, stats: TermStatistics): QueryTerm[] {
     boost,
     prefix: term.length >= MIN_PREFIX_LENGTH || hasCjk(term),
     // One edit away, and only for words the catalog does not know (those can be typos): long queries stay fast.
-    fuzzy: term.length >= MIN_FUZZY_LENGTH && !known(term) && ASCII_WORD.test(term),
+    fuzzy: term.length >= MIN_FUZZY_LENGTH && stats.toolFrequency(term) === 0 && ASCII_WORD.test(term),
   }));
+}
+
+/**
+ * How much of the query a tool matches, in units of a word that only one tool holds (ScoredMatch): the weights of
+ * the query words it matches (as written, as a prefix or one typo away; a word found only through its back-off
+ * prefix counts BACKOFF_WEIGHT of it), over `unit`, at most 1.
+ */
+function relevanceOf(parts: readonly QueryPart[], matched: ReadonlySet<string>, unit: number): number {
+  let hit = 0;
+  for (const part of parts) {
+    if (matched.has(part.term)) hit += part.weight;
+    else if (part.backoff !== undefined && matched.has(part.backoff)) hit += BACKOFF_WEIGHT * part.weight;
+  }
+  return unit <= 0 ? 0 : Math.min(1, hit / unit);
 }
 
 /** Tools whose exact name (ignoring case) the query states, as `byLowerName` finds them, in query order. */
@@ -127,6 +168,7 @@ class RankedIndex implements SearchIndex {
   readonly #postings = new Bm25Postings();
   readonly #ranker = new Bm25Ranker(this.#postings);
   readonly #options: ScoringOptions;
+  readonly #tuning: RankingTuning;
   /** Slot → the tool it holds (undefined once removed); names by slot. */
   readonly #slotTools: (ToolDefinition | undefined)[] = [];
   readonly #slotNames: string[] = [];
@@ -140,6 +182,7 @@ class RankedIndex implements SearchIndex {
   readonly #slotsByLowerName = new Map<string, number[]>();
 
   constructor(tools: readonly ToolDefinition[], tuning: RankingTuning) {
+    this.#tuning = tuning;
     this.#options = {
       fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
       bm25: tuning.bm25,
@@ -212,13 +255,39 @@ class RankedIndex implements SearchIndex {
     const exact = exactNameMatches(query, (lower) => this.#byLowerName(lower)).filter((slot) => accept(this.#slotNames[slot] ?? ""));
     const placed = new Set(exact);
     const acceptSlot = (slot: number): boolean => !placed.has(slot) && accept(this.#slotNames[slot] ?? "");
-    const terms = queryTerms(query, { toolCount: this.#names.length, toolFrequency: (term) => this.#postings.toolFrequency(term) });
+    const terms = queryTerms(query, this.#statistics(), this.#tuning);
     const ranked =
       count === Infinity
         ? this.#ranker.rankAll(terms, this.#options, acceptSlot, this.#position)
         : this.#ranker.rankTop(terms, this.#options, Math.max(0, count - exact.length), acceptSlot, this.#position);
     const slots = [...exact, ...ranked.slots].slice(0, count);
     return { names: slots.map((slot) => this.#slotNames[slot] ?? ""), total: exact.length + ranked.total };
+  }
+
+  #statistics(): TermStatistics {
+    return { toolCount: this.#names.length, toolFrequency: (term) => this.#postings.toolFrequency(term) };
+  }
+
+  scored(query: string, limit: number, accept: (name: string) => boolean = () => true): ScoredMatch[] {
+    if (query.trim() === "" || limit <= 0) return [];
+    const { names } = this.searchPage(query, limit, accept);
+    const stats = this.#statistics();
+    const { weights, parts } = weighQuery(query, stats, this.#tuning);
+    // What each searched term matches in the index (as written, as a prefix, one typo away), as the ranking expands it.
+    const expansions = termsOf(weights, stats).map(({ term, prefix, fuzzy }) => ({
+      term,
+      termIds: new Set(this.#postings.expand(term, prefix, fuzzy, this.#options.prefixWeight, this.#options.fuzzyWeight).termIds),
+    }));
+    const exact = new Set(exactNameMatches(query, (lower) => this.#byLowerName(lower)));
+    const maxIdf = Math.log(1 + stats.toolCount);
+    /** The weight of a query word that only one tool holds: the unit of relevance. */
+    const unit = maxIdf === 0 ? 1 : Math.log(1 + (stats.toolCount - 0.5) / 1.5) / maxIdf;
+    return names.map((name) => {
+      const slot = this.#slotByName.get(name);
+      if (slot === undefined || exact.has(slot)) return { name, relevance: 1 };
+      const matched = new Set(expansions.filter((expansion) => this.#postings.holdsAnyTerm(slot, expansion.termIds)).map((expansion) => expansion.term));
+      return { name, relevance: relevanceOf(parts, matched, unit) };
+    });
   }
 
   update(tools: readonly ToolDefinition[]): SearchIndex | undefined {

@@ -7,7 +7,7 @@
 // where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
 import { TopK } from "./topK.ts";
-import type { SearchIndex, SearchPage } from "./types.ts";
+import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
 const CJK_RUNS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
@@ -159,6 +159,8 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
   });
   // Scratch space reused by every search (a search runs to completion before the next one starts).
   const scores = new Float64Array(size);
+  /** Per tool, the summed weight (IDF) of the keywords it matches, whatever their place: its relevance, in uniqueWeights. */
+  const covered = new Float64Array(size);
   /** Per tool, for the current keyword: 1 inside a description word, 2 at a description word start, +4 name inside, +8 name start. */
   const hitKind = new Uint8Array(size);
   /** The keyword (numbered from 1) that last hit a tool, so that each keyword counts once per tool. */
@@ -260,6 +262,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
         const kind = hitKind[tool] ?? 0;
         // The best of the hit's places: name start, name inside, description start, description inside.
         scores[tool] = (scores[tool] ?? 0) + (kind & 8 ? nameStart : kind & 4 ? nameInside : kind & 2 ? idf : inside);
+        covered[tool] = (covered[tool] ?? 0) + idf;
       }
       if (matches && matched[tool] === 0) {
         matched[tool] = 1;
@@ -274,6 +277,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     if (keywords.length === 0) return false;
 
     scores.fill(0);
+    covered.fill(0);
     lastKeyword.fill(0);
     matched.fill(0);
     orderLength = 0;
@@ -297,8 +301,8 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return true;
   }
 
-  /** The first `count` accepted matches, best first (ties in catalog order), without sorting the rest. */
-  function firstPage(count: number, accept: (name: string) => boolean): SearchPage {
+  /** The first `count` accepted matches (tool ids), best first (ties in catalog order), without sorting the rest. */
+  function firstTools(count: number, accept: (name: string) => boolean): { tools: number[]; total: number } {
     const best = new TopK(count, (tool) => tool);
     let total = 0;
     for (let i = 0; i < orderLength; i++) {
@@ -307,7 +311,23 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       total++;
       best.offer(tool, scores[tool] ?? 0);
     }
-    return { names: best.sorted().map((tool) => names[tool] ?? ""), total };
+    return { tools: best.sorted(), total };
+  }
+
+  function firstPage(count: number, accept: (name: string) => boolean): SearchPage {
+    const { tools: page, total } = firstTools(count, accept);
+    return { names: page.map((tool) => names[tool] ?? ""), total };
+  }
+
+  /** The weight (IDF) of a keyword that hits one tool: the unit of relevance (ScoredMatch). */
+  const uniqueWeight = Math.log(1 + (size - 0.5) / 1.5);
+
+  function scored(query: string, limit: number, accept: (name: string) => boolean = () => true): ScoredMatch[] {
+    if (limit <= 0 || !score(query)) return [];
+    return firstTools(limit, accept).tools.map((tool) => ({
+      name: names[tool] ?? "",
+      relevance: uniqueWeight <= 0 ? 0 : Math.min(1, (covered[tool] ?? 0) / uniqueWeight),
+    }));
   }
 
   function searchPage(query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage {
@@ -363,5 +383,5 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return result;
   }
 
-  return { size, search, searchPage };
+  return { size, search, searchPage, scored };
 }

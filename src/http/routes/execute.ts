@@ -1,6 +1,7 @@
 // POST /v1/sessions/:sid/execute: one tool call (toolCall.ts: the registry, its guard, the audit line). Every
 // tool-level outcome is 200 {content, isError, confirmation?}; 4xx only for a malformed request.
 import { isRecord } from "../../core/records.ts";
+import { fitToolName } from "../../core/toolNames.ts";
 import { readJsonObject } from "../body.ts";
 import { badField } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
@@ -44,7 +45,8 @@ export async function execute(request: RouteRequest, call: Call): Promise<Respon
   const args = readArguments(body.arguments);
   const groups = readEnabledGroups(call, body);
 
-  const result = await callTool(call, sessionId, name, args, groups);
+  // A name as its source spelled it (`github.create_issue`) reaches the tool it was fitted to at registration.
+  const result = await callTool(call, sessionId, fitToolName(name), args, groups);
   return Response.json({
     content: result.content,
     isError: result.isError,

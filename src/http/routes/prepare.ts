@@ -1,7 +1,8 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
 import { receiptLine } from "../../core/audit.ts";
 import type { DiscoveryReceipt } from "../../core/audit.ts";
-import { detectMessagesShape } from "../../core/history.ts";
+import { detectMessagesShape, latestUserText } from "../../core/history.ts";
+import type { SearchIndex } from "../../core/search/types.ts";
 import { nativeDeferredTools } from "../../core/nativeDeferral.ts";
 import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
@@ -10,7 +11,7 @@ import { countTokens } from "../../core/tokens.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
-import { currentRegistry } from "../../isolate/registryCache.ts";
+import { catalogSearchIndex, currentRegistry, registrySearchIndex } from "../../isolate/registryCache.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
 import { countUsage, turnDataPoint } from "../usage.ts";
@@ -24,6 +25,18 @@ import { optionalArray, optionalOneOf, rejectUnknownFields, requiredArray, requi
 
 /** prepareTurn's warnings (an always-direct tool that is missing) are logged once per isolate, not per turn. */
 const warnings = new WarnOnce(console);
+
+/** `{names: {fitted: original}}` when a client tool's name was fitted, else undefined (the answer stays as it was). */
+function fittedNames(tools: readonly ToolDefinition[]): { names: Record<string, string> } | undefined {
+  const names: Record<string, string> = {};
+  let any = false;
+  for (const tool of tools) {
+    if (tool.originalName === undefined) continue;
+    names[tool.name] = tool.originalName;
+    any = true;
+  }
+  return any ? { names } : undefined;
+}
 
 export async function prepare(request: RouteRequest, call: Call): Promise<Response> {
   const sessionId = requireSessionId(request.params.sid);
@@ -42,15 +55,21 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   // Given tools become the session's catalog; without them the turn uses the registry and the catalog is dropped.
   let catalog: ClientCatalog | null = null;
   let receipt: Pick<DiscoveryReceipt, "catalog" | "catalogVersion" | "withheldByGate">;
+  /** The index auto-discovery searches: the catalog's, built once per catalog version (only when it is on). */
+  let searchIndex: () => SearchIndex;
   if (items !== undefined) {
     const client = readClientTools(items, config.locale);
     toolsShape = client.shape;
     tools = client.tools;
-    catalog = { hash: await catalogHash(tools), tools };
+    const clientCatalog = { hash: await catalogHash(tools), tools };
+    catalog = clientCatalog;
+    searchIndex = () => catalogSearchIndex(clientCatalog.hash, clientCatalog.tools, config.searchMode);
     receipt = { catalog: "client", catalogVersion: catalog.hash, withheldByGate: 0 };
   } else {
     const loaded = await currentRegistry(call.env, call.settings);
     tools = loaded.registry.getDefinitions({ groups });
+    // The registry's index holds the tools the caller's groups hide too; prepareTurn sends only this turn's tools.
+    searchIndex = () => registrySearchIndex(loaded, config.searchMode);
     receipt = { catalog: "registry", catalogVersion: loaded.key, withheldByGate: loaded.definitions.length - tools.length };
   }
   // The answer's shape: `format` first, since a client that names a shape means it (a gateway between an MCP tool list
@@ -68,10 +87,21 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   });
   if (isSessionRefusal(prepared)) throw tooManySessions(prepared);
   const { discovered, foundOrder } = prepared;
-  const output = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape });
   // Provider-native deferral (config nativeDeferral, Anthropic and Responses shapes): the provider's search tool and
-  // every tool deferred, the same list on every turn; the session's discovered set is kept all the same.
+  // every tool deferred, the same list on every turn; the session's discovered set is kept all the same. The
+  // provider's search then decides what is loaded: no auto-discovery.
   const native = nativeDeferredTools(tools, config, shape);
+  const autoDiscovering = config.autoDiscover.topK > 0 && !native;
+  const output = prepareTurn({
+    tools,
+    messages: [],
+    discovered,
+    foundOrder,
+    config,
+    warnings,
+    shape,
+    ...(autoDiscovering ? { searchIndex: searchIndex(), userText: latestUserText(messages, config.limits.maxQueryLength) ?? "" } : {}),
+  });
   const answerTools = native ?? output.tools.map((tool) => toShape(tool, shape));
   const stats = native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats;
   countUsage(call, { turns: 1, tokensAll: stats.tokensAll, tokensSent: stats.tokensSent });
@@ -93,7 +123,15 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     discovered: output.discovered,
     // tokensPerTool: each answered tool's tokens, so that a client (the playground) can tell what a provider's prefix
     // cache keeps from one answer to the next (the leading tools equal to the previous answer's).
-    stats: { ...stats, tokensPerTool: answerTools.map((tool) => countTokens(JSON.stringify(tool))) },
+    // autoDiscovered (when autoDiscover is on): the tools sent this turn because the user's message matched them; they
+    // are the last ones in `tools` and join `discovered` only once called.
+    stats: {
+      ...stats,
+      tokensPerTool: answerTools.map((tool) => countTokens(JSON.stringify(tool))),
+      ...(config.autoDiscover.topK > 0 ? { autoDiscovered: output.autoDiscovered } : {}),
+    },
     ...(native ? { deferral: "native" } : {}),
+    // The client's names that had to be fitted (toolNames.ts): the model calls the fitted one; run the original.
+    ...fittedNames(tools),
   });
 }

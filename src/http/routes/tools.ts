@@ -1,24 +1,21 @@
 // The registry routes: list (anyone, gated by groups), register / replace / remove / dispose (the owner only).
 import { ID_PATTERN } from "../../core/ids.ts";
-import { TOOL_NAME_PATTERN } from "../../core/definition.ts";
+import { readName, ToolDefinitionError } from "../../core/definition.ts";
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
-import type { Locale } from "../../core/types.ts";
-import type { StoredTool } from "../../durable/registryObject.ts";
+import { fitToolName } from "../../core/toolNames.ts";
 import { registryStub } from "../../durable/stubs.ts";
-import { executorProblems } from "../../executors/index.ts";
 import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
-import { readToolDefinition } from "../definitions.ts";
+import { itemShape, readDefaults, readTool } from "../toolImport.ts";
+import type { ImportShape } from "../toolImport.ts";
 import { badField, HttpError } from "../errors.ts";
 import { GROUP_NAME_MAX } from "../groups.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import type { Call } from "../stage.ts";
-import { expectObject, fieldPath, isOneOf, optionalString, rejectUnknownFields, requiredArray } from "../validate.ts";
-import type { JsonObject } from "../validate.ts";
+import { expectObject, isOneOf, optionalString, rejectUnknownFields, requiredArray } from "../validate.ts";
 
-export const DEFAULT_CONTEXT = "runtime";
 const LIST_FORMATS = [...TOOL_SHAPES, "summary"] as const;
 
 /** `?a=b` parameters, each at most once, none unknown. */
@@ -52,42 +49,39 @@ export async function listTools(request: RouteRequest, call: Call): Promise<Resp
   return Response.json({ tools: registry.getDefinitions({ groups }).map((tool) => toShape(tool, format)) });
 }
 
-function toolName(value: string | undefined): string {
-  if (value === undefined || !TOOL_NAME_PATTERN.test(value)) {
-    throw badField("name", "a tool name must match ^[a-zA-Z0-9_.-]{1,64}$");
+/**
+ * A tool name from the path, as given: the catalog's (portable) name, or the name as its source spelled it (`a.b`, an
+ * MCP server's name), which reaches the tool it was fitted to at registration (fitToolName).
+ */
+function pathToolName(value: string | undefined): string {
+  // The router leaves path parameters percent-encoded: `fs%2Fread` is the MCP name `fs/read`.
+  let name: string | undefined;
+  try {
+    name = value === undefined ? undefined : decodeURIComponent(value);
+  } catch {
+    throw badField("name", "is not valid percent-encoded UTF-8");
   }
-  return value;
-}
-
-/** One tool of a request body → its validated definition and context. `prefix` names it in errors. */
-function readTool(body: JsonObject, prefix: string, locale: Locale, pathName?: string): StoredTool {
-  const context = optionalString(body, "context", prefix, { pattern: ID_PATTERN, patternText: ID_PATTERN.source });
-  const input: JsonObject = { ...body };
-  delete input.context;
-  if (pathName !== undefined) {
-    if (input.name !== undefined && input.name !== pathName) {
-      throw badField(fieldPath(prefix, "name"), "must match the name in the path");
-    }
-    input.name = pathName;
+  try {
+    readName(name, undefined);
+  } catch (error) {
+    if (error instanceof ToolDefinitionError) throw badField("name", error.message.slice(error.field.length + 2));
+    throw error;
   }
-  const definition = readToolDefinition(input, prefix, { locale });
-  if (definition.executor) {
-    const problems = executorProblems(definition.executor);
-    if (problems.length > 0) throw badField(fieldPath(prefix, "executor"), problems.join("; "));
-  }
-  return { definition, context: context ?? DEFAULT_CONTEXT };
+  return name ?? "";
 }
 
 export async function putTool(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
-  const name = toolName(request.params.name);
+  // The path's spelling becomes the tool's originalName when the body names it no other way and it had to be fitted.
+  const name = pathToolName(request.params.name);
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
-  const entry = readTool(body, "", call.settings.config.locale, name);
+  const shape = itemShape(body, "");
+  const entry = readTool(body, shape, "", call.settings.config.locale, { pathName: name });
   const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   noteRegistryVersion(outcome);
   return Response.json(
-    { tool: entry.definition, context: entry.context, version: outcome.version },
+    { tool: entry.definition, context: entry.context, version: outcome.version, shape },
     { status: outcome.created > 0 ? 201 : 200 },
   );
 }
@@ -96,14 +90,23 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
   requireOwner(call.principal);
   const { limits } = call.settings.config;
   const body = await readJsonObject(request, limits.maxBulkBodyBytes);
-  rejectUnknownFields(body, ["tools", "context"]);
+  // `nextCursor`: a whole MCP tools/list result may be sent as it came (one page of it; the answer says so).
+  rejectUnknownFields(body, ["tools", "context", "defaults", "nextCursor"]);
   const defaultContext = optionalString(body, "context", "", { pattern: ID_PATTERN, patternText: ID_PATTERN.source });
+  const defaults = readDefaults(body);
+  const nextCursor = optionalString(body, "nextCursor", "", { maxLength: 4_096 });
   const items = requiredArray(body, "tools", "", limits.maxTools);
   const seen = new Map<string, number>();
+  let shape: ImportShape | undefined;
   const entries = items.map((item, index) => {
     const prefix = `tools[${index}]`;
     const object = expectObject(item, prefix);
-    const entry = readTool(object, prefix, call.settings.config.locale);
+    const itemsShape = itemShape(object, prefix);
+    if (shape !== undefined && itemsShape !== shape) {
+      throw badField(prefix, `is in ${itemsShape} shape but tools[0] is in ${shape} shape; one list takes one shape`);
+    }
+    shape = itemsShape;
+    const entry = readTool(object, itemsShape, prefix, call.settings.config.locale, { defaults });
     if (object.context === undefined && defaultContext !== undefined) entry.context = defaultContext;
     const first = seen.get(entry.definition.name);
     if (first !== undefined) throw badField(`${prefix}.name`, `"${entry.definition.name}" is also tools[${first}]`);
@@ -118,13 +121,20 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
     created: outcome.created,
     replaced: outcome.replaced,
     version: outcome.version,
+    shape: shape ?? "toolgate",
+    ...(nextCursor === undefined
+      ? {}
+      : { warnings: ["the list has a nextCursor: this is one page of it; fetch the next page and PUT it as well"] }),
   });
 }
 
 export async function deleteTool(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
-  const name = toolName(request.params.name);
-  const outcome = await registryStub(call.env).remove(name);
+  const given = pathToolName(request.params.name);
+  const name = fitToolName(given);
+  let outcome = await registryStub(call.env).remove(name);
+  // A tool an earlier version stored under a name that is no longer portable (`a.b`) is stored under that name.
+  if (!outcome.removed && given !== name) outcome = await registryStub(call.env).remove(given);
   noteRegistryVersion(outcome);
   if (!outcome.removed) throw new HttpError(404, "tool_not_found", `no tool named "${name}"`);
   return Response.json({ removed: name, version: outcome.version });

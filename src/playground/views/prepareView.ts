@@ -13,10 +13,12 @@ export function renderPrepare(container: HTMLElement, answer: PrepareAnswer, pre
   const views = answer.tools.map(viewOf).filter((view): view is ToolView => view !== undefined);
   const searchTools = views.find((view) => view.name === SEARCH_TOOLS);
   const discovered = new Set(answer.discovered);
-  const others = views.filter((view) => view.name !== SEARCH_TOOLS);
-  const direct = others.filter((view) => !discovered.has(view.name));
-  const found = others.filter((view) => discovered.has(view.name));
   const { stats } = answer;
+  const autoNames = new Set(stats.autoDiscovered ?? []);
+  const others = views.filter((view) => view.name !== SEARCH_TOOLS);
+  const direct = others.filter((view) => !discovered.has(view.name) && !autoNames.has(view.name));
+  const found = others.filter((view) => discovered.has(view.name));
+  const auto = others.filter((view) => autoNames.has(view.name));
 
   const verdict = answer.applied
     ? `The search layer applied: the model receives ${formatNumber(stats.sent)} of ${formatNumber(stats.total)} tool definitions.`
@@ -37,5 +39,7 @@ export function renderPrepare(container: HTMLElement, answer: PrepareAnswer, pre
     toolList(direct, "Direct tools"),
     answer.applied ? h("h3", null, "Discovered tools sent this turn") : null,
     answer.applied ? toolList(found, "Discovered tools sent") : null,
+    auto.length > 0 ? h("h3", null, "Auto-discovered from the user's message (not yet discovered)") : null,
+    auto.length > 0 ? toolList(auto, "Auto-discovered tools sent") : null,
   );
 }

@@ -1,0 +1,58 @@
+// An upstream MCP server as the owner configures it (PUT /v1/upstreams/:id), its limits, and the rule for its URL.
+import { isLocalHost } from "../hosts.ts";
+import type { DeclaredConfirm, Risk, Visibility } from "../types.ts";
+import type { NewToolsPolicy } from "./pins.ts";
+
+export interface UpstreamConfig {
+  id: string;
+  url: string;
+  /** Header name → name of the TOOL_SECRET_* secret holding its value. */
+  headers: Record<string, string>;
+  /** Tool names are `<prefix>__<tool>`; the id by default. */
+  prefix: string;
+  groups?: string[];
+  visibility?: Visibility;
+  risk?: Risk;
+  confirm?: DeclaredConfirm;
+  /** Re-list every this many seconds (a Durable Object alarm); absent: only on refresh and list_changed. */
+  refreshSeconds?: number;
+  timeoutMs: number;
+  allowPrivate: boolean;
+  newTools: NewToolsPolicy;
+}
+
+export const UPSTREAM_LIMITS = Object.freeze({
+  /** Upstream servers per deployment. */
+  upstreams: 50,
+  /** Tools one upstream may list. */
+  toolsPerUpstream: 500,
+  /** tools/list pages read before giving up (a server that pages for ever). */
+  listPages: 50,
+  /** Bytes of one answer while listing (500 tools with large schemas fit); calls use limits.maxResponseBytes. */
+  listResponseBytes: 16 * 1024 * 1024,
+  minTimeoutMs: 100,
+  maxTimeoutMs: 120_000,
+  defaultTimeoutMs: 15_000,
+  minRefreshSeconds: 60,
+  maxRefreshSeconds: 7 * 24 * 3600,
+  urlChars: 2_048,
+  headers: 32,
+  prefixChars: 32,
+});
+
+/** The context an upstream's tools are registered in (DELETE /v1/contexts/:id disposes it too). */
+export function upstreamContext(id: string): string {
+  return `upstream:${id}`;
+}
+
+/**
+ * Why an upstream URL's scheme and host are refused, or undefined. The owner chooses upstream URLs (the model never
+ * does), so a private or loopback host is allowed when the owner says `allowPrivate`; plain http only then too
+ * (a secret header must not cross the internet in clear text).
+ */
+export function upstreamUrlRefusal(protocol: string, hostname: string, allowPrivate: boolean): string | undefined {
+  if (protocol !== "https:" && protocol !== "http:") return "must be an https:// URL";
+  if (protocol === "http:" && !allowPrivate) return "must be https:// (plain http only with allowPrivate, for a server on a private network)";
+  if (!allowPrivate && isLocalHost(hostname)) return `${hostname} is a local or private address; set allowPrivate to use it`;
+  return undefined;
+}

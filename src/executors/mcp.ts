@@ -1,0 +1,30 @@
+// The `mcp` executor: tools/call on an upstream MCP server (PUT /v1/upstreams/:id), through that upstream's Durable
+// Object (the Worker passes `callUpstream`). The server's text is third-party content: wrapped as untrusted, its
+// errors too (they reach the model as well). An upstream's isError, a timeout or a server that is down or skipped is
+// a tool error, never a failed request.
+import type { GatewayConfig } from "../core/config.ts";
+import type { ExecutorSpec } from "../core/types.ts";
+import { wrapFetchedContent } from "../core/untrusted.ts";
+import { resultText } from "../core/upstream/result.ts";
+import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
+
+export type McpExecutorSpec = Extract<ExecutorSpec, { type: "mcp" }>;
+
+/** tools/call of `tool` on upstream `upstream`; the Worker supplies it (the upstream object's RPC). */
+export type UpstreamCaller = (upstream: string, tool: string, args: Record<string, unknown>) => Promise<UpstreamCallOutcome>;
+
+export async function runMcpExecutor(
+  spec: McpExecutorSpec,
+  args: Record<string, unknown>,
+  config: GatewayConfig,
+  callUpstream: UpstreamCaller | undefined,
+): Promise<string> {
+  if (!callUpstream) throw new Error("upstream MCP servers are not available here");
+  const outcome = await callUpstream(spec.upstream, spec.tool, args);
+  const wrap = (text: string): string =>
+    wrapFetchedContent(text, `mcp ${spec.upstream} ${spec.tool}`, { locale: config.locale, maxChars: config.limits.maxUntrustedChars });
+  if (!outcome.ok) throw new Error(outcome.fromUpstream === true ? wrap(outcome.error) : outcome.error);
+  const text = resultText(outcome.result);
+  if (outcome.result.isError === true) throw new Error(wrap(text === "" ? "the tool failed without a message" : text));
+  return wrap(text);
+}

@@ -1,0 +1,170 @@
+// Upstream MCP servers (the owner only): configure, list, show, remove, refresh, accept what quarantine holds. The
+// upstream's Durable Object does the work (durable/upstreamObject.ts); these routes validate and answer.
+import { GROUP_NAME_PATTERN, SECRET_NAME_PATTERN, UPSTREAM_ID_PATTERN } from "../../core/definition.ts";
+import { TOOL_SECRET_PREFIX } from "../../core/secrets.ts";
+import { UPSTREAM_LIMITS, upstreamUrlRefusal } from "../../core/upstream/config.ts";
+import type { UpstreamConfig } from "../../core/upstream/config.ts";
+import { NEW_TOOLS_POLICIES } from "../../core/upstream/pins.ts";
+import type { UpstreamAnswer } from "../../durable/upstreamObject.ts";
+import { registryStub, upstreamStub } from "../../durable/stubs.ts";
+import { noteRegistryVersion } from "../../isolate/registryCache.ts";
+import { requireOwner } from "../auth.ts";
+import { readJsonObject } from "../body.ts";
+import { badField, HttpError } from "../errors.ts";
+import { enforceRateLimit } from "../limits.ts";
+import type { RouteRequest } from "../request.ts";
+import type { Call } from "../stage.ts";
+import {
+  expectObject, optionalInteger, optionalOneOf, optionalString, optionalStringArray, rejectUnknownFields, requiredString,
+} from "../validate.ts";
+import type { JsonObject } from "../validate.ts";
+
+/** Header names an upstream request may not set: the transport's own. */
+const RESERVED_HEADERS = new Set(["host", "content-type", "content-length", "accept", "mcp-session-id", "mcp-protocol-version"]);
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
+/** Default for new tools from a known upstream: held, like a changed one (see README, "Pinned descriptions"). */
+const DEFAULT_NEW_TOOLS = "quarantine";
+const UPSTREAM_FIELDS = [
+  "url", "headers", "groups", "visibility", "risk", "confirm", "prefix", "refreshSeconds", "timeoutMs", "allowPrivate", "newTools",
+];
+
+function upstreamId(request: RouteRequest): string {
+  const id = request.params.id;
+  if (id === undefined || !UPSTREAM_ID_PATTERN.test(id)) throw badField("id", `an upstream id must match ${UPSTREAM_ID_PATTERN.source}`);
+  return id;
+}
+
+function readHeaders(body: JsonObject): Record<string, string> {
+  if (body.headers === undefined) return {};
+  const headers = expectObject(body.headers, "headers");
+  const entries = Object.entries(headers);
+  if (entries.length > UPSTREAM_LIMITS.headers) throw badField("headers", `has more than ${UPSTREAM_LIMITS.headers} headers`);
+  const read: Record<string, string> = {};
+  for (const [name, secret] of entries) {
+    const field = `headers["${name.slice(0, 64)}"]`;
+    if (!HEADER_NAME.test(name)) throw badField(field, "is not a valid HTTP header name");
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw badField(field, "is set by the MCP transport itself");
+    if (typeof secret !== "string" || !SECRET_NAME_PATTERN.test(secret) || !secret.startsWith(TOOL_SECRET_PREFIX)) {
+      throw badField(field, `must name a ${TOOL_SECRET_PREFIX}* Worker secret, never hold the value itself`);
+    }
+    read[name] = secret;
+  }
+  return read;
+}
+
+function readUrl(body: JsonObject, allowPrivate: boolean): string {
+  const text = requiredString(body, "url", "", { maxLength: UPSTREAM_LIMITS.urlChars });
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw badField("url", "must be an absolute URL");
+  }
+  if (url.username !== "" || url.password !== "") throw badField("url", "must not carry credentials (use headers with a secret)");
+  const refusal = upstreamUrlRefusal(url.protocol, url.hostname, allowPrivate);
+  if (refusal !== undefined) throw badField("url", refusal);
+  url.hash = "";
+  return url.href;
+}
+
+/** The body of PUT /v1/upstreams/:id, every field checked. */
+export function readUpstreamConfig(id: string, body: JsonObject): UpstreamConfig {
+  rejectUnknownFields(body, UPSTREAM_FIELDS);
+  let allowPrivate = false;
+  if (body.allowPrivate !== undefined) {
+    if (typeof body.allowPrivate !== "boolean") throw badField("allowPrivate", "must be true or false");
+    allowPrivate = body.allowPrivate;
+  }
+  const config: UpstreamConfig = {
+    id,
+    url: readUrl(body, allowPrivate),
+    headers: readHeaders(body),
+    prefix: optionalString(body, "prefix", "", {
+      maxLength: UPSTREAM_LIMITS.prefixChars,
+      pattern: /^[a-zA-Z0-9_-]+$/,
+      patternText: "letters, digits, _ and -",
+    }) ?? id,
+    timeoutMs: optionalInteger(body, "timeoutMs", "", UPSTREAM_LIMITS.minTimeoutMs, UPSTREAM_LIMITS.maxTimeoutMs) ?? UPSTREAM_LIMITS.defaultTimeoutMs,
+    allowPrivate,
+    newTools: optionalOneOf(body, "newTools", "", NEW_TOOLS_POLICIES) ?? DEFAULT_NEW_TOOLS,
+  };
+  const groups = optionalStringArray(body, "groups", "", 32, { pattern: GROUP_NAME_PATTERN, patternText: GROUP_NAME_PATTERN.source });
+  if (groups !== undefined && groups.length > 0) config.groups = [...new Set(groups)];
+  const visibility = optionalOneOf(body, "visibility", "", ["public", "restricted"] as const);
+  if (visibility !== undefined) config.visibility = visibility;
+  const risk = optionalOneOf(body, "risk", "", ["safe", "sensitive", "dangerous"] as const);
+  if (risk !== undefined) config.risk = risk;
+  const confirm = optionalOneOf(body, "confirm", "", ["session", "always"] as const);
+  if (confirm !== undefined) config.confirm = confirm;
+  const refreshSeconds = optionalInteger(body, "refreshSeconds", "", UPSTREAM_LIMITS.minRefreshSeconds, UPSTREAM_LIMITS.maxRefreshSeconds);
+  if (refreshSeconds !== undefined) config.refreshSeconds = refreshSeconds;
+  return config;
+}
+
+/** An upstream object's answer as a response (errors as HttpErrors); the registry version is noted for this isolate. */
+function answer<T>(outcome: UpstreamAnswer<T>, status = 200): Response {
+  if (!outcome.ok) {
+    if (outcome.code === "not_found") throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id");
+    if (outcome.code === "not_in_quarantine") throw new HttpError(409, "not_in_quarantine", outcome.message);
+    throw new HttpError(409, outcome.code, outcome.message);
+  }
+  if (outcome.registry) noteRegistryVersion(outcome.registry);
+  return Response.json({ upstream: outcome.value, ...(outcome.registry ? { version: outcome.registry.version } : {}) }, { status });
+}
+
+export async function putUpstream(request: RouteRequest, call: Call): Promise<Response> {
+  requireOwner(call.principal);
+  const id = upstreamId(request);
+  const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
+  const config = readUpstreamConfig(id, body);
+  await enforceRateLimit(call);
+  if (!(await registryStub(call.env).addUpstream(id, UPSTREAM_LIMITS.upstreams))) {
+    throw new HttpError(409, "too_many_upstreams", `at most ${UPSTREAM_LIMITS.upstreams} upstream MCP servers can be configured`);
+  }
+  const outcome = await upstreamStub(call.env, id).configure(config, call.settings.config.limits.maxTools);
+  return answer(outcome, outcome.created ? 201 : 200);
+}
+
+export async function listUpstreams(_request: RouteRequest, call: Call): Promise<Response> {
+  requireOwner(call.principal);
+  await enforceRateLimit(call);
+  const ids = await registryStub(call.env).upstreamIds();
+  const summaries = await Promise.all(ids.map((id) => upstreamStub(call.env, id).summary()));
+  return Response.json({ upstreams: summaries.filter((summary) => summary !== null) });
+}
+
+export async function getUpstream(request: RouteRequest, call: Call): Promise<Response> {
+  requireOwner(call.principal);
+  const id = upstreamId(request);
+  await enforceRateLimit(call);
+  const detail = await upstreamStub(call.env, id).detail();
+  if (detail === null) throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id");
+  return Response.json({ upstream: detail });
+}
+
+export async function deleteUpstream(request: RouteRequest, call: Call): Promise<Response> {
+  requireOwner(call.principal);
+  const id = upstreamId(request);
+  await enforceRateLimit(call);
+  const outcome = await upstreamStub(call.env, id).remove(id);
+  noteRegistryVersion(outcome);
+  if (!outcome.removed) throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id");
+  return Response.json({ removed: id, tools: outcome.tools, version: outcome.version });
+}
+
+export async function refreshUpstream(request: RouteRequest, call: Call): Promise<Response> {
+  requireOwner(call.principal);
+  const id = upstreamId(request);
+  await enforceRateLimit(call);
+  return answer(await upstreamStub(call.env, id).refresh(true));
+}
+
+export async function acceptUpstream(request: RouteRequest, call: Call): Promise<Response> {
+  requireOwner(call.principal);
+  const id = upstreamId(request);
+  const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
+  rejectUnknownFields(body, ["tools"]);
+  const tools = optionalStringArray(body, "tools", "", UPSTREAM_LIMITS.toolsPerUpstream, { maxLength: 256 });
+  await enforceRateLimit(call);
+  return answer(await upstreamStub(call.env, id).accept(tools));
+}

@@ -1,0 +1,393 @@
+// Upstream MCP servers through the HTTP API, against a real MCP server built with the SDK (test/fixtures/mcp-upstream.ts,
+// reached through the remote worker): register, search, execute through the guard, wrapping, failures and the skip,
+// pinned descriptions (quarantine, diff, accept), list_changed, secrets in headers, removal, validation.
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { texts } from "../../src/core/locale.ts";
+import { sanitizeSource } from "../../src/core/untrusted.ts";
+import { connect } from "../mcp/helpers.ts";
+import { anError, api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";
+
+interface Summary {
+  id: string;
+  status: string;
+  tools: number;
+  quarantined: number;
+  lastRefresh: string | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+  skippedUntil: string | null;
+}
+interface Detail extends Summary {
+  toolNames: { name: string; upstreamName: string }[];
+  quarantine: { name: string; reason: string; diff: { field: string; before: string | null; after: string | null }[] }[];
+  rejectedTools: { name: string; reason: string }[];
+}
+interface UpstreamAnswer {
+  upstream: Detail;
+  version?: number;
+}
+interface ExecuteAnswer {
+  content: string;
+  isError: boolean;
+  confirmation?: { id: string; tool: string };
+}
+
+const owner = await ownerToken();
+let keys = 0;
+
+/** A fresh fixture server (its own state) and an upstream id for it. */
+function fixture(label: string): { id: string; url: string; state: string } {
+  keys += 1;
+  const key = `${label}-${keys}-${crypto.randomUUID().slice(0, 6)}`;
+  const path = `/mcp-upstream/${key}`;
+  return { id: key.slice(0, 32).replace(/-$/, ""), url: `https://mcp.fixture.example${path}`, state: `https://mcp.fixture.example${path}/state` };
+}
+
+async function setState(url: string, body: { version?: 1 | 2; down?: boolean }): Promise<{ calls: number }> {
+  const response = await env.TOOL_REMOTE.fetch(url, { method: "POST", body: JSON.stringify(body) });
+  return json(response);
+}
+
+async function fixtureState(url: string): Promise<{ calls: number; connections: number }> {
+  return json(await env.TOOL_REMOTE.fetch(url));
+}
+
+async function fixtureCalls(url: string): Promise<number> {
+  return (await fixtureState(url)).calls;
+}
+
+async function putUpstream(id: string, body: Record<string, unknown>): Promise<Response> {
+  return api(`/v1/upstreams/${id}`, { method: "PUT", token: owner, body });
+}
+
+async function added(id: string, body: Record<string, unknown>): Promise<UpstreamAnswer> {
+  const response = await putUpstream(id, body);
+  expect(response.status).toBe(201);
+  return json(response);
+}
+
+function nameOf(detail: Detail, upstreamName: string): string {
+  const found = detail.toolNames.find((tool) => tool.upstreamName === upstreamName);
+  if (!found) throw new Error(`no ${upstreamName} in ${JSON.stringify(detail.toolNames)}`);
+  return found.name;
+}
+
+async function execute(sid: string, name: string, args: Record<string, unknown> = {}): Promise<ExecuteAnswer> {
+  const response = await api(`/v1/sessions/${sid}/execute`, { token: owner, body: { name, arguments: args } });
+  expect(response.status).toBe(200);
+  return json(response);
+}
+
+async function searchNames(query: string): Promise<string[]> {
+  const response = await api(`/v1/sessions/${sessionId("up-search")}/search`, { token: owner, body: { query, limit: 20 } });
+  expect(response.status).toBe(200);
+  const body = await json<{ tools: { name?: string; function?: { name: string } }[] }>(response);
+  return body.tools.map((tool) => tool.function?.name ?? tool.name ?? "");
+}
+
+function bannerOf(id: string, tool: string): string {
+  return texts("en").untrustedBanner(sanitizeSource(`mcp ${id} ${tool}`));
+}
+
+describe("an upstream MCP server", () => {
+  it("is listed (every page), its tools registered under <id>__<tool>, annotations mapped to the guard", async () => {
+    const { id, url } = fixture("list");
+    const { upstream } = await added(id, { url });
+    expect(upstream).toMatchObject({ id, status: "ok", tools: 9, quarantined: 0, lastError: null });
+    expect(upstream.toolNames.map((tool) => tool.upstreamName).toSorted()).toEqual(
+      ["changing", "echo", "fail", "lookup", "notes.read", "poke_list", "slow", "structured", "wipe_disk"],
+    );
+    expect(nameOf(upstream, "echo")).toBe(`${id}__echo`);
+    // "notes.read" does not fit OpenAI's pattern: fitted, the upstream's name kept.
+    const notes = nameOf(upstream, "notes.read");
+    expect(notes).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    const listed = await json<{ tools: { name: string; originalName?: string; risk?: string; visibility?: string; executor?: unknown }[] }>(
+      await api("/v1/tools?format=mcp", { token: owner }),
+    );
+    const registry = await json<{ tools: Record<string, unknown>[] }>(await api("/v1/tools?format=summary", { token: owner }));
+    expect(registry.tools.map((tool) => tool.name)).toContain(`${id}__wipe_disk`);
+    expect(listed.tools.map((tool) => tool.name)).toContain(notes);
+
+    const all = await json<{ upstreams: Summary[] }>(await api("/v1/upstreams", { token: owner }));
+    expect(all.upstreams.find((item) => item.id === id)).toMatchObject({ status: "ok", tools: 9, lastError: null });
+    expect(all.upstreams.find((item) => item.id === id)?.lastRefresh).toMatch(/^\d{4}-/);
+  });
+
+  it("is found by search_tools and run through the guard, its output wrapped as untrusted", async () => {
+    const { id, url, state } = fixture("run");
+    const { upstream } = await added(id, { url });
+    expect(await searchNames("stored note")).toContain(nameOf(upstream, "notes.read"));
+
+    const sid = sessionId("up-run");
+    const echo = await execute(sid, `${id}__echo`, { text: "hi" });
+    expect(echo.isError).toBe(false);
+    expect(echo.content.startsWith(bannerOf(id, "echo"))).toBe(true);
+    expect(echo.content).toContain("echo: hi");
+    expect(echo.content).toContain("[image image/png, 8 bytes, not shown]");
+
+    const note = await execute(sid, nameOf(upstream, "notes.read"), { id: "7" });
+    expect(note.content.startsWith(bannerOf(id, "notes.read"))).toBe(true);
+    expect(note.content).toContain("note 7");
+
+    // An answer over limits.maxResponseBytes (2 MiB) is cut off while it streams in: a tool error.
+    const big = await execute(sid, `${id}__echo`, { text: "x", repeat: 3 * 1024 * 1024 });
+    expect(big.isError).toBe(true);
+    expect(big.content).toContain("larger than 2097152 bytes");
+
+    const structured = await execute(sid, `${id}__structured`);
+    expect(structured.content).toContain('{"temperature":21,"unit":"C"}');
+
+    // destructiveHint → dangerous → the guard holds the call; the upstream never hears of it.
+    const before = await fixtureCalls(state);
+    const wipe = await execute(sid, `${id}__wipe_disk`);
+    expect(wipe.confirmation).toMatchObject({ tool: `${id}__wipe_disk` });
+    expect(await fixtureCalls(state)).toBe(before);
+    // Arguments are checked against the upstream's schema before anything is sent.
+    const bad = await execute(sid, nameOf(upstream, "notes.read"), { id: 7 });
+    expect(bad.isError).toBe(true);
+    expect(await fixtureCalls(state)).toBe(before);
+  });
+
+  it("keeps one connection for the calls that follow each other (one initialize), and opens a new one after a failure", async () => {
+    const { id, url, state } = fixture("keep");
+    await added(id, { url });
+    const listed = (await fixtureState(state)).connections;
+    const sid = sessionId("up-keep");
+    for (const text of ["a", "b", "c"]) expect((await execute(sid, `${id}__echo`, { text })).content).toContain(`echo: ${text}`);
+    expect(await fixtureState(state)).toMatchObject({ calls: 3, connections: listed + 1 });
+    await setState(state, { down: true });
+    expect((await execute(sid, `${id}__echo`, { text: "d" })).isError).toBe(true);
+    await setState(state, { down: false });
+    expect((await execute(sid, `${id}__echo`, { text: "e" })).content).toContain("echo: e");
+    expect((await fixtureState(state)).connections).toBe(listed + 2);
+  });
+
+  it("answers an upstream error and a timeout as tool errors, and skips a server that keeps failing", async () => {
+    const { id, url, state } = fixture("fail");
+    await added(id, { url, timeoutMs: 300 });
+    const sid = sessionId("up-fail");
+    const failed = await execute(sid, `${id}__fail`);
+    expect(failed).toMatchObject({ isError: true });
+    expect(failed.content).toContain("the fixture failed on purpose");
+    // The tool's own error is the server working: no failure counted.
+    expect((await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }))).upstream.consecutiveFailures).toBe(0);
+
+    const slow = await execute(sid, `${id}__slow`, { ms: 2_000 });
+    expect(slow.isError).toBe(true);
+    expect(slow.content).toMatch(/timed out/i);
+
+    await setState(state, { down: true });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const down = await execute(sid, `${id}__echo`, { text: "x" });
+      expect(down.isError).toBe(true);
+      // The server's own words ("down for maintenance") reach the model behind the banner.
+      expect(down.content).toContain(JSON.stringify(bannerOf(id, "echo")).slice(1, 40));
+    }
+    const detail = (await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }))).upstream;
+    expect(detail).toMatchObject({ status: "skipped", consecutiveFailures: 3 });
+    expect(detail.skippedUntil).toMatch(/^\d{4}-/);
+    expect(detail.lastError).toMatch(/503|down/);
+    await setState(state, { down: false });
+    const calls = await fixtureCalls(state);
+    const skipped = await execute(sid, `${id}__echo`, { text: "x" });
+    expect(skipped.isError).toBe(true);
+    expect(skipped.content).toContain("skipped until");
+    expect(await fixtureCalls(state)).toBe(calls);
+    // A refresh by the owner lists even a skipped server, and its success clears the skip.
+    const refreshed = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(refreshed.upstream).toMatchObject({ status: "ok", consecutiveFailures: 0, skippedUntil: null });
+    expect((await execute(sid, `${id}__echo`, { text: "back" })).content).toContain("echo: back");
+  });
+
+  it("keeps the configuration of a server that cannot be listed, and says why", async () => {
+    const { id, url, state } = fixture("down");
+    await setState(state, { down: true });
+    const { upstream } = await added(id, { url });
+    expect(upstream).toMatchObject({ status: "failing", tools: 0, consecutiveFailures: 1, lastRefresh: null });
+    expect(upstream.lastError).toContain("tools/list");
+    await setState(state, { down: false });
+    const refreshed = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(refreshed.upstream).toMatchObject({ status: "ok", tools: 9 });
+  });
+
+  it("sends header values from TOOL_SECRET_* secrets only, and names a missing one", async () => {
+    const { id, url } = fixture("secret");
+    await added(id, { url, headers: { Authorization: "TOOL_SECRET_REMOTE_TOKEN" } });
+    const answer = await execute(sessionId("up-secret"), `${id}__lookup`);
+    expect(answer.content).toContain("authorization: remote-token-for-vitest-only");
+
+    const other = fixture("nosecret");
+    const { upstream } = await added(other.id, { url: other.url, headers: { Authorization: "TOOL_SECRET_ABSENT" } });
+    expect(upstream.status).toBe("failing");
+    expect(upstream.lastError).toContain('secret "TOOL_SECRET_ABSENT" is not set');
+  });
+
+  it("moves the registry version only when a refresh changes something", async () => {
+    const { id, url } = fixture("version");
+    const first = await added(id, { url });
+    const again = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(again.version).toBe(first.version);
+  });
+
+  it("pins descriptions: a changed tool and a new one are held with a diff until the owner accepts them", async () => {
+    const { id, url, state } = fixture("pin");
+    await added(id, { url });
+    expect(await searchNames("weather")).toContain(`${id}__changing`);
+
+    await setState(state, { version: 2 });
+    const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(upstream).toMatchObject({ tools: 8, quarantined: 2 });
+    const changing = upstream.quarantine.find((held) => held.name === "changing");
+    expect(changing).toMatchObject({
+      reason: "changed",
+      diff: [{ field: "description", before: "Looks up the weather for a city.", after: expect.stringContaining("id_rsa") }],
+    });
+    expect(upstream.quarantine.find((held) => held.name === "added_later")).toMatchObject({ reason: "new" });
+    // Held: neither searchable nor executable.
+    expect(await searchNames("weather")).not.toContain(`${id}__changing`);
+    const sid = sessionId("up-pin");
+    expect((await execute(sid, `${id}__changing`, { city: "Oslo" })).isError).toBe(true);
+
+    const unknown = await api(`/v1/upstreams/${id}/accept`, { method: "POST", token: owner, body: { tools: ["echo"] } });
+    expect(await errorOf(unknown)).toMatchObject(anError(409, "not_in_quarantine"));
+    const accepted = await json<UpstreamAnswer>(
+      await api(`/v1/upstreams/${id}/accept`, { method: "POST", token: owner, body: { tools: ["changing"] } }),
+    );
+    expect(accepted.upstream).toMatchObject({ tools: 9, quarantined: 1 });
+    expect((await execute(sid, `${id}__changing`, { city: "Oslo" })).content).toContain("sunny in Oslo");
+    // Accepted means pinned: the next list holds nothing new.
+    const again = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(again.upstream.quarantine.map((held) => held.name)).toEqual(["added_later"]);
+    const rest = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/accept`, { method: "POST", token: owner, body: {} }));
+    expect(rest.upstream).toMatchObject({ tools: 10, quarantined: 0 });
+  });
+
+  it('registers new tools at once with newTools "accept"', async () => {
+    const { id, url, state } = fixture("accept");
+    await added(id, { url, newTools: "accept" });
+    await setState(state, { version: 2 });
+    const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(upstream.quarantine.map((held) => [held.name, held.reason])).toEqual([["changing", "changed"]]);
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("added_later");
+  });
+
+  it("lists again after the server sends tools/list_changed during a call (the object's alarm)", async () => {
+    const { id, url, state } = fixture("changed");
+    await added(id, { url });
+    await setState(state, { version: 2 });
+    expect((await execute(sessionId("up-changed"), `${id}__poke_list`)).content).toContain("poked");
+    // The alarm is due at once: it may have run already; if not, run it now.
+    await runDurableObjectAlarm(env.UPSTREAM.getByName(id));
+    await expect.poll(async () => {
+      const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }));
+      return upstream.quarantine.map((held) => held.name).toSorted();
+    }).toEqual(["added_later", "changing"]);
+  });
+
+  it("lists again every refreshSeconds (the object's alarm)", async () => {
+    const { id, url, state } = fixture("periodic");
+    await added(id, { url, refreshSeconds: 60 });
+    await setState(state, { version: 2 });
+    expect(await runDurableObjectAlarm(env.UPSTREAM.getByName(id))).toBe(true);
+    const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }));
+    expect(upstream.quarantine.map((held) => held.name).toSorted()).toEqual(["added_later", "changing"]);
+    // The alarm set the next one.
+    expect(await runDurableObjectAlarm(env.UPSTREAM.getByName(id))).toBe(true);
+  });
+
+  it("applies the owner's settings over the annotations", async () => {
+    const { id, url, state } = fixture("owner");
+    await added(id, { url, prefix: "own", risk: "dangerous", groups: ["upstream-test"] });
+    const before = await fixtureCalls(state);
+    const response = await api(`/v1/sessions/${sessionId("up-owner")}/execute`, {
+      token: owner,
+      body: { name: "own__echo", arguments: { text: "x" }, enabledGroups: ["upstream-test"] },
+    });
+    expect((await json<ExecuteAnswer>(response)).confirmation).toMatchObject({ tool: "own__echo" });
+    expect(await fixtureCalls(state)).toBe(before);
+  });
+
+  it("answers an MCP client of toolgate in MCP's shape: the upstream's text wrapped in a text block", async () => {
+    const { id, url } = fixture("mcpface");
+    await added(id, { url });
+    const { client } = await connect(owner);
+    const result = await client.callTool({ name: `${id}__echo`, arguments: { text: "via mcp" } });
+    expect(result.isError).not.toBe(true);
+    expect(result.content).toEqual([{ type: "text", text: expect.stringContaining("echo: via mcp") }]);
+    expect(JSON.stringify(result.content)).toContain(JSON.stringify(bannerOf(id, "echo")).slice(1, -1));
+    await client.close();
+  });
+
+  it("leaves a name another context holds to it, and says so", async () => {
+    const { id, url } = fixture("taken");
+    const taken = await api(`/v1/tools/${id}__echo`, {
+      method: "PUT",
+      token: owner,
+      body: { description: "Mine.", parameters: { type: "object", properties: {} }, context: "taken-test" },
+    });
+    expect(taken.status).toBe(201);
+    const { upstream } = await added(id, { url });
+    expect(upstream.tools).toBe(8);
+    expect(upstream.rejectedTools).toEqual([{ name: `${id}__echo`, reason: "another context already registers a tool of this name" }]);
+    const mine = await json<{ tools: { name: string; description: string }[] }>(await api("/v1/tools?format=summary", { token: owner }));
+    expect(mine.tools.find((tool) => tool.name === `${id}__echo`)?.description).toBe("Mine.");
+    await api("/v1/contexts/taken-test", { method: "DELETE", token: owner });
+  });
+
+  it("takes its tools with it when removed", async () => {
+    const { id, url } = fixture("remove");
+    await added(id, { url });
+    const removed = await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+    expect(await json(removed)).toMatchObject({ removed: id, tools: 9 });
+    const registry = await json<{ tools: { name: string }[] }>(await api("/v1/tools?format=summary", { token: owner }));
+    expect(registry.tools.some((tool) => tool.name.startsWith(`${id}__`))).toBe(false);
+    expect((await execute(sessionId("up-remove"), `${id}__echo`, { text: "x" })).isError).toBe(true);
+    expect(await errorOf(await api(`/v1/upstreams/${id}`, { token: owner }))).toMatchObject(anError(404, "upstream_not_found"));
+    expect(await errorOf(await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner }))).toMatchObject(anError(404, "upstream_not_found"));
+    const all = await json<{ upstreams: Summary[] }>(await api("/v1/upstreams", { token: owner }));
+    expect(all.upstreams.some((item) => item.id === id)).toBe(false);
+  });
+});
+
+describe("upstream validation", () => {
+  const bad: [string, Record<string, unknown>, RegExp][] = [
+    ["plain http", { url: "http://mcp.example.com/mcp" }, /https/],
+    ["a loopback host", { url: "https://127.0.0.1/mcp" }, /allowPrivate/],
+    ["a local name", { url: "https://mcp.internal/mcp" }, /allowPrivate/],
+    ["credentials in the URL", { url: "https://user:pw@mcp.example.com/mcp" }, /credentials/],
+    ["another scheme", { url: "ftp://mcp.example.com/mcp" }, /https/],
+    ["a literal header value", { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer abc" } }, /TOOL_SECRET_/],
+    ["a non-tool secret", { url: "https://mcp.example.com/mcp", headers: { Authorization: "AUTH_JWT_SECRET" } }, /TOOL_SECRET_/],
+    ["a transport header", { url: "https://mcp.example.com/mcp", headers: { "Mcp-Session-Id": "TOOL_SECRET_REMOTE_TOKEN" } }, /transport/],
+    ["a timeout too short", { url: "https://mcp.example.com/mcp", timeoutMs: 5 }, /timeoutMs/],
+    ["a refresh too often", { url: "https://mcp.example.com/mcp", refreshSeconds: 1 }, /refreshSeconds/],
+    ["an unknown policy", { url: "https://mcp.example.com/mcp", newTools: "maybe" }, /newTools/],
+    ["a prefix with dots", { url: "https://mcp.example.com/mcp", prefix: "a.b" }, /prefix/],
+    ["an unknown field", { url: "https://mcp.example.com/mcp", secret: "x" }, /unknown field/],
+  ];
+  for (const [label, body, message] of bad) {
+    it(`refuses ${label}`, async () => {
+      const error = await errorOf(await putUpstream("validation", body));
+      expect(error).toMatchObject(anError(400, "invalid_request"));
+      expect(error.message).toMatch(message);
+    });
+  }
+
+  it("allows a private host and plain http with allowPrivate (and then lists it)", async () => {
+    const { id } = fixture("private");
+    const response = await putUpstream(id, { url: `http://10.0.0.5/mcp-upstream/${id}`, allowPrivate: true });
+    expect(response.status).toBe(201);
+    expect((await json<UpstreamAnswer>(response)).upstream.status).toBe("ok");
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("refuses a bad id and anyone but the owner", async () => {
+    expect(await errorOf(await putUpstream("bad.id", { url: "https://mcp.example.com/mcp" }))).toMatchObject(anError(400, "invalid_request"));
+    const user = await token({ sub: "someone", level: 3 });
+    for (const [method, path] of [["GET", "/v1/upstreams"], ["GET", "/v1/upstreams/x"], ["DELETE", "/v1/upstreams/x"], ["POST", "/v1/upstreams/x/refresh"]] as const) {
+      expect(await errorOf(await api(path, { method, token: user }))).toMatchObject(anError(403, "forbidden"));
+    }
+  });
+});
