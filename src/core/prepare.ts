@@ -6,9 +6,8 @@ import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
 import { extractDiscovered } from "./history.ts";
 import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
-import { toShape } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
-import { countTokens } from "./tokens.ts";
+import { toolListTokens } from "./toolTokens.ts";
 import type { Logger, ToolDefinition } from "./types.ts";
 
 /** Logs each warning key once per instance (e.g. once per isolate), not once per turn. */
@@ -68,10 +67,6 @@ export function toolListChangesOnDiscovery(config: Pick<GatewayConfig, "enabled"
   return config.enabled && config.toolList !== "fixed";
 }
 
-function listTokens(tools: readonly ToolDefinition[], shape: ToolShape): number {
-  return countTokens(JSON.stringify(tools.map((tool) => toShape(tool, shape))));
-}
-
 /**
  * The tools this history discovered (oldest first) that this turn's tools hold: a made-up name the model called
  * never joins the set. The Worker merges these into the session's stored set; prepareTurn merges them the same way.
@@ -113,7 +108,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   const discovered = set.toArray();
   const foundOrder = set.foundOrder();
 
-  const tokensAll = listTokens(tools, shape);
+  const tokensAll = toolListTokens(tools, shape);
   const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
   if (!config.enabled || countable <= config.maxDirectTools) {
     return {
@@ -169,6 +164,6 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     applied: true,
     discovered,
     foundOrder,
-    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent: listTokens(sent, shape) },
+    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent: toolListTokens(sent, shape) },
   };
 }

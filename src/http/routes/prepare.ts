@@ -7,6 +7,7 @@ import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.t
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
 import { countTokens } from "../../core/tokens.ts";
+import { toolTokens } from "../../core/toolTokens.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
@@ -14,7 +15,8 @@ import { currentRegistry } from "../../isolate/registryCache.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
 import { countUsage, turnDataPoint } from "../usage.ts";
-import { catalogHash, readClientTools } from "../clientTools.ts";
+import { readClientTools } from "../clientTools.ts";
+import { internCatalog } from "../../isolate/clientCatalogs.ts";
 import { sessionIdentity } from "../stage.ts";
 import type { Call } from "../stage.ts";
 import { readEnabledGroups } from "../groups.ts";
@@ -46,7 +48,9 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     const client = readClientTools(items, config.locale);
     toolsShape = client.shape;
     tools = client.tools;
-    catalog = { hash: await catalogHash(tools), tools };
+    // The same catalog as an earlier turn's is the same definition objects (their token counts are kept with them).
+    catalog = await internCatalog(tools);
+    tools = catalog.tools;
     receipt = { catalog: "client", catalogVersion: catalog.hash, withheldByGate: 0 };
   } else {
     const loaded = await currentRegistry(call.env, call.settings);
@@ -93,7 +97,10 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     discovered: output.discovered,
     // tokensPerTool: each answered tool's tokens, so that a client (the playground) can tell what a provider's prefix
     // cache keeps from one answer to the next (the leading tools equal to the previous answer's).
-    stats: { ...stats, tokensPerTool: answerTools.map((tool) => countTokens(JSON.stringify(tool))) },
+    stats: {
+      ...stats,
+      tokensPerTool: native ? native.map((tool) => countTokens(JSON.stringify(tool))) : output.tools.map((tool) => toolTokens(tool, shape)),
+    },
     ...(native ? { deferral: "native" } : {}),
   });
 }
