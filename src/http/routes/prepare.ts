@@ -1,5 +1,4 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
-import { receiptLine } from "../../core/audit.ts";
 import type { DiscoveryReceipt } from "../../core/audit.ts";
 import { detectMessagesShape } from "../../core/history.ts";
 import { nativeDeferredTools } from "../../core/nativeDeferral.ts";
@@ -14,7 +13,7 @@ import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { currentRegistry } from "../../isolate/registryCache.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
-import { countUsage, turnDataPoint } from "../usage.ts";
+import { recordTurn } from "../usage.ts";
 import { readClientTools } from "../clientTools.ts";
 import { internCatalog } from "../../isolate/clientCatalogs.ts";
 import { sessionIdentity } from "../stage.ts";
@@ -78,19 +77,13 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   const native = nativeDeferredTools(tools, config, shape);
   const answerTools = native ?? output.tools.map((tool) => toShape(tool, shape));
   const stats = native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats;
-  countUsage(call, { turns: 1, tokensAll: stats.tokensAll, tokensSent: stats.tokensSent });
-  turnDataPoint(call, { ...receipt, visible: stats.total, sent: stats.sent, tokensAll: stats.tokensAll, tokensSent: stats.tokensSent });
-  // The discovery receipt: what the model was shown and what was kept from it, one structured audit line per turn.
-  console.log(receiptLine({
+  recordTurn(call, sessionId, {
     ...receipt,
-    principalId: call.principal.id,
-    sessionId,
     visible: stats.total,
     sent: stats.sent,
     tokensAll: stats.tokensAll,
     tokensSent: stats.tokensSent,
-    durationMs: Date.now() - started,
-  }));
+  }, started);
   return Response.json({
     tools: answerTools,
     applied: output.applied,
