@@ -4,7 +4,7 @@
 // HttpError only for the rate limit and the principal's session limit (429).
 import { auditDecisionOf, auditLine } from "../core/audit.ts";
 import type { AuditDecision } from "../core/audit.ts";
-import { CALL_TOOL_NAME, callToolAllows, callToolEnabled, parseCallToolParams } from "../core/callTool.ts";
+import { CALL_TOOL_NAME, callToolEnabled, parseCallToolParams } from "../core/callTool.ts";
 import { texts } from "../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import { errorResult } from "../core/toolRegistry.ts";

@@ -69,9 +69,10 @@ beforeEach(async () => {
   caller = await token({ sub: `trips-${sessionId()}` });
   sid = sessionId("trips");
   // Warm: the registry read into the isolate, the session stored, echo found.
-  const prepared = await send(`/v1/sessions/${sid}/prepare`, caller, { messages: [] });
-  expect(prepared.status).toBe(200);
-  expect((await send(`/v1/sessions/${sid}/search`, caller, { query: "echo" })).status).toBe(200);
+  for (const [route, body] of [["prepare", { messages: [] }], ["search", { query: "echo" }]] as const) {
+    const response = await send(`/v1/sessions/${sid}/${route}`, caller, body);
+    if (response.status !== 200) throw new Error(`warm-up ${route} answered ${response.status}`);
+  }
 });
 
 describe("Durable Object round trips per request (steady session)", () => {
