@@ -97,11 +97,11 @@ export class RegistryObject extends DurableObject<Env> {
 
   /**
    * Registers (or replaces) tools, all or nothing. The definitions are already validated by the Worker.
-   * `maxTools` caps the whole registry (demo tools included).
+   * `maxTools` caps the whole registry (demo tools included where the demo catalog is on: `demoCatalog`).
    */
-  put(entries: StoredTool[], maxTools: number): PutOutcome {
+  put(entries: StoredTool[], maxTools: number, demoCatalog = true): PutOutcome {
     const sql = this.ctx.storage.sql;
-    const active = this.activeNames();
+    const active = this.activeNames(demoCatalog);
     const added = new Set(entries.map((entry) => entry.definition.name).filter((name) => !active.has(name)));
     // Replacing never fails on the cap (even if a lowered cap is already exceeded); adding does.
     if (added.size > 0 && active.size + added.size > maxTools) {
@@ -130,13 +130,16 @@ export class RegistryObject extends DurableObject<Env> {
     return { ok: true, created: added.size, replaced: entries.length - added.size, ...this.current };
   }
 
-  /** Removes one tool, persisted or built in. */
-  remove(name: string): { removed: boolean } & RegistryVersion {
-    const active = this.activeNames();
+  /**
+   * Removes one tool, persisted or built in. `demoCatalog`: whether the caller's deployment serves the demo catalog
+   * (DEMO_CATALOG); without it a demo tool's name is no tool at all, and removing it is not recorded.
+   */
+  remove(name: string, demoCatalog = true): { removed: boolean } & RegistryVersion {
+    const active = this.activeNames(demoCatalog);
     if (!active.has(name)) return { removed: false, ...this.current };
     this.ctx.storage.transactionSync(() => {
       this.ctx.storage.sql.exec("DELETE FROM tools WHERE name = ?", name);
-      if (demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
+      if (demoCatalog && demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
       this.bump();
     });
     return { removed: true, ...this.current };
@@ -188,10 +191,10 @@ export class RegistryObject extends DurableObject<Env> {
     return new Set(this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM tools").toArray().map((row) => row.name));
   }
 
-  /** Every name an isolate's registry holds right now. */
-  private activeNames(): Set<string> {
+  /** Every name an isolate's registry holds right now (the demo tools only where the demo catalog is on). */
+  private activeNames(demoCatalog: boolean): Set<string> {
     const names = this.persistedNames();
-    if (!this.demoDisposed()) {
+    if (demoCatalog && !this.demoDisposed()) {
       const removed = new Set(this.removedBuiltins());
       for (const name of demoNames()) if (!removed.has(name)) names.add(name);
     }

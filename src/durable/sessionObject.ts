@@ -247,10 +247,13 @@ export class SessionObject extends DurableObject<Env> {
     return { opened: true };
   }
 
-  /** The MCP session's record (undefined: no such MCP session here); a request to it counts as activity. */
+  /**
+   * The MCP session's record (undefined: no such MCP session here); a request to it counts as activity (noteRead: at
+   * most one write a minute, not one per request).
+   */
   getMcp(): McpSessionRecord | undefined {
     const record = this.ctx.storage.kv.get<McpSessionRecord>(KEY.mcp);
-    if (record) this.ctx.storage.kv.put(KEY.lastActive, Date.now());
+    if (record) this.noteRead();
     return record;
   }
 

@@ -83,7 +83,7 @@ export async function putTool(request: RouteRequest, call: Call): Promise<Respon
   const name = toolName(request.params.name);
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
   const entry = readTool(body, "", call.settings.config.locale, name);
-  const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools);
+  const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools, call.settings.demoCatalog);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   noteRegistryVersion(outcome);
   return Response.json(
@@ -110,7 +110,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
     seen.set(entry.definition.name, index);
     return entry;
   });
-  const outcome = await registryStub(call.env).put(entries, limits.maxTools);
+  const outcome = await registryStub(call.env).put(entries, limits.maxTools, call.settings.demoCatalog);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   noteRegistryVersion(outcome);
   return Response.json({
@@ -124,7 +124,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
 export async function deleteTool(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const name = toolName(request.params.name);
-  const outcome = await registryStub(call.env).remove(name);
+  const outcome = await registryStub(call.env).remove(name, call.settings.demoCatalog);
   noteRegistryVersion(outcome);
   if (!outcome.removed) throw new HttpError(404, "tool_not_found", `no tool named "${name}"`);
   return Response.json({ removed: name, version: outcome.version });
