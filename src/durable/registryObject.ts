@@ -97,11 +97,11 @@ export class RegistryObject extends DurableObject<Env> {
 
   /**
    * Registers (or replaces) tools, all or nothing. The definitions are already validated by the Worker.
-   * `maxTools` caps the whole registry (demo tools included where the demo catalog is on: `demoCatalog`).
+   * `maxTools` caps the whole registry (demo tools included where the demo catalog is on: `demoOn`).
    */
-  put(entries: StoredTool[], maxTools: number, demoCatalog = true): PutOutcome {
+  put(entries: StoredTool[], maxTools: number, demoOn = true): PutOutcome {
     const sql = this.ctx.storage.sql;
-    const active = this.activeNames(demoCatalog);
+    const active = this.activeNames(demoOn);
     const added = new Set(entries.map((entry) => entry.definition.name).filter((name) => !active.has(name)));
     // Replacing never fails on the cap (even if a lowered cap is already exceeded); adding does.
     if (added.size > 0 && active.size + added.size > maxTools) {
@@ -131,15 +131,15 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   /**
-   * Removes one tool, persisted or built in. `demoCatalog`: whether the caller's deployment serves the demo catalog
+   * Removes one tool, persisted or built in. `demoOn`: whether the caller's deployment serves the demo catalog
    * (DEMO_CATALOG); without it a demo tool's name is no tool at all, and removing it is not recorded.
    */
-  remove(name: string, demoCatalog = true): { removed: boolean } & RegistryVersion {
-    const active = this.activeNames(demoCatalog);
+  remove(name: string, demoOn = true): { removed: boolean } & RegistryVersion {
+    const active = this.activeNames(demoOn);
     if (!active.has(name)) return { removed: false, ...this.current };
     this.ctx.storage.transactionSync(() => {
       this.ctx.storage.sql.exec("DELETE FROM tools WHERE name = ?", name);
-      if (demoCatalog && demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
+      if (demoOn && demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
       this.bump();
     });
     return { removed: true, ...this.current };
@@ -192,9 +192,9 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   /** Every name an isolate's registry holds right now (the demo tools only where the demo catalog is on). */
-  private activeNames(demoCatalog: boolean): Set<string> {
+  private activeNames(demoOn: boolean): Set<string> {
     const names = this.persistedNames();
-    if (demoCatalog && !this.demoDisposed()) {
+    if (demoOn && !this.demoDisposed()) {
       const removed = new Set(this.removedBuiltins());
       for (const name of demoNames()) if (!removed.has(name)) names.add(name);
     }
