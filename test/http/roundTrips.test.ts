@@ -104,15 +104,15 @@ describe("usage batching", () => {
   it("sends an isolate's counts of concurrent requests to the principal's object in one RPC per usageFlushMs", async () => {
     const batched = { ...overrides, TOOL_SEARCH_CONFIG: overrides.TOOL_SEARCH_CONFIG.replace('"usageFlushMs":0', '"usageFlushMs":1000') };
     const sub = `trips-batch-${sessionId()}`;
-    const caller = await token({ sub });
+    const batchCaller = await token({ sub });
     // The settings of these vars, and the registry under them, read before counting.
     expect((await fetchWithEnv(batched, request(`/v1/sessions/${sessionId("warm")}/prepare`, { token: await token({ sub: "warm" }), body: { messages: [] } }))).status).toBe(200);
     reset();
     const turns = await Promise.all(Array.from({ length: 4 }, () =>
-      fetchWithEnv(batched, request(`/v1/sessions/${sessionId("batch")}/prepare`, { token: caller, body: { messages: [] } }))));
+      fetchWithEnv(batched, request(`/v1/sessions/${sessionId("batch")}/prepare`, { token: batchCaller, body: { messages: [] } }))));
     for (const response of turns) expect(response.status).toBe(200);
     expect(counts.PRINCIPAL).toBe(1);
-    expect(await json(await fetchWithEnv(batched, request("/v1/stats", { token: caller })))).toMatchObject({ principal: sub, turns: 4 });
+    expect(await json(await fetchWithEnv(batched, request("/v1/stats", { token: batchCaller })))).toMatchObject({ principal: sub, turns: 4 });
   });
 });
 
