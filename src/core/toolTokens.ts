@@ -14,6 +14,8 @@ interface Counted {
   tail: string;
   /** Whether the text starts as the seam rule expects (a punctuation run of two or more, as `{"` is). */
   seamable: boolean;
+  /** The last seam this text's tail made with a comma and a head: most tools of a list start alike (`{"`). */
+  lastComma?: { head: string; tokens: number };
 }
 
 const counted = new WeakMap<ToolDefinition, Partial<Record<ToolShape, Counted>>>();
@@ -74,6 +76,14 @@ function seamTokens(left: string, glue: string, right: string): number {
   return delta;
 }
 
+/** seamTokens(left.tail, ",", head), remembered on `left` for the head it last met. */
+function commaSeam(left: Counted, head: string): number {
+  if (left.lastComma?.head === head) return left.lastComma.tokens;
+  const tokens = seamTokens(left.tail, ",", head);
+  left.lastComma = { head, tokens };
+  return tokens;
+}
+
 /**
  * Tokens of `JSON.stringify(tools.map((tool) => toShape(tool, shape)))`, the list a model is sent, from the tools'
  * own counts: the same number as counting that text whole, at the cost of one map look-up per tool once counted.
@@ -86,7 +96,7 @@ export function toolListTokens(tools: readonly ToolDefinition[], shape: ToolShap
   let total = 0;
   let previous: Counted | undefined;
   for (const part of parts) {
-    total += part.tokens + (previous ? seamTokens(previous.tail, ",", part.head) : seamTokens("", "[", part.head));
+    total += part.tokens + (previous ? commaSeam(previous, part.head) : seamTokens("", "[", part.head));
     previous = part;
   }
   return previous ? total + seamTokens(previous.tail, "]", "") : total;
