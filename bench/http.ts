@@ -2,7 +2,7 @@
 // `search`, and of MCP's search_tools call and whole first round (bench/mcp.ts), at a fixed number of concurrent
 // clients, on the loopback interface only, bounded in time.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +25,11 @@ export interface LoadResult {
   /** Milliseconds, per request. */
   latency: Distribution;
   statuses: Record<string, number>;
+  /**
+   * CPU milliseconds the server's workerd processes spent per request (Linux /proc; null elsewhere): the route's own
+   * cost, which the machine's load inflates far less than wall time.
+   */
+  serverCpuMsPerRequest: number | null;
 }
 
 /** Each route's median latency over `GET /v1/health`'s, measured in the same run (the Worker's own floor). */
@@ -32,7 +37,16 @@ export type RatiosToHealth = Record<string, number>;
 
 export type HttpSection =
   | { skipped: string }
-  | { server: string; catalogTools: number; results: LoadResult[]; p50RatioToHealth: RatiosToHealth };
+  | {
+    server: string;
+    catalogTools: number;
+    /** Each route's time is cut into this many windows, taken in turn with the other routes'. */
+    rounds: number;
+    results: LoadResult[];
+    p50RatioToHealth: RatiosToHealth;
+    /** serverCpuMsPerRequest over health's. */
+    cpuRatioToHealth: RatiosToHealth;
+  };
 
 /** The routes judged against health (bench/run.ts's targets): issue 15 wants each at most 1.5x. */
 export const HEALTH_RATIO_ROUTES = {
@@ -97,20 +111,57 @@ async function waitForHealth(base: string, child: ChildProcess, timeoutMs: numbe
   throw new Error(`no answer from ${base}/v1/health within ${timeoutMs} ms`);
 }
 
-function ratios(results: readonly LoadResult[]): RatiosToHealth {
-  const health = results.find((result) => result.route === HEALTH_ROUTE)?.latency.median;
+function ratios(results: readonly LoadResult[], figure: (result: LoadResult) => number | null): RatiosToHealth {
+  const healthResult = results.find((result) => result.route === HEALTH_ROUTE);
+  const health = healthResult ? figure(healthResult) : null;
   const out: RatiosToHealth = {};
-  if (health === undefined || health <= 0) return out;
+  if (health === null || health <= 0) return out;
   for (const result of results) {
-    if (result.route !== HEALTH_ROUTE) out[result.route] = Number((result.latency.median / health).toFixed(2));
+    const value = figure(result);
+    if (result.route !== HEALTH_ROUTE && value !== null) out[result.route] = Number((value / health).toFixed(2));
   }
   return out;
 }
 
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU ms used so far by the workerd processes of a process group (Linux /proc), or null where that cannot be read. */
+function groupCpuMs(processGroup: number | undefined): number | null {
+  if (processGroup === undefined) return null;
+  try {
+    let ticks = 0;
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      // pid (comm) state ppid pgrp …; comm may hold spaces, so the fields are read after its closing parenthesis.
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (!comm.startsWith("workerd") || Number(fields[2]) !== processGroup) continue;
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+interface Window {
+  latencies: number[];
+  statuses: Record<string, number>;
+  elapsedSeconds: number;
+  cpuMs: number | null;
+}
+
 /** `clients` loops sending `request()` until `seconds` have passed; each loop waits for its answer before the next. */
-async function load(route: string, clients: number, seconds: number, request: (client: number) => Promise<Response>): Promise<LoadResult> {
+async function load(clients: number, seconds: number, request: (client: number) => Promise<Response>, processGroup?: number): Promise<Window> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
+  const cpuBefore = groupCpuMs(processGroup);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const loops = Array.from({ length: clients }, async (_, client) => {
@@ -129,7 +180,25 @@ async function load(route: string, clients: number, seconds: number, request: (c
     }
   });
   await Promise.all(loops);
-  const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = groupCpuMs(processGroup);
+  return {
+    latencies,
+    statuses,
+    elapsedSeconds: (performance.now() - started) / 1000,
+    cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+  };
+}
+
+function merged(route: string, clients: number, windows: readonly Window[]): LoadResult {
+  const latencies = windows.flatMap((window) => window.latencies);
+  const statuses: Record<string, number> = {};
+  for (const window of windows) {
+    for (const [status, count] of Object.entries(window.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+  }
+  const elapsed = windows.reduce((sum, window) => sum + window.elapsedSeconds, 0);
+  const cpu = windows.every((window) => window.cpuMs !== null)
+    ? windows.reduce((sum, window) => sum + (window.cpuMs ?? 0), 0)
+    : null;
   return {
     route,
     clients,
@@ -138,7 +207,31 @@ async function load(route: string, clients: number, seconds: number, request: (c
     requestsPerSecond: Number((latencies.length / elapsed).toFixed(1)),
     latency: summarize(latencies),
     statuses,
+    serverCpuMsPerRequest: cpu === null || latencies.length === 0 ? null : Number((cpu / latencies.length).toFixed(3)),
   };
+}
+
+/**
+ * Every route gets `seconds` in all, cut into `rounds` windows taken in turn (health, execute, prepare, …, health,
+ * execute, …): a burst of load from elsewhere on the machine then falls on every route alike, rather than on
+ * whichever route was being measured, which moved the ratios by ±0.5 between runs.
+ */
+async function interleaved(
+  routes: readonly { route: string; request: (client: number) => Promise<Response> }[],
+  clients: number,
+  seconds: number,
+  rounds: number,
+  processGroup: number | undefined,
+  log: (message: string) => void,
+): Promise<LoadResult[]> {
+  // A short unmeasured round first: the first requests of a route pay for compiling and building its indexes.
+  for (const { request } of routes) await load(clients, Math.min(1, seconds), request);
+  const windows = new Map<string, Window[]>(routes.map(({ route }) => [route, []]));
+  for (let round = 0; round < rounds; round++) {
+    log(`http: round ${round + 1} of ${rounds}, ${routes.length} routes, ${clients} clients, ${(seconds / rounds).toFixed(2)} s each`);
+    for (const { route, request } of routes) windows.get(route)?.push(await load(clients, seconds / rounds, request, processGroup));
+  }
+  return routes.map(({ route }) => merged(route, clients, windows.get(route) ?? []));
 }
 
 /**
@@ -151,9 +244,11 @@ export async function httpLoad(options: {
   catalog: readonly ToolDefinition[];
   clients: number;
   seconds: number;
+  /** Windows per route (see interleaved). */
+  rounds: number;
   log: (message: string) => void;
 }): Promise<HttpSection> {
-  const { repository, catalog, clients, seconds, log } = options;
+  const { repository, catalog, clients, seconds, rounds, log } = options;
   const port = await freePort();
   const base = `http://${HOST}:${port}`;
   const state = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
@@ -212,13 +307,10 @@ export async function httpLoad(options: {
       if (!probe.ok) return { skipped: `${route} answered ${probe.status}: ${(await probe.text()).slice(0, 300)}` };
     }
 
-    const results: LoadResult[] = [];
-    for (const { route, path, body } of routes) {
-      // A short unmeasured round first: the first requests of a route pay for compiling and building its indexes.
-      await load(route, clients, Math.min(1, seconds), (c) => send(path(c), body));
-      log(`http: ${route}, ${clients} clients, ${seconds} s`);
-      results.push(await load(route, clients, seconds, (c) => send(path(c), body)));
-    }
+    const results = await interleaved(
+      routes.map(({ route, path, body }) => ({ route, request: (c: number) => send(path(c), body) })),
+      clients, seconds, rounds, child.pid, log,
+    );
 
     // MCP: search_tools as tools/call in one open session per client (an SSE answer), then the whole first round of a
     // client (initialize, initialized, tools/list, search_tools), each round a new session.
@@ -228,12 +320,15 @@ export async function httpLoad(options: {
       { route: "MCP tools/call search_tools (substring)", request: (c) => mcpSearch(base, user, sessions[c] ?? "", query) },
       { route: "MCP round: initialize + initialized + tools/list + search_tools", request: () => mcpRound(base, user, query) },
     ];
-    for (const { route, request } of mcpRoutes) {
-      await load(route, clients, Math.min(1, seconds), request);
-      log(`http: ${route}, ${clients} clients, ${seconds} s`);
-      results.push(await load(route, clients, seconds, request));
-    }
-    return { server: `wrangler dev on ${base} (local Durable Objects)`, catalogTools: catalog.length, results, p50RatioToHealth: ratios(results) };
+    results.push(...await interleaved(mcpRoutes, clients, seconds, 1, child.pid, log));
+    return {
+      server: `wrangler dev on ${base} (local Durable Objects)`,
+      catalogTools: catalog.length,
+      rounds,
+      results,
+      p50RatioToHealth: ratios(results, (result) => result.latency.median),
+      cpuRatioToHealth: ratios(results, (result) => result.serverCpuMsPerRequest),
+    };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { skipped: `${reason}${errors ? `; wrangler said: ${errors.trim().slice(-500)}` : ""}` };

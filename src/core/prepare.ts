@@ -7,9 +7,8 @@ import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
 import type { SearchIndex } from "./search/types.ts";
 import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
-import { toShape } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
-import { countTokens } from "./tokens.ts";
+import { toolListTokens } from "./toolTokens.ts";
 import type { Logger, ToolDefinition } from "./types.ts";
 
 /** Logs each warning key once per instance (e.g. once per isolate), not once per turn. */
@@ -81,10 +80,6 @@ export function toolListChangesOnDiscovery(config: Pick<GatewayConfig, "enabled"
   return config.enabled && config.toolList !== "fixed";
 }
 
-function listTokens(tools: readonly ToolDefinition[], shape: ToolShape): number {
-  return countTokens(JSON.stringify(tools.map((tool) => toShape(tool, shape))));
-}
-
 /**
  * The tools this history discovered (oldest first) that this turn's tools hold: a made-up name the model called
  * never joins the set. The Worker merges these into the session's stored set; prepareTurn merges them the same way.
@@ -153,7 +148,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   const discovered = set.toArray();
   const foundOrder = set.foundOrder();
 
-  const tokensAll = listTokens(tools, shape);
+  const tokensAll = toolListTokens(tools, shape);
   const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
   if (!config.enabled || countable <= config.maxDirectTools) {
     return {
@@ -206,12 +201,6 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
   }
   const auto = autoDiscover(input, present, sent);
-  // The list before the auto-discovered tools is the same from turn to turn, and its count is remembered (tokens.ts);
-  // the tools after it are counted one by one (each also remembered): at most one token per added tool over counting
-  // the whole list (measured on the 527-tool catalog, every shape), without re-tokenizing a long search_tools
-  // description for a few tools.
-  let tokensSent = listTokens(sent, shape);
-  for (const tool of auto) tokensSent += countTokens(JSON.stringify(toShape(tool, shape)));
   sent.push(...auto);
   return {
     tools: sent,
@@ -219,6 +208,6 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     discovered,
     foundOrder,
     autoDiscovered: auto.map((tool) => tool.name),
-    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent },
+    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent: toolListTokens(sent, shape) },
   };
 }

@@ -66,6 +66,21 @@ function compressNames(names: readonly string[], depth: number): string[] {
  * descriptions: the list is a search hint, and sending every description is what the search layer avoids.
  */
 export function compactToolNames(tools: readonly ToolDefinition[]): string {
+  // Every turn of a session asks again for the same catalog's list: remembered by the names and first groups it is
+  // made of (building that key costs a small share of compressing them).
+  const key = tools.map((tool) => `${tool.groups?.[0] ?? ""}\u0001${tool.name}`).join("\u0000");
+  const known = compactNamesMemo.get(key);
+  if (known !== undefined) return known;
+  const list = compactNamesOf(tools);
+  if (compactNamesMemo.size >= COMPACT_NAMES_CAPACITY) compactNamesMemo.clear();
+  compactNamesMemo.set(key, list);
+  return list;
+}
+
+const COMPACT_NAMES_CAPACITY = 32;
+const compactNamesMemo = new Map<string, string>();
+
+function compactNamesOf(tools: readonly ToolDefinition[]): string {
   const ungrouped: string[] = [];
   const byGroup = new Map<string, string[]>();
   for (const tool of tools) {

@@ -102,11 +102,11 @@ export class RegistryObject extends DurableObject<Env> {
 
   /**
    * Registers (or replaces) tools, all or nothing. The definitions are already validated by the Worker.
-   * `maxTools` caps the whole registry (demo tools included).
+   * `maxTools` caps the whole registry (demo tools included where the demo catalog is on: `demoOn`).
    */
-  put(entries: StoredTool[], maxTools: number): PutOutcome {
+  put(entries: StoredTool[], maxTools: number, demoOn = true): PutOutcome {
     const sql = this.ctx.storage.sql;
-    const active = this.activeNames();
+    const active = this.activeNames(demoOn);
     const added = new Set(entries.map((entry) => entry.definition.name).filter((name) => !active.has(name)));
     // Replacing never fails on the cap (even if a lowered cap is already exceeded); adding does.
     if (added.size > 0 && active.size + added.size > maxTools) {
@@ -135,13 +135,16 @@ export class RegistryObject extends DurableObject<Env> {
     return { ok: true, created: added.size, replaced: entries.length - added.size, ...this.current };
   }
 
-  /** Removes one tool, persisted or built in. */
-  remove(name: string): { removed: boolean } & RegistryVersion {
-    const active = this.activeNames();
+  /**
+   * Removes one tool, persisted or built in. `demoOn`: whether the caller's deployment serves the demo catalog
+   * (DEMO_CATALOG); without it a demo tool's name is no tool at all, and removing it is not recorded.
+   */
+  remove(name: string, demoOn = true): { removed: boolean } & RegistryVersion {
+    const active = this.activeNames(demoOn);
     if (!active.has(name)) return { removed: false, ...this.current };
     this.ctx.storage.transactionSync(() => {
       this.ctx.storage.sql.exec("DELETE FROM tools WHERE name = ?", name);
-      if (demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
+      if (demoOn && demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
       this.bump();
     });
     return { removed: true, ...this.current };
@@ -176,14 +179,14 @@ export class RegistryObject extends DurableObject<Env> {
    * Makes `entries` the whole of `context` (an upstream's refresh), all or nothing, and moves the version once, only
    * when something changed. Names another context (or the demo catalog) holds are left to it and answered in `taken`.
    */
-  replaceContext(context: string, entries: ToolDefinition[], maxTools: number): ReplaceOutcome {
+  replaceContext(context: string, entries: ToolDefinition[], maxTools: number, demoOn = true): ReplaceOutcome {
     const sql = this.ctx.storage.sql;
     const ours = new Map(
       sql.exec<{ name: string; definition: string }>("SELECT name, definition FROM tools WHERE context = ?", context)
         .toArray()
         .map((row) => [row.name, row.definition]),
     );
-    const active = this.activeNames();
+    const active = this.activeNames(demoOn);
     const taken = entries.filter((definition) => active.has(definition.name) && !ours.has(definition.name)).map((d) => d.name);
     const kept = entries.filter((definition) => !taken.includes(definition.name));
     const texts = new Map(kept.map((definition) => [definition.name, JSON.stringify(definition)]));
@@ -251,10 +254,10 @@ export class RegistryObject extends DurableObject<Env> {
     return new Set(this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM tools").toArray().map((row) => row.name));
   }
 
-  /** Every name an isolate's registry holds right now. */
-  private activeNames(): Set<string> {
+  /** Every name an isolate's registry holds right now (the demo tools only where the demo catalog is on). */
+  private activeNames(demoOn: boolean): Set<string> {
     const names = this.persistedNames();
-    if (!this.demoDisposed()) {
+    if (demoOn && !this.demoDisposed()) {
       const removed = new Set(this.removedBuiltins());
       for (const name of demoNames()) if (!removed.has(name)) names.add(name);
     }

@@ -10,6 +10,7 @@
 // that leaves it empty): it joins the principal's index (PrincipalObject) before that write is kept, and a session
 // the index has no room for stores nothing and answers a SessionRefusal (429 over HTTP).
 import { DurableObject } from "cloudflare:workers";
+import { callToolAllows } from "../core/callTool.ts";
 import type { GatewayConfig, SearchMode } from "../core/config.ts";
 import { defaultConfig, discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/discovered.ts";
@@ -126,11 +127,6 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** Names join the set now (the last given ends up most recent); returns the set, most recent first. */
-  /** The discovered tools in the order they were found (oldest first), for a "stable" list's order. */
-  getFoundOrder(): string[] {
-    return this.ctx.storage.kv.get<string[]>(KEY.foundOrder) ?? this.getDiscovered().toReversed();
-  }
-
   async touchDiscovered(identity: SessionIdentity, names: string[], config: GatewayConfig): Promise<string[] | SessionRefusal> {
     const refusal = await this.admit(config, identity);
     if (refusal) return refusal;
@@ -168,6 +164,12 @@ export class SessionObject extends DurableObject<Env> {
   getDiscovered(): string[] {
     this.noteRead();
     return this.ctx.storage.kv.get<string[]>(KEY.discovered) ?? [];
+  }
+
+  /** The set and its found order in one round trip (MCP tools/list); a read, so it counts as activity. */
+  getDiscoveredState(): { discovered: string[]; foundOrder: string[] } {
+    const discovered = this.getDiscovered();
+    return { discovered, foundOrder: this.ctx.storage.kv.get<string[]>(KEY.foundOrder) ?? discovered.toReversed() };
   }
 
   /**
@@ -216,6 +218,24 @@ export class SessionObject extends DurableObject<Env> {
     return catalog.registry.executeWithDecision(name, args, context);
   }
 
+  /**
+   * `call_tool`'s session work in one round trip: whether this session may call `name` (found here, or always
+   * direct), then the name's refreshed place in the discovered set, then the client catalog's run of it (null: the
+   * registry answers). `allowed: false` changes nothing.
+   */
+  async callFoundTool(
+    identity: SessionIdentity,
+    name: string,
+    args: Record<string, unknown>,
+    context: ToolCallContext,
+    config: GatewayConfig,
+  ): Promise<{ allowed: false } | { allowed: true; client: ToolOutcome | null } | SessionRefusal> {
+    if (!callToolAllows(name, this.getDiscovered(), config)) return { allowed: false };
+    const touched = await this.touchDiscovered(identity, [name], config);
+    if (!Array.isArray(touched)) return touched;
+    return { allowed: true, client: await this.executeClientTool(name, args, context, config) };
+  }
+
   // ---- the MCP session (src/mcp) ---------------------------------------------------------------------------------
 
   /** An MCP initialize: the session starts (it takes a place in the principal's index) and keeps the record. */
@@ -227,10 +247,13 @@ export class SessionObject extends DurableObject<Env> {
     return { opened: true };
   }
 
-  /** The MCP session's record (undefined: no such MCP session here); a request to it counts as activity. */
+  /**
+   * The MCP session's record (undefined: no such MCP session here); a request to it counts as activity (noteRead: at
+   * most one write a minute, not one per request).
+   */
   getMcp(): McpSessionRecord | undefined {
     const record = this.ctx.storage.kv.get<McpSessionRecord>(KEY.mcp);
-    if (record) this.ctx.storage.kv.put(KEY.lastActive, Date.now());
+    if (record) this.noteRead();
     return record;
   }
 

@@ -316,7 +316,7 @@ export class UpstreamObject extends DurableObject<Env> {
         rejected.push({ name: tool.name, reason: errorText(error) });
       }
     }
-    const outcome = await registryStub(this.env).replaceContext(upstreamContext(config.id), definitions, next.maxTools);
+    const outcome = await registryStub(this.env).replaceContext(upstreamContext(config.id), definitions, next.maxTools, this.env.DEMO_CATALOG === "true");
     if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
     for (const name of outcome.taken) rejected.push({ name, reason: "another context already registers a tool of this name" });
     const registeredNames = new Set(definitions.map((definition) => definition.name).filter((name) => !outcome.taken.includes(name)));

@@ -122,6 +122,43 @@ export function checkTokenLifetime(payload: JWTPayload, maxLifetimeSeconds: numb
   }
 }
 
+/**
+ * Tokens this isolate has verified, per settings (a changed secret or key set is another settings object): a client
+ * sends the same token on every request, and verifying it (base64, JSON, HMAC or a signature) was a large share of a
+ * request's CPU. A verified token stays valid until its `exp` (every other check only gets easier with time: `nbf`
+ * has passed, `iat` and `exp - now` shrink), but a key set may drop a key meanwhile, so an entry is trusted for at
+ * most VERIFIED_TTL_MS. Only verified tokens are kept (a bad one is checked, and refused, every time).
+ */
+const verifiedTokens = new WeakMap<AuthSettings, Map<string, { principal: Principal; validUntilMs: number }>>();
+const VERIFIED_TTL_MS = 60_000;
+const VERIFIED_CAPACITY = 1_000;
+
+function verifiedPrincipal(auth: AuthSettings, token: string, nowMs: number): Principal | undefined {
+  const tokens = verifiedTokens.get(auth);
+  const entry = tokens?.get(token);
+  if (!tokens || !entry) return undefined;
+  if (nowMs >= entry.validUntilMs) {
+    tokens.delete(token);
+    return undefined;
+  }
+  // A copy: a route may not change what the next request of the same token gets.
+  return { ...entry.principal, groups: [...entry.principal.groups] };
+}
+
+function rememberVerified(auth: AuthSettings, token: string, principal: Principal, expSeconds: number, nowMs: number): void {
+  let tokens = verifiedTokens.get(auth);
+  if (!tokens) {
+    tokens = new Map();
+    verifiedTokens.set(auth, tokens);
+  }
+  if (tokens.size >= VERIFIED_CAPACITY) {
+    const oldest = tokens.keys().next();
+    if (!oldest.done) tokens.delete(oldest.value);
+  }
+  const validUntilMs = Math.min(nowMs + VERIFIED_TTL_MS, (expSeconds + CLOCK_TOLERANCE_SECONDS) * 1000);
+  tokens.set(token, { principal: { ...principal, groups: [...principal.groups] }, validUntilMs });
+}
+
 /** The caller of a request: 401 (with WWW-Authenticate) unless its token verifies or anonymous access applies. */
 export async function authenticate(authorization: string | null, auth: AuthSettings): Promise<Principal> {
   if (authorization === null || authorization.trim() === "") {
@@ -129,6 +166,9 @@ export async function authenticate(authorization: string | null, auth: AuthSetti
     throw unauthorized("missing bearer token", false);
   }
   const token = bearerToken(authorization);
+  const nowMs = Date.now();
+  const known = verifiedPrincipal(auth, token, nowMs);
+  if (known) return known;
   const algorithms = allowedAlgorithms(auth);
   if (algorithms.length === 0) throw unauthorized("this gateway accepts no tokens (anonymous access only)", true);
   const { secret, jwksUrl } = auth;
@@ -149,8 +189,11 @@ export async function authenticate(authorization: string | null, auth: AuthSetti
   } catch (error) {
     throw tokenError(error);
   }
-  checkTokenLifetime(payload, auth.maxTokenLifetimeSeconds, Math.floor(Date.now() / 1000));
-  return principalFromClaims(payload);
+  checkTokenLifetime(payload, auth.maxTokenLifetimeSeconds, Math.floor(nowMs / 1000));
+  const principal = principalFromClaims(payload);
+  // checkTokenLifetime has refused a token without a numeric `exp`.
+  if (typeof payload.exp === "number") rememberVerified(auth, token, principal, payload.exp, nowMs);
+  return principal;
 }
 
 /** A negative level bans the principal, the owner flag notwithstanding (`!(>= 0)`: a NaN level fails closed too). */

@@ -1,5 +1,4 @@
 // The tools a client sends to prepare: any of the four shapes, read into ungrouped definitions.
-import { sha256Hex } from "../core/digest.ts";
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import { detectToolsShape, fromShape, ShapeError } from "../core/shapes.ts";
 import type { ToolShape } from "../core/shapes.ts";
@@ -30,9 +29,4 @@ export function readClientTools(items: readonly unknown[], locale: Locale = "en"
     clean.push(readToolDefinition(ungrouped, `tools[${index}]`, { allowEmptyDescription: true, locale }));
   });
   return { shape, tools: clean };
-}
-
-/** Identifies a catalog's content, so that the session object stores and indexes an unchanged catalog only once. */
-export function catalogHash(tools: readonly ToolDefinition[]): Promise<string> {
-  return sha256Hex(JSON.stringify(tools));
 }

@@ -16,7 +16,7 @@ import { stats } from "./routes/stats.ts";
 import { deleteContext, deleteTool, listTools, putTool, putTools } from "./routes/tools.ts";
 import { acceptUpstream, deleteUpstream, getUpstream, listUpstreams, putUpstream, refreshUpstream } from "./routes/upstreams.ts";
 
-export type Handler = (request: RouteRequest, env: Env) => Response | Promise<Response>;
+export type Handler = (request: RouteRequest, env: Env, ctx?: ExecutionContext) => Response | Promise<Response>;
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 function methodNotAllowed(allowed: readonly Method[]): Handler {

@@ -4,7 +4,7 @@
 // HttpError only for the rate limit and the principal's session limit (429).
 import { auditDecisionOf, auditLine } from "../core/audit.ts";
 import type { AuditDecision } from "../core/audit.ts";
-import { CALL_TOOL_NAME, callToolAllows, callToolEnabled, parseCallToolParams } from "../core/callTool.ts";
+import { CALL_TOOL_NAME, callToolEnabled, parseCallToolParams } from "../core/callTool.ts";
 import { texts } from "../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import { errorResult } from "../core/toolRegistry.ts";
@@ -39,7 +39,10 @@ async function executeTool(
   // that catalog holds is the client's tool here too (its schema, its guard), even when the registry has a tool of
   // the same name; any other name is the registry's, which answers an absent and a gated tool alike.
   const client = await sessionStub(call.env, call.principal.id, sessionId).executeClientTool(name, args, context, config);
-  if (client) return client;
+  return client ?? registryOutcome(call, name, args, context);
+}
+
+async function registryOutcome(call: Call, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolOutcome> {
   const { registry } = await currentRegistry(call.env, call.settings);
   return registry.executeWithDecision(name, args, context);
 }
@@ -49,7 +52,8 @@ async function executeTool(
  * registry, guard, a confirmation bound to the inner tool and its arguments), but only once this session has found
  * it, or when it is always direct (the seed: a tool is searched before it is called). A refusal reads the same
  * whether the tool exists or not. A call refreshes the tool's place in the discovered set, since a history of
- * call_tool calls shows prepare no tool name. `ran.tool` becomes the inner name, for the audit line.
+ * call_tool calls shows prepare no tool name. The check, the refresh and the client catalog's run are one session
+ * round trip. `ran.tool` becomes the inner name, for the audit line.
  */
 async function executeCallTool(
   call: Call,
@@ -65,11 +69,10 @@ async function executeCallTool(
   const { name, arguments: inner } = parsed.params;
   ran.tool = name;
   const session = sessionStub(call.env, call.principal.id, sessionId);
-  if (!callToolAllows(name, await session.getDiscovered(), config)) return { result: errorResult(t.callToolNotFound(name)) };
-  const outcome = await executeTool(call, sessionId, name, inner, context);
-  const touched = await session.touchDiscovered(sessionIdentity(call, sessionId), [name], config);
-  if (isSessionRefusal(touched)) throw tooManySessions(touched);
-  return outcome;
+  const found = await session.callFoundTool(sessionIdentity(call, sessionId), name, inner, context, config);
+  if (isSessionRefusal(found)) throw tooManySessions(found);
+  if (!found.allowed) return { result: errorResult(t.callToolNotFound(name)) };
+  return found.client ?? registryOutcome(call, name, inner, context);
 }
 
 export interface CallOptions {

@@ -2,6 +2,8 @@
 // to the principal's object once per `usageFlushMs` (one RPC per batch, after the answer, through the waitUntil of
 // the request that opened the batch); a failure is logged, never the caller's problem. An isolate that dies holds at
 // most one batch (under usageFlushMs of counts).
+import { receiptLine } from "../core/audit.ts";
+import type { DiscoveryReceipt } from "../core/audit.ts";
 import { addToBatch, emptyBatch } from "../core/usage.ts";
 import type { UsageBatch, UsageDelta } from "../core/usage.ts";
 import { principalStub } from "../durable/stubs.ts";
@@ -68,4 +70,17 @@ export function turnDataPoint(
   } catch (error) {
     console.error(`analytics data point not written: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** What a turn (POST prepare, MCP tools/list) offered: the receipt's figures but who and when. */
+export type TurnFigures = Omit<DiscoveryReceipt, "principalId" | "sessionId" | "durationMs">;
+
+/**
+ * One model turn, wherever it was prepared: counted in the usage figures, one Analytics Engine data point, and the
+ * discovery receipt (one structured audit line: what the model was shown and what was kept from it).
+ */
+export function recordTurn(call: Call, sessionId: string, turn: TurnFigures, startedMs: number): void {
+  countUsage(call, { turns: 1, tokensAll: turn.tokensAll, tokensSent: turn.tokensSent });
+  turnDataPoint(call, turn);
+  console.log(receiptLine({ ...turn, principalId: call.principal.id, sessionId, durationMs: Date.now() - startedMs }));
 }

@@ -41,14 +41,15 @@ function urlGroups(request: Request, call: Call): string[] {
 }
 
 /** Settings, Origin, then the caller (401 naming the resource metadata; 403 when banned). */
-async function caller(request: Request, env: Env): Promise<McpCaller> {
+async function caller(request: Request, env: Env, ctx: ExecutionContext | undefined): Promise<McpCaller> {
   const settings = requireSettings(env);
   checkOrigin(request, settings.config.mcp);
   // The same caller stage as every /v1 route; a 401 also names the resource metadata (MCP authorization).
   const call = await callerStage(request, env).catch((error: unknown) => {
     throw error instanceof HttpError ? withResourceMetadata(error, request) : error;
   });
-  return { call, groups: urlGroups(request, call) };
+  // The request's context: usage figures are counted after the answer, as on the HTTP routes.
+  return { call: ctx === undefined ? call : { ...call, ctx }, groups: urlGroups(request, call) };
 }
 
 async function readMessages(request: Request, maxBytes: number): Promise<{ body: unknown; messages: unknown[] }> {
@@ -81,8 +82,8 @@ function recordOf(init: InitializeRequest): McpSessionRecord {
   };
 }
 
-async function post(request: RouteRequest, env: Env): Promise<Response> {
-  const { call, groups } = await caller(request, env);
+async function post(request: RouteRequest, env: Env, ctx: ExecutionContext | undefined): Promise<Response> {
+  const { call, groups } = await caller(request, env, ctx);
   const { body, messages } = await readMessages(request, call.settings.config.limits.maxBodyBytes);
   const init = messages.find(isInitializeRequest);
   let sessionId: string;
@@ -120,24 +121,24 @@ async function post(request: RouteRequest, env: Env): Promise<Response> {
 }
 
 /** DELETE /mcp: the MCP session ends, and its discovered set with it (404 when there is no such session). */
-async function end(request: RouteRequest, env: Env): Promise<Response> {
-  const { call } = await caller(request, env);
+async function end(request: RouteRequest, env: Env, ctx: ExecutionContext | undefined): Promise<Response> {
+  const { call } = await caller(request, env, ctx);
   const sessionId = requestedSessionId(request);
   if (!(await sessionStub(call.env, call.principal.id, sessionId).closeMcp())) throw sessionNotFound();
   return new Response(null, { status: 204 });
 }
 
-export async function mcpPost(request: RouteRequest, env: Env): Promise<Response> {
+export async function mcpPost(request: RouteRequest, env: Env, ctx?: ExecutionContext): Promise<Response> {
   try {
-    return await post(request, env);
+    return await post(request, env, ctx);
   } catch (error) {
     return mcpErrorResponse(error, request);
   }
 }
 
-export async function mcpDelete(request: RouteRequest, env: Env): Promise<Response> {
+export async function mcpDelete(request: RouteRequest, env: Env, ctx?: ExecutionContext): Promise<Response> {
   try {
-    return await end(request, env);
+    return await end(request, env, ctx);
   } catch (error) {
     return mcpErrorResponse(error, request);
   }

@@ -7,8 +7,8 @@ import type { Handler, RouteSpec } from "../http/router.ts";
 import { requireSettings } from "../http/stage.ts";
 import { MCP_PATH, protectedResourceMetadata, RESOURCE_METADATA_PATH } from "./http.ts";
 
-const mcpPost: Handler = async (request, env) => (await import("./handler.ts")).mcpPost(request, env);
-const mcpDelete: Handler = async (request, env) => (await import("./handler.ts")).mcpDelete(request, env);
+const mcpPost: Handler = async (request, env, ctx) => (await import("./handler.ts")).mcpPost(request, env, ctx);
+const mcpDelete: Handler = async (request, env, ctx) => (await import("./handler.ts")).mcpDelete(request, env, ctx);
 const resourceMetadata: Handler = (request, env) => protectedResourceMetadata(request, requireSettings(env));
 
 /** The protected-resource metadata, plain and suffixed with the resource's path (both forms of RFC 9728). */

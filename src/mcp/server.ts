@@ -16,6 +16,7 @@ import { texts } from "../core/locale.ts";
 import { CALL_TOOL_NAME, callToolDefinition, callToolEnabled } from "../core/callTool.ts";
 import { prepareTurn, toolListChangesOnDiscovery, WarnOnce } from "../core/prepare.ts";
 import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
+import { toolListTokens } from "../core/toolTokens.ts";
 import type { ConfirmationRequest, ToolResult } from "../core/types.ts";
 import { CORE_VERSION } from "../core/version.ts";
 import type { McpSessionRecord } from "../durable/sessionObject.ts";
@@ -25,6 +26,7 @@ import { HttpError } from "../http/errors.ts";
 import { enforceRateLimit } from "../http/limits.ts";
 import { callTool as callThroughGuard } from "../http/toolCall.ts";
 import type { CallOptions } from "../http/toolCall.ts";
+import { recordTurn } from "../http/usage.ts";
 import { SERVER_ERROR } from "./http.ts";
 import { currentRegistry } from "../isolate/registryCache.ts";
 import { toMcpTool } from "./tools.ts";
@@ -80,15 +82,26 @@ async function listTools(scope: McpScope): Promise<ListToolsResult> {
   const { call, sessionId, groups } = scope;
   const { config } = call.settings;
   await enforceRateLimit(call);
-  const { registry } = await currentRegistry(call.env, call.settings);
+  const started = Date.now();
+  const loaded = await currentRegistry(call.env, call.settings);
+  const { registry } = loaded;
   const tools = registry.getDefinitions({ groups });
-  const session = sessionStub(call.env, call.principal.id, sessionId);
-  const [discovered, foundOrder] = await Promise.all([session.getDiscovered(), session.getFoundOrder()]);
+  const { discovered, foundOrder } = await sessionStub(call.env, call.principal.id, sessionId).getDiscoveredState();
   // No auto-discovery here (config.autoDiscover): tools/list carries no user message to search.
   const turn = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape: "mcp" });
   // A "fixed" list already carries call_tool; otherwise MCP offers it (mcp.callTool) for clients that never re-list.
   const hasCallTool = turn.tools.some((tool) => tool.name === CALL_TOOL_NAME);
   const listed = turn.applied && config.mcp.callTool && !hasCallTool ? [...turn.tools, callToolDefinition(config)] : turn.tools;
+  // A tools/list is the MCP client's turn: counted, and receipted, like a POST prepare.
+  recordTurn(call, sessionId, {
+    catalog: "registry",
+    catalogVersion: loaded.key,
+    withheldByGate: loaded.definitions.length - tools.length,
+    visible: turn.stats.total,
+    sent: listed.length,
+    tokensAll: turn.stats.tokensAll,
+    tokensSent: listed === turn.tools ? turn.stats.tokensSent : toolListTokens(listed, "mcp"),
+  }, started);
   return { tools: listed.map((tool) => toMcpTool(tool, config)) };
 }
 

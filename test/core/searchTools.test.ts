@@ -73,6 +73,14 @@ describe("searchToolsDefinition", () => {
     expect(description).toBe(texts("en").searchToolsDescription(compactToolNames(catalog)));
   });
 
+  it("gives a changed catalog's names anew (the list is remembered per names and groups)", () => {
+    const before = [tool("git__log", ""), tool("git__diff", "")];
+    expect(compactToolNames(before)).toBe("git__{log,diff}");
+    expect(compactToolNames([...before, tool("git__show", "")])).toBe("git__{log,diff,show}");
+    expect(compactToolNames([{ ...tool("git__log", ""), groups: ["vcs"] }, tool("git__diff", "")])).toBe("git__diff; vcs: git__log");
+    expect(compactToolNames(before)).toBe("git__{log,diff}");
+  });
+
   it("explains the brace notation only when the list uses it", () => {
     const withBraces = [tool("git__log", ""), tool("git__diff", ""), tool("clock", "")];
     expect(searchToolsDefinition(config(), withBraces).description).toBe(

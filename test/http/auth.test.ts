@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import * as fc from "fast-check";
 import { SignJWT } from "jose";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { anonymousPrincipal, authenticate, effectiveGroups } from "../../src/http/auth.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import type { Principal } from "../../src/core/types.ts";
@@ -291,6 +291,26 @@ describe("authenticate() with HS256", () => {
     expect((await rejection(authenticate(`Bearer ${wrongAud}`, settings))).message).toContain("`aud`");
     const right = await token({ sub: "frank", aud: "toolgate", iss: "https://issuer.test" });
     expect((await authenticate(`Bearer ${right}`, settings)).id).toBe("frank");
+  });
+});
+
+describe("authenticate(): verified tokens remembered in the isolate", () => {
+  it("answers a remembered token as before, never past its exp, and only under the settings that verified it", async () => {
+    const settings = secretSettings();
+    const soon = await token({ sub: "grace", groups: ["web"] }, { expiresIn: 3 });
+    const first = await authenticate(`Bearer ${soon}`, settings);
+    first.groups.push("mail");
+    expect(await authenticate(`Bearer ${soon}`, settings)).toEqual({ id: "grace", level: 0, owner: false, groups: ["web"] });
+    // Another secret is other settings: the token is checked again, and its signature fails there.
+    const other = { ...settings, secret: new TextEncoder().encode("another-secret-0123456789abcdef-0123456789") };
+    expect((await rejection(authenticate(`Bearer ${soon}`, other))).message).toContain("signature");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 10_000);
+      expect((await rejection(authenticate(`Bearer ${soon}`, settings))).message).toContain("expired");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

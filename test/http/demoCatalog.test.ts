@@ -33,6 +33,21 @@ describe("DEMO_CATALOG", () => {
     expect(await namesWith({ DEMO_CATALOG: "true" })).toContain(demoName);
   });
 
+  it("without it, a demo tool's name is no tool: deleting it answers 404 and records nothing", async () => {
+    const off = { DEMO_CATALOG: "false" };
+    const deleted = await fetchWithEnv(off, request(`/v1/tools/${demoName}`, { method: "DELETE", token: owner }));
+    expect(await errorOf(deleted)).toMatchObject(anError(404, "tool_not_found"));
+    // Not recorded as removed: a deployment that turns the demo on still has the tool.
+    expect(await namesWith({ DEMO_CATALOG: "true" })).toContain(demoName);
+    // The owner's own tool of that name is a tool either way, and goes.
+    const put = await fetchWithEnv(off, request(`/v1/tools/${demoName}`, { method: "PUT", token: owner, body: { description: "Mine.", parameters: { type: "object", properties: {} } } }));
+    // Created, not a replacement: without the demo there was no tool of that name.
+    expect(put.status).toBe(201);
+    expect((await fetchWithEnv(off, request(`/v1/tools/${demoName}`, { method: "DELETE", token: owner }))).status).toBe(200);
+    expect(await namesWith(off)).not.toContain(demoName);
+    expect(await namesWith({ DEMO_CATALOG: "true" })).toContain(demoName);
+  });
+
   it("refuses any other value with 503 misconfigured, naming the variable", async () => {
     const response = await fetchWithEnv({ DEMO_CATALOG: "yes" }, request("/v1/tools", { token: owner }));
     const body = await errorOf(response);

@@ -96,6 +96,33 @@ describe("POST /v1/sessions/:sid/prepare", () => {
     expect(next.tools).toHaveLength(3);
   });
 
+  it("counts a changed definition anew, in the registry and in a client catalog (token counts are kept per definition)", async () => {
+    const owner = await token({ sub: "owner-tokens", owner: true });
+    const register = async (description: string): Promise<void> => {
+      const response = await api("/v1/tools/token_probe", { method: "PUT", token: owner, body: { description, parameters: { type: "object", properties: {} } } });
+      expect(response.status).toBeLessThan(300);
+    };
+    const registryTokens = async (): Promise<number> => (await prepare(owner, sessionId(), { messages: [] })).stats.tokensAll;
+    await register("Probe.");
+    const short = await registryTokens();
+    await register("Probe, now with a much longer description that costs the model many more tokens to read.");
+    const long = await registryTokens();
+    expect(long).toBeGreaterThan(short);
+    await register("Probe.");
+    expect(await registryTokens()).toBe(short);
+    expect((await api("/v1/tools/token_probe", { method: "DELETE", token: owner })).status).toBeLessThan(300);
+
+    const plain = plainTools("tokcat", 8);
+    const tools = plain.map((tool) => inShape(tool, "openai"));
+    const sid = sessionId();
+    const first = await prepare(alice, sid, { messages: [], tools });
+    const changed = plain.map((tool, index) =>
+      inShape(index === 3 ? { ...tool, description: `${tool.description} And much more, in many more words than before.` } : tool, "openai"));
+    const second = await prepare(alice, sid, { messages: [], tools: changed });
+    expect(second.stats.tokensAll).toBeGreaterThan(first.stats.tokensAll);
+    expect((await prepare(alice, sid, { messages: [], tools })).stats.tokensAll).toBe(first.stats.tokensAll);
+  });
+
   it("stores no name from history that this turn's tools do not hold (a call to a made-up tool)", async () => {
     const tools = plainTools("madeup", 8);
     const sid = sessionId();

@@ -1,5 +1,4 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
-import { receiptLine } from "../../core/audit.ts";
 import type { DiscoveryReceipt } from "../../core/audit.ts";
 import { detectMessagesShape, latestUserText } from "../../core/history.ts";
 import type { SearchIndex } from "../../core/search/types.ts";
@@ -8,14 +7,16 @@ import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.t
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
 import type { ToolShape } from "../../core/shapes.ts";
 import { countTokens } from "../../core/tokens.ts";
+import { toolTokens } from "../../core/toolTokens.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { catalogSearchIndex, currentRegistry, registrySearchIndex } from "../../isolate/registryCache.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
-import { countUsage, turnDataPoint } from "../usage.ts";
-import { catalogHash, readClientTools } from "../clientTools.ts";
+import { recordTurn } from "../usage.ts";
+import { readClientTools } from "../clientTools.ts";
+import { internCatalog } from "../../isolate/clientCatalogs.ts";
 import { sessionIdentity } from "../stage.ts";
 import type { Call } from "../stage.ts";
 import { readEnabledGroups } from "../groups.ts";
@@ -61,8 +62,10 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     const client = readClientTools(items, config.locale);
     toolsShape = client.shape;
     tools = client.tools;
-    const clientCatalog = { hash: await catalogHash(tools), tools };
+    // The same catalog as an earlier turn's is the same definition objects (their token counts are kept with them).
+    const clientCatalog = await internCatalog(tools);
     catalog = clientCatalog;
+    tools = clientCatalog.tools;
     searchIndex = () => catalogSearchIndex(clientCatalog.hash, clientCatalog.tools, config.searchMode);
     receipt = { catalog: "client", catalogVersion: catalog.hash, withheldByGate: 0 };
   } else {
@@ -104,19 +107,13 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   });
   const answerTools = native ?? output.tools.map((tool) => toShape(tool, shape));
   const stats = native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats;
-  countUsage(call, { turns: 1, tokensAll: stats.tokensAll, tokensSent: stats.tokensSent });
-  turnDataPoint(call, { ...receipt, visible: stats.total, sent: stats.sent, tokensAll: stats.tokensAll, tokensSent: stats.tokensSent });
-  // The discovery receipt: what the model was shown and what was kept from it, one structured audit line per turn.
-  console.log(receiptLine({
+  recordTurn(call, sessionId, {
     ...receipt,
-    principalId: call.principal.id,
-    sessionId,
     visible: stats.total,
     sent: stats.sent,
     tokensAll: stats.tokensAll,
     tokensSent: stats.tokensSent,
-    durationMs: Date.now() - started,
-  }));
+  }, started);
   return Response.json({
     tools: answerTools,
     applied: output.applied,
@@ -127,7 +124,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     // are the last ones in `tools` and join `discovered` only once called.
     stats: {
       ...stats,
-      tokensPerTool: answerTools.map((tool) => countTokens(JSON.stringify(tool))),
+      tokensPerTool: native ? native.map((tool) => countTokens(JSON.stringify(tool))) : output.tools.map((tool) => toolTokens(tool, shape)),
       ...(config.autoDiscover.topK > 0 ? { autoDiscovered: output.autoDiscovered } : {}),
     },
     ...(native ? { deferral: "native" } : {}),

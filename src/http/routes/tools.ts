@@ -77,7 +77,7 @@ export async function putTool(request: RouteRequest, call: Call): Promise<Respon
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
   const shape = itemShape(body, "");
   const entry = readTool(body, shape, "", call.settings.config.locale, { pathName: name });
-  const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools);
+  const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools, call.settings.demoCatalog);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   noteRegistryVersion(outcome);
   return Response.json(
@@ -113,7 +113,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
     seen.set(entry.definition.name, index);
     return entry;
   });
-  const outcome = await registryStub(call.env).put(entries, limits.maxTools);
+  const outcome = await registryStub(call.env).put(entries, limits.maxTools, call.settings.demoCatalog);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   noteRegistryVersion(outcome);
   return Response.json({
@@ -132,9 +132,9 @@ export async function deleteTool(request: RouteRequest, call: Call): Promise<Res
   requireOwner(call.principal);
   const given = pathToolName(request.params.name);
   const name = fitToolName(given);
-  let outcome = await registryStub(call.env).remove(name);
+  let outcome = await registryStub(call.env).remove(name, call.settings.demoCatalog);
   // A tool an earlier version stored under a name that is no longer portable (`a.b`) is stored under that name.
-  if (!outcome.removed && given !== name) outcome = await registryStub(call.env).remove(given);
+  if (!outcome.removed && given !== name) outcome = await registryStub(call.env).remove(given, call.settings.demoCatalog);
   noteRegistryVersion(outcome);
   if (!outcome.removed) throw new HttpError(404, "tool_not_found", `no tool named "${name}"`);
   return Response.json({ removed: name, version: outcome.version });
