@@ -105,6 +105,22 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * Definitions a registry validated and froze, with the locale they were cleaned for: registering one of them again
+ * (a registry rebuilt for a new version of the same stored tools) keeps the same object, so that what is kept per
+ * definition object (token counts, compiled schemas, search index slots) holds for it too. Frozen, so unchanged.
+ */
+const validatedFor = new WeakMap<object, { locale: Locale; definition: ToolDefinition }>();
+
+/** The definition a registry of `locale` would store for `tool`: `tool` itself when one already validated it. */
+function validated(tool: unknown, locale: Locale): ToolDefinition {
+  if (typeof tool === "object" && tool !== null) {
+    const known = validatedFor.get(tool);
+    if (known?.locale === locale) return known.definition;
+  }
+  return validateToolDefinition(tool, { locale });
+}
+
 interface Entry {
   tool: RegisteredTool;
   /** Tells this registration from a later one of the same name, so that a stale disposer does nothing. */
@@ -141,12 +157,13 @@ export class ToolRegistry {
 
   /**
    * Validates and registers; returns a disposer that removes this registration only. Throws ToolDefinitionError.
-   * The stored definition is a frozen clean copy. Re-registering a name replaces the entry in place (same position in
+   * The stored definition is a frozen clean copy (a definition this or another registry of the same locale stored is
+   * that copy already, and is kept as it is). Re-registering a name replaces the entry in place (same position in
    * `list()`), logs a warning, and moves the name to the new context.
    */
   register(tool: unknown, contextId: string, handler?: ToolHandler): () => void {
     if (handler !== undefined && typeof handler !== "function") throw new ToolDefinitionError("handler", "must be a function");
-    const definition = validateToolDefinition(tool, { locale: this.#locale });
+    const definition = validated(tool, this.#locale);
     const replaced = this.#put(definition, contextId, handler);
     if (replaced) this.#warnReplaced([replaced], contextId);
     this.#version++;
@@ -160,7 +177,7 @@ export class ToolRegistry {
     tools.forEach((tool, index) => {
       let definition: ToolDefinition;
       try {
-        definition = validateToolDefinition(tool, { locale: this.#locale });
+        definition = validated(tool, this.#locale);
       } catch (error) {
         if (error instanceof ToolDefinitionError) {
           const field = error.field === "tool" ? `tools[${index}]`
@@ -336,6 +353,7 @@ export class ToolRegistry {
       ? { definition: deepFreeze(definition), contextId, handler }
       : { definition: deepFreeze(definition), contextId };
     this.#entries.set(definition.name, { tool: Object.freeze(tool), token: this.#nextToken++ });
+    validatedFor.set(definition, { locale: this.#locale, definition });
     if (previous && previous.tool.contextId !== contextId) this.#byContext.get(previous.tool.contextId)?.delete(definition.name);
     let names = this.#byContext.get(contextId);
     if (!names) {

@@ -36,6 +36,12 @@ let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
 let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry> } | undefined;
 /** The registry version this isolate last learned, and when (Date.now()). */
 let known: { key: string; version: RegistryVersion; at: number } | undefined;
+/**
+ * The stored tools of the last registry built, by name: their stored text and the definition it validated to. A new
+ * version re-parses only the tools whose text changed; the others keep their definition objects (toolRegistry.ts),
+ * so the search index update, token counts and compiled schemas see them as unchanged at the cost of a text compare.
+ */
+let storedDefinitions = new Map<string, { text: string; definition: ToolDefinition }>();
 /** The version read in flight: concurrent requests past the TTL share one RPC. */
 let versionRead: Promise<string> | undefined;
 
@@ -140,16 +146,23 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
   }
+  const previous = storedDefinitions;
+  const kept = new Map<string, { text: string; definition: ToolDefinition }>();
   for (const { name, definition, context } of snapshot.all) {
     try {
-      // register() validates what it is given, so the stored text is parsed into `unknown` and checked there.
-      const parsed: unknown = JSON.parse(definition);
+      const same = previous.get(name);
+      // register() validates what it is given, so the stored text is parsed into `unknown` and checked there; a text
+      // unchanged since the last build is its validated definition already (register() keeps it as it is).
+      const parsed: unknown = same?.text === definition ? same.definition : JSON.parse(definition);
       registry.register(parsed, context);
+      const registered = registry.get(name)?.definition;
+      if (registered) kept.set(name, { text: definition, definition: registered });
     } catch (error) {
       // A stored tool that no longer validates (stricter code) must not take the whole registry down.
       console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  storedDefinitions = kept;
   registry.setExecutionGuard(executionGuard(env, settings));
   return {
     key: versionKey(snapshot),
@@ -211,4 +224,5 @@ export function resetIsolateRegistry(): void {
   pending = undefined;
   known = undefined;
   versionRead = undefined;
+  storedDefinitions = new Map();
 }

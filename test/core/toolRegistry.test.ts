@@ -529,3 +529,27 @@ describe("locale", () => {
     expect((await registry.execute("get_weather", {})).content).toBe("工具「get_weather」没有服务端执行器：由客户端执行。");
   });
 });
+
+describe("registering a definition a registry stored", () => {
+  it("keeps the same object in a registry of the same locale, and validates anew for another locale", () => {
+    const first = quietRegistry();
+    first.register(tool("kept"), "c");
+    const stored = first.get("kept")?.definition;
+    expect(stored).toBeDefined();
+    const second = quietRegistry();
+    second.register(stored, "other");
+    expect(second.get("kept")?.definition).toBe(stored);
+    expect(second.get("kept")?.contextId).toBe("other");
+    second.registerMany([stored], "many");
+    expect(second.get("kept")?.definition).toBe(stored);
+    const chinese = quietRegistry({ locale: "zh" });
+    chinese.register(stored, "c");
+    expect(chinese.get("kept")?.definition).not.toBe(stored);
+    expect(chinese.get("kept")?.definition).toEqual(stored);
+    // An equal plain object (not one a registry stored) is validated: a new, frozen copy.
+    const copy = structuredClone(stored);
+    second.register(copy, "c");
+    expect(second.get("kept")?.definition).not.toBe(copy);
+    expect(Object.isFrozen(second.get("kept")?.definition)).toBe(true);
+  });
+});
