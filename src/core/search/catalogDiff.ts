@@ -40,13 +40,15 @@ export interface CatalogDiff {
 
 /**
  * Matches a new catalog against the tools an index holds, by name: `slotByName` maps each held tool's name (names
- * unique) to its slot, `slots` each slot to its tool. Undefined when the new catalog repeats a name (then an index is
- * rebuilt, not patched).
+ * unique) to its slot, `slots` each slot to its tool; `same` tells whether a held tool stands for a new one (an index
+ * that reads fewer fields compares fewer). Undefined when the new catalog repeats a name (then an index is rebuilt,
+ * not patched).
  */
 export function diffCatalog(
   slotByName: ReadonlyMap<string, number>,
   slots: readonly (ToolDefinition | undefined)[],
   next: readonly ToolDefinition[],
+  same: (held: ToolDefinition, tool: ToolDefinition) => boolean = sameIndexedTool,
 ): CatalogDiff | undefined {
   const slotOfNew = new Int32Array(next.length).fill(-1);
   /** 1 for a slot whose name the new catalog holds, 2 when it holds that tool unchanged. */
@@ -65,7 +67,7 @@ export function diffCatalog(
     }
     if (claimed[slot] !== 0) return undefined;
     const held = slots[slot];
-    if (held !== undefined && sameIndexedTool(held, tool)) {
+    if (held !== undefined && same(held, tool)) {
       claimed[slot] = 2;
       slotOfNew[i] = slot;
     } else {

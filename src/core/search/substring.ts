@@ -6,6 +6,7 @@
 // matches, so "the" or "can", which hit nearly every tool, weigh almost nothing), twice as much in a name, and more
 // where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
+import { diffCatalog } from "./catalogDiff.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
@@ -96,29 +97,13 @@ function buildVocabulary(tools: readonly ToolDefinition[]): Vocabulary {
   const postings = new Uint32Array([...postingsByWord.values()].reduce((sum, list) => sum + list.length, 0));
   const byChar = new Map<number, number[]>();
   const byPair = new Map<number, number[]>();
-  const seenChars = new Set<number>();
-  const seenPairs = new Set<number>();
   let offset = 0;
   words.forEach((word, index) => {
     const list = postingsByWord.get(word) ?? [];
     postingStarts[index] = offset;
     postings.set(list, offset);
     offset += list.length;
-    seenChars.clear();
-    seenPairs.clear();
-    for (let i = 0; i < word.length; i++) {
-      const char = word.charCodeAt(i);
-      if (!seenChars.has(char)) {
-        seenChars.add(char);
-        pushTo(byChar, char, index);
-      }
-      if (i === 0) continue;
-      const pair = word.charCodeAt(i - 1) * 65536 + char;
-      if (!seenPairs.has(pair)) {
-        seenPairs.add(pair);
-        pushTo(byPair, pair, index);
-      }
-    }
+    indexCharacters(word, index, byChar, byPair);
   });
   postingStarts[words.length] = offset;
   return { words, postingStarts, postings, byChar: frozen(byChar), byPair: frozen(byPair) };
@@ -148,45 +133,152 @@ function startsAWord(word: string, keyword: string): boolean {
   return false;
 }
 
+/** Where `keyword` lies in `text` (a word holding it): true where a word starts. */
+function startsIn(text: string, keyword: string, innerStart: boolean, exact: boolean): boolean {
+  // Keywords of one or two characters weigh little and hit most words: only a word's own start counts for them.
+  return innerStart && !exact ? startsAWord(text, keyword) : text.startsWith(keyword);
+}
+
+/** Changes (tools added or removed since the last build) past this share of the catalog are rebuilt, not patched. */
+const MAX_PATCH_SHARE = 0.25;
+/** ... or past this many, on a small catalog. */
+const MIN_PATCH_LIMIT = 64;
+
+/** Tools whose words the substring index holds alike: it indexes the name and the description only. */
+function sameText(a: ToolDefinition, b: ToolDefinition): boolean {
+  return a === b || (a.name === b.name && a.description === b.description);
+}
+
+/** The words of tools added since the index was built, kept apart from the built vocabulary (whose arrays are fixed). */
+class AddedWords {
+  readonly words: string[] = [];
+  /** Per word, its postings (`slot * 2 + (in name ? 1 : 0)`) and 1 when a word starts after its first character. */
+  readonly postings: number[][] = [];
+  readonly inner: number[] = [];
+  readonly byChar = new Map<number, number[]>();
+  readonly byPair = new Map<number, number[]>();
+  readonly #wordIndex = new Map<string, number>();
+
+  /** Adds one text's words (each once) as postings of `entry`. */
+  add(text: string, entry: number): void {
+    for (const word of new Set(text.toLowerCase().split(WHITE_SPACE))) {
+      if (word === "") continue;
+      const known = this.#wordIndex.get(word);
+      if (known !== undefined) {
+        this.postings[known]?.push(entry);
+        continue;
+      }
+      const index = this.words.length;
+      this.#wordIndex.set(word, index);
+      this.words.push(word);
+      this.postings.push([entry]);
+      this.inner.push(INNER_START.test(word) ? 1 : 0);
+      indexCharacters(word, index, this.byChar, this.byPair);
+    }
+  }
+}
+
+/** Files word `index` under each distinct character and adjacent pair it holds. */
+function indexCharacters(word: string, index: number, byChar: Map<number, number[]>, byPair: Map<number, number[]>): void {
+  const seenChars = new Set<number>();
+  const seenPairs = new Set<number>();
+  for (let i = 0; i < word.length; i++) {
+    const char = word.charCodeAt(i);
+    if (!seenChars.has(char)) {
+      seenChars.add(char);
+      pushTo(byChar, char, index);
+    }
+    if (i === 0) continue;
+    const pair = word.charCodeAt(i - 1) * 65536 + char;
+    if (!seenPairs.has(pair)) {
+      seenPairs.add(pair);
+      pushTo(byPair, pair, index);
+    }
+  }
+}
+
+/** The words that may contain `keyword`: those holding its rarest character pair (or its one character). */
+function candidates<T extends ArrayLike<number>>(keyword: string, byChar: ReadonlyMap<number, T>, byPair: ReadonlyMap<number, T>): T | undefined {
+  if (keyword.length === 1) return byChar.get(keyword.charCodeAt(0));
+  let best: T | undefined;
+  for (let i = 1; i < keyword.length; i++) {
+    const list = byPair.get(keyword.charCodeAt(i - 1) * 65536 + keyword.charCodeAt(i));
+    if (!list) return undefined;
+    if (!best || list.length < best.length) best = list;
+  }
+  return best;
+}
+
+/**
+ * The index of `tools`. Tools live in slots (at first their catalog positions); `update` patches it for a new
+ * catalog version: removed tools' slots are marked dead (their postings skipped), added tools take new slots whose
+ * words go to a small added vocabulary, and the catalog order is recorded anew. Every count (IDF, relevance) is over
+ * the live tools, so a patched index answers exactly as a fresh build of the new catalog.
+ */
 export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIndex {
-  const size = tools.length;
-  const names = tools.map((tool) => tool.name);
   const { words, postingStarts, postings, byChar, byPair } = buildVocabulary(tools);
   /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
   const inner = new Uint8Array(words.length);
   words.forEach((word, index) => {
     if (INNER_START.test(word)) inner[index] = 1;
   });
-  // Scratch space reused by every search (a search runs to completion before the next one starts).
-  const scores = new Float64Array(size);
-  /** Per tool, the summed weight (IDF) of the keywords it matches, whatever their place: its relevance, in uniqueWeights. */
-  const covered = new Float64Array(size);
-  /** Per tool, for the current keyword: 1 inside a description word, 2 at a description word start, +4 name inside, +8 name start. */
-  const hitKind = new Uint8Array(size);
-  /** The keyword (numbered from 1) that last hit a tool, so that each keyword counts once per tool. */
-  const lastKeyword = new Uint32Array(size);
-  const hitTools = new Uint32Array(size);
-  const matched = new Uint8Array(size);
+  const added = new AddedWords();
 
-  /** The words that may contain `keyword`: those holding its rarest character pair (or its one character). */
-  function candidates(keyword: string): Uint32Array | undefined {
-    if (keyword.length === 1) return byChar.get(keyword.charCodeAt(0));
-    let best: Uint32Array | undefined;
-    for (let i = 1; i < keyword.length; i++) {
-      const list = byPair.get(keyword.charCodeAt(i - 1) * 65536 + keyword.charCodeAt(i));
-      if (!list) return undefined;
-      if (!best || list.length < best.length) best = list;
-    }
-    return best;
-  }
+  /** Slot → the tool it holds (undefined once removed) and its name. */
+  const slotTools: (ToolDefinition | undefined)[] = [...tools];
+  const slotNames = tools.map((tool) => tool.name);
+  const slotByName = new Map<string, number>();
+  tools.forEach((tool, slot) => {
+    if (!slotByName.has(tool.name)) slotByName.set(tool.name, slot);
+  });
+  /** Repeated names cannot be told apart by a later catalog version: such an index is rebuilt, never patched. */
+  const patchable = slotByName.size === tools.length;
+  /** Tools added and slots emptied since the build: past a share of the catalog, a fresh build is due. */
+  let debris = 0;
+
+  // The catalog: its size, its names in order, each position's slot and each slot's position (-1: removed).
+  let size = tools.length;
+  let names = slotNames.slice();
+  let catalogSlots = Uint32Array.from(tools.keys());
+  let position = Int32Array.from(tools.keys());
+
+  // Scratch space per slot, reused by every search (a search runs to completion before the next one starts).
+  let scores = new Float64Array(size);
+  /** Per tool, the summed weight (IDF) of the keywords it matches, whatever their place: its relevance, in uniqueWeights. */
+  let covered = new Float64Array(size);
+  /** Per tool, for the current keyword: 1 inside a description word, 2 at a description word start, +4 name inside, +8 name start. */
+  let hitKind = new Uint8Array(size);
+  /** The keyword (numbered from 1) that last hit a tool, so that each keyword counts once per tool. */
+  let lastKeyword = new Uint32Array(size);
+  let hitTools = new Uint32Array(size);
+  let matched = new Uint8Array(size);
+  /** The matched tools, in order of first match: `order[0 .. orderLength)`. */
+  let order = new Uint32Array(size);
 
   /**
    * The hits of the keywords that cost most to scan (those walking more postings than the catalog has tools: "a",
-   * "the", "to", which conversational queries repeat), kept so that they are walked once per index; least recently
-   * used dropped first.
+   * "the", "to", which conversational queries repeat), kept so that they are walked once per index version; least
+   * recently used dropped first.
    */
   const expensive = new Map<string, { tools: Uint32Array; kinds: Uint8Array }>();
   let keptHits = 0;
+
+  /** Walks the postings of `word` (a word holding `keyword`) into the hits of keyword `stamp`; returns its length. */
+  function walk(entries: ArrayLike<number>, from: number, to: number, start: boolean, stamp: number, count: number): number {
+    let hits = count;
+    for (let p = from; p < to; p++) {
+      const entry = entries[p] ?? 0;
+      const tool = entry >>> 1;
+      if ((position[tool] ?? -1) < 0) continue;
+      if (lastKeyword[tool] !== stamp) {
+        lastKeyword[tool] = stamp;
+        hitKind[tool] = 0;
+        hitTools[hits++] = tool;
+      }
+      hitKind[tool] = (hitKind[tool] ?? 0) | ((start ? 2 : 1) << (entry & 1 ? 2 : 0));
+    }
+    return hits;
+  }
 
   /** Marks the tools `keyword` hits and how; returns how many distinct tools (they are `hitTools[0 .. n)`). */
   function scan(keyword: string, stamp: number): number {
@@ -203,29 +295,24 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       hitTools.set(hit);
       return hit.length;
     }
-    const list = candidates(keyword);
-    if (!list) return 0;
     let walked = 0;
     // A keyword of one or two code units is exactly its character or pair; a longer one is checked word by word.
     const exact = keyword.length <= 2;
     let count = 0;
-    for (const word of list) {
+    for (const word of candidates(keyword, byChar, byPair) ?? []) {
       const text = words[word] ?? "";
       if (!exact && !text.includes(keyword)) continue;
-      // Keywords of one or two characters weigh little and hit most words: only a word's own start counts for them.
-      const start = inner[word] === 1 && !exact ? startsAWord(text, keyword) : text.startsWith(keyword);
-      const end = postingStarts[word + 1] ?? 0;
-      walked += end - (postingStarts[word] ?? 0);
-      for (let p = postingStarts[word] ?? 0; p < end; p++) {
-        const entry = postings[p] ?? 0;
-        const tool = entry >>> 1;
-        if (lastKeyword[tool] !== stamp) {
-          lastKeyword[tool] = stamp;
-          hitKind[tool] = 0;
-          hitTools[count++] = tool;
-        }
-        hitKind[tool] = (hitKind[tool] ?? 0) | ((start ? 2 : 1) << (entry & 1 ? 2 : 0));
-      }
+      const from = postingStarts[word] ?? 0;
+      const to = postingStarts[word + 1] ?? 0;
+      walked += to - from;
+      count = walk(postings, from, to, startsIn(text, keyword, inner[word] === 1, exact), stamp, count);
+    }
+    for (const word of candidates(keyword, added.byChar, added.byPair) ?? []) {
+      const text = added.words[word] ?? "";
+      if (!exact && !text.includes(keyword)) continue;
+      const list = added.postings[word] ?? [];
+      walked += list.length;
+      count = walk(list, 0, list.length, startsIn(text, keyword, added.inner[word] === 1, exact), stamp, count);
     }
     if (walked > size && count > 0) {
       const hit = hitTools.slice(0, count);
@@ -242,8 +329,6 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
   }
 
   const bucketStarts = new Uint32Array(BUCKETS + 1);
-  /** The matched tools, in order of first match: `order[0 .. orderLength)`. */
-  const order = new Uint32Array(size);
   let orderLength = 0;
   let stamp = 0;
 
@@ -301,13 +386,15 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return true;
   }
 
-  /** The first `count` accepted matches (tool ids), best first (ties in catalog order), without sorting the rest. */
+  const positionOf = (slot: number): number => position[slot] ?? 0;
+
+  /** The first `count` accepted matches (slots), best first (ties in catalog order), without sorting the rest. */
   function firstTools(count: number, accept: (name: string) => boolean): { tools: number[]; total: number } {
-    const best = new TopK(count, (tool) => tool);
+    const best = new TopK(count, positionOf);
     let total = 0;
     for (let i = 0; i < orderLength; i++) {
       const tool = order[i] ?? 0;
-      if (!accept(names[tool] ?? "")) continue;
+      if (!accept(slotNames[tool] ?? "")) continue;
       total++;
       best.offer(tool, scores[tool] ?? 0);
     }
@@ -316,16 +403,16 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
 
   function firstPage(count: number, accept: (name: string) => boolean): SearchPage {
     const { tools: page, total } = firstTools(count, accept);
-    return { names: page.map((tool) => names[tool] ?? ""), total };
+    return { names: page.map((tool) => slotNames[tool] ?? ""), total };
   }
 
   /** The weight (IDF) of a keyword that hits one tool: the unit of relevance (ScoredMatch). */
-  const uniqueWeight = Math.log(1 + (size - 0.5) / 1.5);
+  let uniqueWeight = Math.log(1 + (size - 0.5) / 1.5);
 
   function scored(query: string, limit: number, accept: (name: string) => boolean = () => true): ScoredMatch[] {
     if (limit <= 0 || !score(query)) return [];
     return firstTools(limit, accept).tools.map((tool) => ({
-      name: names[tool] ?? "",
+      name: slotNames[tool] ?? "",
       relevance: uniqueWeight <= 0 ? 0 : Math.min(1, (covered[tool] ?? 0) / uniqueWeight),
     }));
   }
@@ -344,7 +431,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     return score(query) ? rankAll() : names.slice();
   }
 
-  const byScore = (a: number, b: number): number => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b;
+  const byScore = (a: number, b: number): number => (scores[b] ?? 0) - (scores[a] ?? 0) || positionOf(a) - positionOf(b);
 
   /** Every match, best first, ties in catalog order. */
   function rankAll(): string[] {
@@ -361,12 +448,13 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
     for (let b = 1; b <= BUCKETS; b++) bucketStarts[b] = (bucketStarts[b] ?? 0) + (bucketStarts[b - 1] ?? 0);
     const ranked = new Uint32Array(orderLength);
     const next = bucketStarts.slice();
-    for (let tool = 0; tool < size; tool++) {
+    for (let at = 0; at < size; at++) {
+      const tool = catalogSlots[at] ?? 0;
       if (matched[tool] === 0) continue;
       const bucket = BUCKETS - 1 - Math.floor((scores[tool] ?? 0) * scale);
-      const at = next[bucket] ?? 0;
-      next[bucket] = at + 1;
-      ranked[at] = tool;
+      const into = next[bucket] ?? 0;
+      next[bucket] = into + 1;
+      ranked[into] = tool;
     }
     for (let b = 0; b < BUCKETS; b++) {
       const from = bucketStarts[b] ?? 0;
@@ -379,9 +467,66 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
       if (!same) ranked.subarray(from, to).sort(byScore);
     }
     const result: string[] = [];
-    for (let i = 0; i < orderLength; i++) result.push(names[ranked[i] ?? 0] ?? "");
+    for (let i = 0; i < orderLength; i++) result.push(slotNames[ranked[i] ?? 0] ?? "");
     return result;
   }
 
-  return { size, search, searchPage, scored };
+  /** Scratch space for `slots` slots (grown, never shrunk: slots are not reused until a rebuild). */
+  function fitScratch(slots: number): void {
+    if (scores.length >= slots) return;
+    scores = new Float64Array(slots);
+    covered = new Float64Array(slots);
+    hitKind = new Uint8Array(slots);
+    lastKeyword = new Uint32Array(slots);
+    hitTools = new Uint32Array(slots);
+    matched = new Uint8Array(slots);
+    order = new Uint32Array(slots);
+  }
+
+  function update(next: readonly ToolDefinition[]): SearchIndex | undefined {
+    if (!patchable) return undefined;
+    const diff = diffCatalog(slotByName, slotTools, next, sameText);
+    if (!diff) return undefined;
+    const changes = debris + diff.removed.length + diff.added;
+    if (changes > Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * next.length)) return undefined;
+    debris = changes;
+    for (const slot of diff.removed) {
+      slotByName.delete(slotNames[slot] ?? "");
+      slotTools[slot] = undefined;
+    }
+    next.forEach((tool, i) => {
+      if (diff.slotOfNew[i] !== -1) return;
+      const slot = slotTools.length;
+      slotTools.push(tool);
+      slotNames.push(tool.name);
+      slotByName.set(tool.name, slot);
+      added.add(tool.name, slot * 2 + 1);
+      added.add(tool.description, slot * 2);
+      diff.slotOfNew[i] = slot;
+    });
+    size = next.length;
+    names = next.map((tool) => tool.name);
+    catalogSlots = Uint32Array.from(diff.slotOfNew);
+    position = new Int32Array(slotTools.length).fill(-1);
+    catalogSlots.forEach((slot, at) => {
+      position[slot] = at;
+    });
+    fitScratch(slotTools.length);
+    // Kept hits name slots of the old version and its counts: the new version walks its own.
+    expensive.clear();
+    keptHits = 0;
+    uniqueWeight = Math.log(1 + (size - 0.5) / 1.5);
+    return index;
+  }
+
+  const index: SearchIndex = {
+    get size() {
+      return size;
+    },
+    search,
+    searchPage,
+    scored,
+    update,
+  };
+  return index;
 }

@@ -36,13 +36,16 @@ const queries = [
   ...generatedQueries(source.words, 25, 6),
   ...source.tools.slice(0, 6).map((tool) => `${tool.name.toUpperCase()} please`),
   "use added_1 and ADDED_3",
+  // Keywords of one and two characters, common words (the substring index keeps their hits), punctuation.
+  "a the to of and for with in",
+  "ka lo, (mi)? x_1",
 ];
 
 const odd = (name: string): boolean => name.length % 2 === 1;
 
-/** What an index answers, on every query: the full ranking, and a filtered first page with its count. */
+/** What an index answers, on every query: the full ranking, a filtered first page with its count, relevance. */
 function answers(index: SearchIndex): unknown[] {
-  return queries.flatMap((query) => [index.search(query), index.searchPage(query, 5, odd)]);
+  return queries.flatMap((query) => [index.search(query), index.searchPage(query, 5, odd), index.scored(query, 5, odd)]);
 }
 
 type Change = { kind: "add" } | { kind: "remove"; at: number } | { kind: "replace"; at: number } | { kind: "move"; at: number };
@@ -54,14 +57,16 @@ const change: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ kind: fc.constant("move" as const), at: fc.nat() }),
 );
 
-describe("minisearch index updates", () => {
+describe.each(["minisearch", "substring"] as const)("%s index updates", (mode) => {
   it("answer as a fresh build of the new catalog, whatever the sequence of changes", { timeout: 60_000 }, () => {
     let made = 0;
     fc.assert(
       fc.property(fc.array(fc.array(change, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }), (versions) => {
         let catalog: ToolDefinition[] = source.tools.slice(0, 120);
-        let index: SearchIndex = createMiniSearchIndex(catalog);
+        let index: SearchIndex = createSearchIndex(mode, catalog);
         for (const changes of versions) {
+          // Asked before each change too: what an index keeps between searches must follow the change.
+          answers(index);
           const next = [...catalog];
           for (const step of changes) {
             if (step.kind === "add" || next.length === 0) next.push(source.tool(`added_${made++}`));
@@ -82,7 +87,7 @@ describe("minisearch index updates", () => {
           index = updated;
           catalog = next;
           expect(index.size).toBe(catalog.length);
-          expect(answers(index)).toEqual(answers(createMiniSearchIndex(catalog)));
+          expect(answers(index)).toEqual(answers(createSearchIndex(mode, catalog)));
         }
       }),
       { numRuns: 25 },
@@ -91,11 +96,28 @@ describe("minisearch index updates", () => {
 
   it("are refused when most of the catalog changed, or names repeat (a fresh build is due)", () => {
     const catalog = source.tools.slice(0, 100);
-    const index = createMiniSearchIndex(catalog);
+    const index = createSearchIndex(mode, catalog);
     expect(index.update?.(source.tools.slice(100, 200))).toBeUndefined();
     expect(index.update?.([...catalog, { ...source.tool("again"), name: catalog[0]?.name ?? "" }])).toBeUndefined();
     // Refusals leave the index as it was.
-    expect(answers(index)).toEqual(answers(createMiniSearchIndex(catalog)));
+    expect(answers(index)).toEqual(answers(createSearchIndex(mode, catalog)));
+    // An index built on repeated names is never patched.
+    const repeated = [...catalog, { ...source.tool("twice"), name: catalog[1]?.name ?? "" }];
+    expect(createSearchIndex(mode, repeated).update?.(catalog)).toBeUndefined();
+  });
+});
+
+describe("substring index updates", () => {
+  it("are refused once the tools added and removed since the build add up to a quarter of the catalog", () => {
+    const big = generatedCatalog(600, 9).tools;
+    let index: SearchIndex | undefined = createSearchIndex("substring", big.slice(0, 400));
+    // 50 tools per version: 50 of 450 and 100 of 500 are patched, 150 of 550 (over 25%) is rebuilt.
+    for (let size = 450; size <= 500; size += 50) {
+      index = index?.update?.(big.slice(0, size));
+      expect(index?.size).toBe(size);
+    }
+    expect(index?.update?.(big.slice(0, 550))).toBeUndefined();
+    expect(index && answers(index)).toEqual(answers(createSearchIndex("substring", big.slice(0, 500))));
   });
 });
 
@@ -117,9 +139,10 @@ describe("SearchIndexCache with updates", () => {
     expect(cache.size).toBe(1);
     expect(answers(cache.get("v1", "minisearch", () => v1))).toEqual(answers(createMiniSearchIndex(v1)));
     expect(builds).toEqual(["minisearch"]);
-    // The substring index cannot be patched: each version is built.
-    cache.get("v1", "substring", () => v1);
-    cache.get("v2", "substring", () => v2);
-    expect(builds).toEqual(["minisearch", "substring", "substring"]);
+    // The other mode's index is its own: built once, then patched too.
+    const substring = cache.get("v1", "substring", () => v1);
+    expect(cache.get("v2", "substring", () => v2)).toBe(substring);
+    expect(builds).toEqual(["minisearch", "substring"]);
+    expect(answers(substring)).toEqual(answers(createSearchIndex("substring", v2)));
   });
 });
