@@ -8,6 +8,8 @@ import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
+import { registerStoredTools } from "../core/storedTools.ts";
+import type { StoredDefinitions } from "../core/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/toolRegistry.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
@@ -41,7 +43,7 @@ let known: { key: string; version: RegistryVersion; at: number } | undefined;
  * version re-parses only the tools whose text changed; the others keep their definition objects (toolRegistry.ts),
  * so the search index update, token counts and compiled schemas see them as unchanged at the cost of a text compare.
  */
-let storedDefinitions = new Map<string, { text: string; definition: ToolDefinition }>();
+let storedDefinitions: StoredDefinitions = new Map();
 /** The version read in flight: concurrent requests past the TTL share one RPC. */
 let versionRead: Promise<string> | undefined;
 
@@ -146,23 +148,10 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
   }
-  const previous = storedDefinitions;
-  const kept = new Map<string, { text: string; definition: ToolDefinition }>();
-  for (const { name, definition, context } of snapshot.all) {
-    try {
-      const same = previous.get(name);
-      // register() validates what it is given, so the stored text is parsed into `unknown` and checked there; a text
-      // unchanged since the last build is its validated definition already (register() keeps it as it is).
-      const parsed: unknown = same?.text === definition ? same.definition : JSON.parse(definition);
-      registry.register(parsed, context);
-      const registered = registry.get(name)?.definition;
-      if (registered) kept.set(name, { text: definition, definition: registered });
-    } catch (error) {
-      // A stored tool that no longer validates (stricter code) must not take the whole registry down.
-      console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  storedDefinitions = kept;
+  storedDefinitions = registerStoredTools(registry, snapshot.all, storedDefinitions, (name, error) => {
+    // A stored tool that no longer validates (stricter code) must not take the whole registry down.
+    console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
+  });
   registry.setExecutionGuard(executionGuard(env, settings));
   return {
     key: versionKey(snapshot),
