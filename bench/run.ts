@@ -10,6 +10,8 @@ import { defaultConfig, type SearchMode } from "../src/core/config.ts";
 import { prepareTurn, WarnOnce } from "../src/core/prepare.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import { runSearchTools } from "../src/core/searchTools.ts";
+import { registerStoredTools, type StoredDefinitions, type StoredTool } from "../src/core/storedTools.ts";
+import { ToolRegistry } from "../src/core/toolRegistry.ts";
 import type { SearchIndex } from "../src/core/search/types.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import {
@@ -110,6 +112,13 @@ interface SizeResult {
   add10Tools: { medianMs: number; medianCpuMs: number; incremental: boolean };
   /** The same, when the new version's unchanged tools are the same objects (no content to compare). */
   add10ToolsSharedObjects: { medianMs: number; medianCpuMs: number };
+  /**
+   * The isolate's whole path for a registry version with 10 tools more (up to 10,000 tools): the stored texts
+   * registered in a new ToolRegistry (registerStoredTools, reusing the last version's definitions of unchanged
+   * texts), its definitions, and the index of the mode patched (or built) on them; `withoutReuse`: every stored
+   * tool parsed and validated again, as before the reuse. `skipped`: stored tools that do not validate.
+   */
+  add10ToolsThroughRegistry: { medianMs: number; medianCpuMs: number; withoutReuse: { medianMs: number; medianCpuMs: number }; tools: number; skipped: number } | null;
   latency: Record<"keywords3" | "sentence20", Latency>;
 }
 
@@ -187,6 +196,7 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
     sharedWall.push(sharedWallMs);
     sharedCpu.push(sharedCpuMs);
   }
+  const throughRegistry = catalog.length <= 10_000 ? measureRegistryChange(mode, catalog, grown) : null;
   const latency = {
     keywords3: measureLatency(index, queries.keywords3),
     sentence20: measureLatency(index, queries.sentence20),
@@ -206,7 +216,43 @@ function measureSize(mode: SearchMode, catalog: readonly ToolDefinition[], queri
     },
     add10Tools: { medianMs: summarize(addWall).median, medianCpuMs: summarize(addCpu).median, incremental },
     add10ToolsSharedObjects: { medianMs: summarize(sharedWall).median, medianCpuMs: summarize(sharedCpu).median },
+    add10ToolsThroughRegistry: throughRegistry,
     latency,
+  };
+}
+
+/** The stored texts of a catalog, as the registry object keeps them: fresh strings on every call (as read by RPC). */
+function storedTexts(tools: readonly ToolDefinition[]): StoredTool[] {
+  return registrableCatalog(tools).map((tool) => ({ name: tool.name, definition: JSON.stringify(tool), context: "bench" }));
+}
+
+function measureRegistryChange(mode: SearchMode, catalog: readonly ToolDefinition[], grown: readonly ToolDefinition[]): SizeResult["add10ToolsThroughRegistry"] {
+  const quiet = { warn: (): void => undefined };
+  let skipped = 0;
+  const first = new ToolRegistry({ logger: quiet });
+  const kept = registerStoredTools(first, storedTexts(catalog), new Map(), () => skipped++);
+  const definitions = first.getDefinitions({ groups: ["*"] });
+  const run = (previous: StoredDefinitions): [number, number] => {
+    const index = createSearchIndex(mode, definitions);
+    const next = storedTexts(grown);
+    collectGarbage?.();
+    const [, wallMs, cpuMs] = timed(() => {
+      const registry = new ToolRegistry({ logger: quiet });
+      registerStoredTools(registry, next, previous, () => undefined);
+      const tools = registry.getDefinitions({ groups: ["*"] });
+      return index.update?.(tools) ?? createSearchIndex(mode, tools);
+    });
+    return [wallMs, cpuMs];
+  };
+  const runs = quick ? 2 : 3;
+  const reuse = Array.from({ length: runs }, () => run(kept));
+  const again = Array.from({ length: runs }, () => run(new Map()));
+  return {
+    medianMs: summarize(reuse.map(([wall]) => wall)).median,
+    medianCpuMs: summarize(reuse.map(([, cpu]) => cpu)).median,
+    withoutReuse: { medianMs: summarize(again.map(([wall]) => wall)).median, medianCpuMs: summarize(again.map(([, cpu]) => cpu)).median },
+    tools: definitions.length,
+    skipped,
   };
 }
 
@@ -537,6 +583,8 @@ async function main(): Promise<void> {
     targets.push(atMost(`${mode} search p99 ms at 10000 tools, sentence20 (issue 14)`, sentence?.wall.p99, 5, sentence?.cpu.p99));
     targets.push(atMost(`${mode} index build ms at 10000 tools (median, issue 14)`, at10k?.build.medianMs, 250, at10k?.build.medianCpuMs));
     targets.push(atMost(`${mode} add 10 tools to a 10000-tool index, ms (median, issue 14)`, at10k?.add10Tools.medianMs, 20, at10k?.add10Tools.medianCpuMs));
+    const registry = at10k?.add10ToolsThroughRegistry ?? undefined;
+    targets.push(atMost(`${mode} add 10 tools to 10000 through the registry (stored texts to index), ms (median, issue 14)`, registry?.medianMs, 20, registry?.medianCpuMs));
   }
   for (const mode of MODES) {
     for (const [size, limit] of [[2_500, 2], [10_000, 8]] as const) {
@@ -576,7 +624,7 @@ async function main(): Promise<void> {
       catalogs: "the evaluation data's mcp-tools.json (527 real tools, named server__name, grouped by category), enlarged by a seeded generator",
       queries: `${QUERIES_PER_KIND} per kind: keywords3 = 3 words from real descriptions; sentence20 = 20 words of MetaTool queries`,
       latency: `SearchIndex.searchPage(query, ${PAGE}) (the route's first page: the top ${PAGE} and the exact count), one query at a time after a warm-up, each query set ${LATENCY_ROUNDS} times: wall time per query; cpu = per query, thread CPU over repeated runs (at least ${CPU_PER_QUERY_MS} ms) divided by the runs, its distribution over the queries; fullRankingWall = SearchIndex.search (every match ranked), once per query`,
-      build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held; add10Tools = SearchIndex.update to the catalog plus 10 tools (fresh copies of every tool, as the registry reads them: every tool's content compared) where the mode has it, else createSearchIndex; add10ToolsSharedObjects = the same with the unchanged tools as the same objects",
+      build: "createSearchIndex: the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held; add10Tools = SearchIndex.update to the catalog plus 10 tools (fresh copies of every tool, as the registry reads them: every tool's content compared) where the mode has it, else createSearchIndex; add10ToolsSharedObjects = the same with the unchanged tools as the same objects; add10ToolsThroughRegistry (up to 10,000 tools) = stored texts registered in a new ToolRegistry reusing the last version's definitions of unchanged texts, then the index updated (withoutReuse: every text parsed and validated again)",
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,

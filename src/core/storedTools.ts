@@ -25,18 +25,32 @@ export function registerStoredTools(
   previous: StoredDefinitions,
   skipped: (name: string, error: unknown) => void,
 ): StoredDefinitions {
-  const kept = new Map<string, { text: string; definition: ToolDefinition }>();
+  const texts: string[] = [];
+  const tools: { tool: unknown; contextId: string }[] = [];
+  const names: string[] = [];
   for (const { name, definition: text, context } of stored) {
-    try {
-      const same = previous.get(name);
-      // register() validates what it is given, so the stored text is parsed into `unknown` and checked there.
-      const parsed: unknown = same?.text === text ? same.definition : JSON.parse(text);
-      registry.register(parsed, context);
-      const definition = registry.get(name)?.definition;
-      if (definition) kept.set(name, { text, definition });
-    } catch (error) {
-      skipped(name, error);
+    const same = previous.get(name);
+    let tool: unknown;
+    if (same?.text === text) tool = same.definition;
+    else {
+      // register validates what it is given, so the stored text is parsed into `unknown` and checked there.
+      try {
+        tool = JSON.parse(text);
+      } catch (error) {
+        skipped(name, error);
+        continue;
+      }
     }
+    texts.push(text);
+    names.push(name);
+    tools.push({ tool, contextId: context });
   }
+  const kept = new Map<string, { text: string; definition: ToolDefinition }>();
+  registry.registerEach(tools, (index, error) => skipped(names[index] ?? "", error)).forEach((definition, index) => {
+    const name = names[index];
+    const text = texts[index];
+    // Kept under the name stored (its text names it too; a text naming another tool is not kept).
+    if (definition && name === definition.name && text !== undefined) kept.set(name, { text, definition });
+  });
   return kept;
 }

@@ -170,6 +170,31 @@ export class ToolRegistry {
     return this.#disposerFor([definition.name]);
   }
 
+  /**
+   * Registers each tool on its own: one that does not validate is left out and reported to `skipped` (with its
+   * index), the others stay. No disposers (the bulk path of a registry built from stored tools, whose tools are
+   * only ever replaced by a new registry). Returns each tool's stored definition, undefined for a skipped one.
+   */
+  registerEach(
+    tools: readonly { tool: unknown; contextId: string }[],
+    skipped: (index: number, error: unknown) => void,
+  ): (ToolDefinition | undefined)[] {
+    const stored = tools.map(({ tool, contextId }, index) => {
+      let definition: ToolDefinition;
+      try {
+        definition = validated(tool, this.#locale);
+      } catch (error) {
+        skipped(index, error);
+        return undefined;
+      }
+      const replaced = this.#put(definition, contextId, undefined);
+      if (replaced) this.#warnReplaced([replaced], contextId);
+      return definition;
+    });
+    if (tools.length > 0) this.#version++;
+    return stored;
+  }
+
   /** All or nothing: validates every tool first. Returns one disposer for all of them. */
   registerMany(tools: readonly unknown[], contextId: string): () => void {
     const definitions: ToolDefinition[] = [];
@@ -353,7 +378,7 @@ export class ToolRegistry {
       ? { definition: deepFreeze(definition), contextId, handler }
       : { definition: deepFreeze(definition), contextId };
     this.#entries.set(definition.name, { tool: Object.freeze(tool), token: this.#nextToken++ });
-    validatedFor.set(definition, { locale: this.#locale, definition });
+    if (validatedFor.get(definition)?.locale !== this.#locale) validatedFor.set(definition, { locale: this.#locale, definition });
     if (previous && previous.tool.contextId !== contextId) this.#byContext.get(previous.tool.contextId)?.delete(definition.name);
     let names = this.#byContext.get(contextId);
     if (!names) {

@@ -31,10 +31,10 @@ describe("registerStoredTools", () => {
     const broken: StoredTool = { name: "broken", definition: "{", context: "runtime" };
     const first = registry();
     const v1 = registerStoredTools(first, [bad, broken, stored("ok", "Fine.")], new Map(), (name) => skipped.push(name));
-    expect(skipped).toEqual(["bad", "broken"]);
+    expect(skipped.toSorted()).toEqual(["bad", "broken"]);
     expect(first.get("ok")).toBeDefined();
     registerStoredTools(registry(), [bad, broken], v1, (name) => skipped.push(name));
-    expect(skipped).toEqual(["bad", "broken", "bad", "broken"]);
+    expect(skipped.toSorted()).toEqual(["bad", "bad", "broken", "broken"]);
   });
 
   it("validates anew for a registry of another locale", () => {

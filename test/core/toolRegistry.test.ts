@@ -553,3 +553,23 @@ describe("registering a definition a registry stored", () => {
     expect(Object.isFrozen(second.get("kept")?.definition)).toBe(true);
   });
 });
+
+describe("registerEach", () => {
+  it("registers each valid tool, reports the others by index, and keeps definitions a registry stored", () => {
+    const first = quietRegistry();
+    first.register(tool("kept"), "c");
+    const stored = first.get("kept")?.definition;
+    const registry = quietRegistry();
+    const failed: number[] = [];
+    const result = registry.registerEach(
+      [{ tool: stored, contextId: "a" }, { tool: { ...tool("bad\nname") }, contextId: "a" }, { tool: tool("fresh"), contextId: "b" }],
+      (index) => failed.push(index),
+    );
+    expect(failed).toEqual([1]);
+    expect(result[0]).toBe(stored);
+    expect(result[1]).toBeUndefined();
+    expect(result[2]).toBe(registry.get("fresh")?.definition);
+    expect(registry.list().map((entry) => [entry.definition.name, entry.contextId])).toEqual([["kept", "a"], ["fresh", "b"]]);
+    expect(registry.version).toBe(1);
+  });
+});
