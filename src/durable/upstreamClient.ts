@@ -64,8 +64,16 @@ function capped(response: Response, maxBytes: number, overflow: AbortController)
 function transportFor(kind: UpstreamTransport, options: ConnectOptions, overflow: AbortController) {
   const url = new URL(options.url);
   const requestInit: RequestInit = { headers: options.headers };
-  const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> =>
-    capped(await fetch(input, init), options.maxResponseBytes, overflow);
+  // Redirects are not followed (as for http executors): one would carry the secret headers, and the request, to
+  // wherever the server points, a private address included, past the URL rule the owner's URL was checked against.
+  const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, { ...init, redirect: "manual" });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new Error(`HTTP ${response.status} from ${new URL(input).host}: redirects are not followed; configure the URL it points to`);
+    }
+    return capped(response, options.maxResponseBytes, overflow);
+  };
   if (kind === "streamable-http") return new StreamableHTTPClientTransport(url, { requestInit, fetch: cappedFetch });
   // The legacy transport opens its event stream with GET; its headers go there too.
   return new SSEClientTransport(url, {

@@ -383,11 +383,22 @@ describe("upstream validation", () => {
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
   });
 
+  it("does not follow a public server's redirect to a private address (nor send its headers there)", async () => {
+    const { id } = fixture("redirect");
+    const target = `http://127.0.0.1/mcp-upstream/${id}`;
+    const response = await putUpstream(id, { url: `https://mcp.example.com/status/307?location=${encodeURIComponent(target)}` });
+    expect(response.status).toBe(201);
+    const { upstream } = await json<UpstreamAnswer>(response);
+    expect(upstream).toMatchObject({ status: "failing", tools: 0 });
+    expect(upstream.lastError).toMatch(/HTTP 307 .*redirects are not followed/);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
   it("refuses a bad id and anyone but the owner", async () => {
     expect(await errorOf(await putUpstream("bad.id", { url: "https://mcp.example.com/mcp" }))).toMatchObject(anError(400, "invalid_request"));
     const user = await token({ sub: "someone", level: 3 });
-    for (const [method, path] of [["GET", "/v1/upstreams"], ["GET", "/v1/upstreams/x"], ["DELETE", "/v1/upstreams/x"], ["POST", "/v1/upstreams/x/refresh"]] as const) {
-      expect(await errorOf(await api(path, { method, token: user }))).toMatchObject(anError(403, "forbidden"));
+    for (const [method, path] of [["GET", "/v1/upstreams"], ["GET", "/v1/upstreams/x"], ["DELETE", "/v1/upstreams/x"], ["POST", "/v1/upstreams/x/refresh"], ["POST", "/v1/upstreams/x/accept"], ["PUT", "/v1/upstreams/x"]] as const) {
+      expect(await errorOf(await api(path, { method, token: user, ...(method === "PUT" ? { body: { url: "https://mcp.example.com/mcp" } } : {}) }))).toMatchObject(anError(403, "forbidden"));
     }
   });
 });
