@@ -1,10 +1,11 @@
 // Upstream MCP servers through the HTTP API, against a real MCP server built with the SDK (test/fixtures/mcp-upstream.ts,
 // reached through the remote worker): register, search, execute through the guard, wrapping, failures and the skip,
 // pinned descriptions (quarantine, diff, accept), list_changed, secrets in headers, removal, validation.
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
+import { UPSTREAM_LIMITS } from "../../src/core/upstream/config.ts";
 import { sanitizeSource } from "../../src/core/untrusted.ts";
 import { connect } from "../mcp/helpers.ts";
 import { anError, api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";
@@ -284,6 +285,22 @@ describe("an upstream MCP server", () => {
       const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }));
       return upstream.quarantine.map((held) => held.name).toSorted();
     }).toEqual(["added_later", "changing"]);
+  });
+
+  it("lists once per gap under a storm of tools/list_changed, not once per notification", async () => {
+    const { id, url, state } = fixture("storm");
+    const { upstream } = await added(id, { url });
+    const listedAt = Date.parse(upstream.lastRefresh ?? "");
+    const before = (await fixtureState(state)).connections;
+    for (let poke = 0; poke < 5; poke++) expect((await execute(sessionId("up-storm"), `${id}__poke_list`)).content).toContain("poked");
+    const alarm = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => storage.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm ?? 0).toBeGreaterThanOrEqual(listedAt + UPSTREAM_LIMITS.listChangedGapMs);
+    // The five calls shared one kept connection, and no list ran in between.
+    expect((await fixtureState(state)).connections).toBe(before + 1);
+    // When it comes, the alarm lists once.
+    expect(await runDurableObjectAlarm(env.UPSTREAM.getByName(id))).toBe(true);
+    expect((await fixtureState(state)).connections).toBe(before + 2);
   });
 
   it("lists again every refreshSeconds (the object's alarm)", async () => {
