@@ -46,7 +46,7 @@ function fixture(label: string): { id: string; url: string; state: string } {
   return { id: key.slice(0, 32).replace(/-$/, ""), url: `https://mcp.fixture.example${path}`, state: `https://mcp.fixture.example${path}/state` };
 }
 
-async function setState(url: string, body: { version?: 1 | 2; down?: boolean }): Promise<{ calls: number }> {
+async function setState(url: string, body: { version?: 1 | 2; down?: boolean; extra?: unknown[] }): Promise<{ calls: number }> {
   const response = await env.TOOL_REMOTE.fetch(url, { method: "POST", body: JSON.stringify(body) });
   return json(response);
 }
@@ -365,6 +365,44 @@ describe("an upstream MCP server", () => {
     expect(await errorOf(await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner }))).toMatchObject(anError(404, "upstream_not_found"));
     const all = await json<{ upstreams: Summary[] }>(await api("/v1/upstreams", { token: owner }));
     expect(all.upstreams.some((item) => item.id === id)).toBe(false);
+  });
+});
+
+function nested(depth: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let level = 0; level < depth; level++) schema = { type: "object", properties: { x: schema } };
+  return schema;
+}
+
+describe("a hostile upstream's tools", () => {
+  it("leaves out a tool with a giant schema without storing it, and keeps the rest", async () => {
+    const { id, url, state } = fixture("giant");
+    const giant = { type: "object", properties: { x: { type: "string", description: "a".repeat(3 * 1024 * 1024) } } };
+    await setState(state, { extra: [{ name: "giant", description: "Big.", inputSchema: giant }] });
+    const { upstream } = await added(id, { url });
+    expect(upstream.status).toBe("ok");
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
+    expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["giant"]);
+    expect(upstream.rejectedTools[0]?.reason).toMatch(/\d+ bytes/);
+    // Not pinned either: the object's state stays small (storage refuses a value over 2 MB).
+    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
+    expect(stored).toBeLessThan(100_000);
+    // Listed again: still answered, still left out.
+    const again = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(again.upstream.rejectedTools.map((tool) => tool.name)).toEqual(["giant"]);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("leaves out a tool with a deeply nested schema, and keeps the rest", async () => {
+    const { id, url, state } = fixture("deep");
+    await setState(state, { extra: [{ name: "deep", description: "Deep.", inputSchema: nested(3000) }] });
+    const response = await putUpstream(id, { url });
+    expect(response.status).toBe(201);
+    const { upstream } = await json<UpstreamAnswer>(response);
+    expect(upstream.status).toBe("ok");
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
+    expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["deep"]);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
   });
 });
 
