@@ -7,6 +7,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { z } from "zod";
 import { isRecord } from "../core/records.ts";
 import type { UpstreamToolResult } from "../core/upstream/result.ts";
 import { CORE_VERSION } from "../core/version.ts";
@@ -133,13 +134,24 @@ export interface ListLimits {
   timeoutMs: number;
 }
 
+/**
+ * A tools/list page read leniently: the SDK's listTools refuses the whole page for one tool its schema refuses (an
+ * inputSchema without `type: "object"`, say), losing every tool of the server; core/upstream/mcpTool.ts reads each
+ * tool and leaves out only the ones it cannot take, with the reason.
+ */
+const ToolsPageSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
 /** Every page of tools/list, as the server sent its tools (read by core/upstream/mcpTool.ts). */
 export async function listAllTools(connection: UpstreamConnection, limits: ListLimits): Promise<unknown[]> {
   const tools: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; ; page++) {
     if (page >= limits.maxPages) throw new Error(`tools/list has more than ${limits.maxPages} pages`);
-    const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: limits.timeoutMs, signal: connection.signal });
+    const result = await connection.client.request(
+      { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+      ToolsPageSchema,
+      { timeout: limits.timeoutMs, signal: connection.signal },
+    );
     tools.push(...result.tools);
     if (tools.length > limits.maxTools) throw new Error(`the server lists more than ${limits.maxTools} tools`);
     cursor = result.nextCursor;

@@ -393,6 +393,22 @@ describe("a hostile upstream's tools", () => {
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
   });
 
+  it("leaves out only the tool whose schema the SDK would refuse, and takes one without a type", async () => {
+    const { id, url, state } = fixture("odd");
+    await setState(state, {
+      extra: [
+        { name: "odd_array", description: "An array schema.", inputSchema: { type: "array" } },
+        { name: "untyped", description: "A schema without type.", inputSchema: { properties: { q: { type: "string" } } } },
+      ],
+    });
+    const { upstream } = await added(id, { url });
+    expect(upstream.status).toBe("ok");
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toEqual(expect.arrayContaining(["echo", "untyped"]));
+    expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["odd_array"]);
+    expect(upstream.rejectedTools[0]?.reason).toMatch(/object/);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
   it("leaves out a tool with a deeply nested schema, and keeps the rest", async () => {
     const { id, url, state } = fixture("deep");
     await setState(state, { extra: [{ name: "deep", description: "Deep.", inputSchema: nested(3000) }] });
