@@ -145,12 +145,17 @@ const ToolsPageSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.st
 export async function listAllTools(connection: UpstreamConnection, limits: ListLimits): Promise<unknown[]> {
   const tools: unknown[] = [];
   let cursor: string | undefined;
+  // One deadline for the whole list, not one per page: a server answering each page just in time would hold the
+  // refresh (and the owner's PUT) for maxPages times the timeout.
+  const deadline = Date.now() + limits.timeoutMs;
   for (let page = 0; ; page++) {
     if (page >= limits.maxPages) throw new Error(`tools/list has more than ${limits.maxPages} pages`);
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`tools/list took more than ${limits.timeoutMs} ms (${page} pages)`);
     const result = await connection.client.request(
       { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
       ToolsPageSchema,
-      { timeout: limits.timeoutMs, signal: connection.signal },
+      { timeout: left, signal: connection.signal },
     );
     tools.push(...result.tools);
     if (tools.length > limits.maxTools) throw new Error(`the server lists more than ${limits.maxTools} tools`);

@@ -46,7 +46,7 @@ function fixture(label: string): { id: string; url: string; state: string } {
   return { id: key.slice(0, 32).replace(/-$/, ""), url: `https://mcp.fixture.example${path}`, state: `https://mcp.fixture.example${path}/state` };
 }
 
-async function setState(url: string, body: { version?: 1 | 2; down?: boolean; extra?: unknown[] }): Promise<{ calls: number }> {
+async function setState(url: string, body: { version?: 1 | 2; down?: boolean; extra?: unknown[]; pageDelayMs?: number }): Promise<{ calls: number }> {
   const response = await env.TOOL_REMOTE.fetch(url, { method: "POST", body: JSON.stringify(body) });
   return json(response);
 }
@@ -406,6 +406,16 @@ describe("a hostile upstream's tools", () => {
     expect(upstream.toolNames.map((tool) => tool.upstreamName)).toEqual(expect.arrayContaining(["echo", "untyped"]));
     expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["odd_array"]);
     expect(upstream.rejectedTools[0]?.reason).toMatch(/object/);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("gives the whole list timeoutMs, not each page (a server answering every page just in time)", async () => {
+    const { id, url, state } = fixture("slowpages");
+    // 9 tools in pages of 3: three pages of 250 ms each fit a 400 ms timeout one by one, not together.
+    await setState(state, { pageDelayMs: 250 });
+    const { upstream } = await added(id, { url, timeoutMs: 400 });
+    expect(upstream).toMatchObject({ status: "failing", tools: 0 });
+    expect(upstream.lastError).toMatch(/took more than 400 ms|timed out/);
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
   });
 
