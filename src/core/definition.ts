@@ -69,7 +69,7 @@ function own(input: Json, key: string): unknown {
   return Object.hasOwn(input, key) ? input[key] : undefined;
 }
 
-function utf8Length(text: string): number {
+export function utf8Length(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

@@ -7,6 +7,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { z } from "zod";
 import { isRecord } from "../core/records.ts";
 import type { UpstreamToolResult } from "../core/upstream/result.ts";
 import { CORE_VERSION } from "../core/version.ts";
@@ -64,8 +65,16 @@ function capped(response: Response, maxBytes: number, overflow: AbortController)
 function transportFor(kind: UpstreamTransport, options: ConnectOptions, overflow: AbortController) {
   const url = new URL(options.url);
   const requestInit: RequestInit = { headers: options.headers };
-  const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> =>
-    capped(await fetch(input, init), options.maxResponseBytes, overflow);
+  // Redirects are not followed (as for http executors): one would carry the secret headers, and the request, to
+  // wherever the server points, a private address included, past the URL rule the owner's URL was checked against.
+  const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, { ...init, redirect: "manual" });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new Error(`HTTP ${response.status} from ${new URL(input).host}: redirects are not followed; configure the URL it points to`);
+    }
+    return capped(response, options.maxResponseBytes, overflow);
+  };
   if (kind === "streamable-http") return new StreamableHTTPClientTransport(url, { requestInit, fetch: cappedFetch });
   // The legacy transport opens its event stream with GET; its headers go there too.
   return new SSEClientTransport(url, {
@@ -125,13 +134,29 @@ export interface ListLimits {
   timeoutMs: number;
 }
 
+/**
+ * A tools/list page read leniently: the SDK's listTools refuses the whole page for one tool its schema refuses (an
+ * inputSchema without `type: "object"`, say), losing every tool of the server; core/upstream/mcpTool.ts reads each
+ * tool and leaves out only the ones it cannot take, with the reason.
+ */
+const ToolsPageSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
 /** Every page of tools/list, as the server sent its tools (read by core/upstream/mcpTool.ts). */
 export async function listAllTools(connection: UpstreamConnection, limits: ListLimits): Promise<unknown[]> {
   const tools: unknown[] = [];
   let cursor: string | undefined;
+  // One deadline for the whole list, not one per page: a server answering each page just in time would hold the
+  // refresh (and the owner's PUT) for maxPages times the timeout.
+  const deadline = Date.now() + limits.timeoutMs;
   for (let page = 0; ; page++) {
     if (page >= limits.maxPages) throw new Error(`tools/list has more than ${limits.maxPages} pages`);
-    const result = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: limits.timeoutMs, signal: connection.signal });
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`tools/list took more than ${limits.timeoutMs} ms (${page} pages)`);
+    const result = await connection.client.request(
+      { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+      ToolsPageSchema,
+      { timeout: left, signal: connection.signal },
+    );
     tools.push(...result.tools);
     if (tools.length > limits.maxTools) throw new Error(`the server lists more than ${limits.maxTools} tools`);
     cursor = result.nextCursor;

@@ -249,7 +249,7 @@ export class UpstreamObject extends DurableObject<Env> {
       const result = await this.keeper.use(
         JSON.stringify([state.config, state.transport, maxResultBytes]),
         // A list_changed heard on this connection: list again soon (the alarm), not in a call's time.
-        () => this.openConnection(state, maxResultBytes, () => void this.ctx.storage.setAlarm(Date.now())),
+        () => this.openConnection(state, maxResultBytes, () => this.listSoon()),
         (connection) => callUpstreamTool(connection, tool, args, state.config.timeoutMs),
       );
       this.noteHealth(afterSuccess);
@@ -264,6 +264,16 @@ export class UpstreamObject extends DurableObject<Env> {
   /** refreshSeconds, and a list_changed heard during a call. */
   override async alarm(): Promise<void> {
     await this.refresh(false);
+  }
+
+  /**
+   * The alarm for a list_changed: at once, unless the last list (or failed list) was under listChangedGapMs ago. A
+   * server that sends a storm of them gets one list per gap, not one list after another for as long as it keeps on.
+   */
+  private listSoon(): void {
+    const state = this.state();
+    const last = state ? Math.max(state.lastRefresh, state.health.lastErrorAt) : 0;
+    void this.ctx.storage.setAlarm(Math.max(Date.now(), last + UPSTREAM_LIMITS.listChangedGapMs));
   }
 
   /** Writes the health only when it changes: a healthy server's calls cost no storage write. */

@@ -1,10 +1,11 @@
 // Upstream MCP servers through the HTTP API, against a real MCP server built with the SDK (test/fixtures/mcp-upstream.ts,
 // reached through the remote worker): register, search, execute through the guard, wrapping, failures and the skip,
 // pinned descriptions (quarantine, diff, accept), list_changed, secrets in headers, removal, validation.
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
+import { UPSTREAM_LIMITS } from "../../src/core/upstream/config.ts";
 import { sanitizeSource } from "../../src/core/untrusted.ts";
 import { connect } from "../mcp/helpers.ts";
 import { anError, api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";
@@ -45,7 +46,7 @@ function fixture(label: string): { id: string; url: string; state: string } {
   return { id: key.slice(0, 32).replace(/-$/, ""), url: `https://mcp.fixture.example${path}`, state: `https://mcp.fixture.example${path}/state` };
 }
 
-async function setState(url: string, body: { version?: 1 | 2; down?: boolean }): Promise<{ calls: number }> {
+async function setState(url: string, body: { version?: 1 | 2; down?: boolean; extra?: unknown[]; pageDelayMs?: number }): Promise<{ calls: number }> {
   const response = await env.TOOL_REMOTE.fetch(url, { method: "POST", body: JSON.stringify(body) });
   return json(response);
 }
@@ -286,6 +287,22 @@ describe("an upstream MCP server", () => {
     }).toEqual(["added_later", "changing"]);
   });
 
+  it("lists once per gap under a storm of tools/list_changed, not once per notification", async () => {
+    const { id, url, state } = fixture("storm");
+    const { upstream } = await added(id, { url });
+    const listedAt = Date.parse(upstream.lastRefresh ?? "");
+    const before = (await fixtureState(state)).connections;
+    for (let poke = 0; poke < 5; poke++) expect((await execute(sessionId("up-storm"), `${id}__poke_list`)).content).toContain("poked");
+    const alarm = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => storage.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm ?? 0).toBeGreaterThanOrEqual(listedAt + UPSTREAM_LIMITS.listChangedGapMs);
+    // The five calls shared one kept connection, and no list ran in between.
+    expect((await fixtureState(state)).connections).toBe(before + 1);
+    // When it comes, the alarm lists once.
+    expect(await runDurableObjectAlarm(env.UPSTREAM.getByName(id))).toBe(true);
+    expect((await fixtureState(state)).connections).toBe(before + 2);
+  });
+
   it("lists again every refreshSeconds (the object's alarm)", async () => {
     const { id, url, state } = fixture("periodic");
     await added(id, { url, refreshSeconds: 60 });
@@ -351,6 +368,70 @@ describe("an upstream MCP server", () => {
   });
 });
 
+function nested(depth: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: "string" };
+  for (let level = 0; level < depth; level++) schema = { type: "object", properties: { x: schema } };
+  return schema;
+}
+
+describe("a hostile upstream's tools", () => {
+  it("leaves out a tool with a giant schema without storing it, and keeps the rest", async () => {
+    const { id, url, state } = fixture("giant");
+    const giant = { type: "object", properties: { x: { type: "string", description: "a".repeat(3 * 1024 * 1024) } } };
+    await setState(state, { extra: [{ name: "giant", description: "Big.", inputSchema: giant }] });
+    const { upstream } = await added(id, { url });
+    expect(upstream.status).toBe("ok");
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
+    expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["giant"]);
+    expect(upstream.rejectedTools[0]?.reason).toMatch(/\d+ bytes/);
+    // Not pinned either: the object's state stays small (storage refuses a value over 2 MB).
+    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
+    expect(stored).toBeLessThan(100_000);
+    // Listed again: still answered, still left out.
+    const again = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
+    expect(again.upstream.rejectedTools.map((tool) => tool.name)).toEqual(["giant"]);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("leaves out only the tool whose schema the SDK would refuse, and takes one without a type", async () => {
+    const { id, url, state } = fixture("odd");
+    await setState(state, {
+      extra: [
+        { name: "odd_array", description: "An array schema.", inputSchema: { type: "array" } },
+        { name: "untyped", description: "A schema without type.", inputSchema: { properties: { q: { type: "string" } } } },
+      ],
+    });
+    const { upstream } = await added(id, { url });
+    expect(upstream.status).toBe("ok");
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toEqual(expect.arrayContaining(["echo", "untyped"]));
+    expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["odd_array"]);
+    expect(upstream.rejectedTools[0]?.reason).toMatch(/object/);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("gives the whole list timeoutMs, not each page (a server answering every page just in time)", async () => {
+    const { id, url, state } = fixture("slowpages");
+    // 9 tools in pages of 3: three pages of 250 ms each fit a 400 ms timeout one by one, not together.
+    await setState(state, { pageDelayMs: 250 });
+    const { upstream } = await added(id, { url, timeoutMs: 400 });
+    expect(upstream).toMatchObject({ status: "failing", tools: 0 });
+    expect(upstream.lastError).toMatch(/took more than 400 ms|timed out/);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("leaves out a tool with a deeply nested schema, and keeps the rest", async () => {
+    const { id, url, state } = fixture("deep");
+    await setState(state, { extra: [{ name: "deep", description: "Deep.", inputSchema: nested(3000) }] });
+    const response = await putUpstream(id, { url });
+    expect(response.status).toBe(201);
+    const { upstream } = await json<UpstreamAnswer>(response);
+    expect(upstream.status).toBe("ok");
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
+    expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["deep"]);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+});
+
 describe("upstream validation", () => {
   const bad: [string, Record<string, unknown>, RegExp][] = [
     ["plain http", { url: "http://mcp.example.com/mcp" }, /https/],
@@ -383,11 +464,22 @@ describe("upstream validation", () => {
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
   });
 
+  it("does not follow a public server's redirect to a private address (nor send its headers there)", async () => {
+    const { id } = fixture("redirect");
+    const target = `http://127.0.0.1/mcp-upstream/${id}`;
+    const response = await putUpstream(id, { url: `https://mcp.example.com/status/307?location=${encodeURIComponent(target)}` });
+    expect(response.status).toBe(201);
+    const { upstream } = await json<UpstreamAnswer>(response);
+    expect(upstream).toMatchObject({ status: "failing", tools: 0 });
+    expect(upstream.lastError).toMatch(/HTTP 307 .*redirects are not followed/);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
   it("refuses a bad id and anyone but the owner", async () => {
     expect(await errorOf(await putUpstream("bad.id", { url: "https://mcp.example.com/mcp" }))).toMatchObject(anError(400, "invalid_request"));
     const user = await token({ sub: "someone", level: 3 });
-    for (const [method, path] of [["GET", "/v1/upstreams"], ["GET", "/v1/upstreams/x"], ["DELETE", "/v1/upstreams/x"], ["POST", "/v1/upstreams/x/refresh"]] as const) {
-      expect(await errorOf(await api(path, { method, token: user }))).toMatchObject(anError(403, "forbidden"));
+    for (const [method, path] of [["GET", "/v1/upstreams"], ["GET", "/v1/upstreams/x"], ["DELETE", "/v1/upstreams/x"], ["POST", "/v1/upstreams/x/refresh"], ["POST", "/v1/upstreams/x/accept"], ["PUT", "/v1/upstreams/x"]] as const) {
+      expect(await errorOf(await api(path, { method, token: user, ...(method === "PUT" ? { body: { url: "https://mcp.example.com/mcp" } } : {}) }))).toMatchObject(anError(403, "forbidden"));
     }
   });
 });

@@ -34,6 +34,8 @@ export const UPSTREAM_LIMITS = Object.freeze({
   maxTimeoutMs: 120_000,
   defaultTimeoutMs: 15_000,
   minRefreshSeconds: 60,
+  /** A tools/list_changed lists again at most this soon after the last list (a storm of them costs one list). */
+  listChangedGapMs: 10_000,
   maxRefreshSeconds: 7 * 24 * 3600,
   urlChars: 2_048,
   headers: 32,

@@ -3,9 +3,11 @@
 // and safe; `destructiveHint` (on a tool that is not read-only) → dangerous, which asks for confirmation; any other
 // tool may change its world (MCP's default reading of a tool without hints), so it is sensitive. The owner's settings
 // on the upstream replace what the annotations say.
-import { DEFINITION_LIMITS, SOURCE_NAME_MAX_LENGTH, validateToolDefinition } from "../definition.ts";
+import { DEFINITION_LIMITS, SOURCE_NAME_MAX_LENGTH, utf8Length, validateToolDefinition } from "../definition.ts";
+import { canonicalJson, TooDeep } from "../jsonSchema/canonical.ts";
 import { isRecord } from "../records.ts";
 import { fitToolName, prefixedToolName } from "../toolNames.ts";
+import { HASH_DEPTH } from "./pins.ts";
 import type { DeclaredConfirm, ExecutorSpec, JsonSchema, Locale, Risk, ToolDefinition, Visibility } from "../types.ts";
 
 /** The fields of an MCP tool that toolgate reads (anything else a server sends is ignored). */
@@ -60,6 +62,8 @@ export function readMcpTool(value: unknown): { tool: McpTool } | { problem: stri
     tool.description = description;
   }
   if (!isRecord(inputSchema)) return { problem: `"${name}": inputSchema must be an object schema` };
+  const schemaProblem = inputSchemaProblem(inputSchema);
+  if (schemaProblem !== undefined) return { problem: `"${name}": ${schemaProblem}` };
   tool.inputSchema = inputSchema;
   if (isRecord(annotations)) {
     const read: McpToolAnnotations = {};
@@ -71,6 +75,24 @@ export function readMcpTool(value: unknown): { tool: McpTool } | { problem: stri
     if (Object.keys(read).length > 0) tool.annotations = read;
   }
   return { tool };
+}
+
+/**
+ * Why a schema is refused before the tool is pinned (its pin hashes and stores it), or undefined: too deep to hash, or
+ * larger than a registered tool's parameters may be. Registering would refuse it anyway; here it costs no storage.
+ */
+function inputSchemaProblem(schema: JsonSchema): string | undefined {
+  try {
+    canonicalJson(schema, HASH_DEPTH);
+  } catch (error) {
+    if (error instanceof TooDeep) return `inputSchema nests deeper than ${HASH_DEPTH} levels`;
+    throw error;
+  }
+  const bytes = utf8Length(JSON.stringify(schema));
+  if (bytes > DEFINITION_LIMITS.parametersBytes) {
+    return `inputSchema is ${bytes} bytes of JSON; at most ${DEFINITION_LIMITS.parametersBytes} are allowed`;
+  }
+  return undefined;
 }
 
 /** The guard's reading of the annotations: read-only → public and safe; destructive → dangerous; else sensitive. */

@@ -44,7 +44,7 @@ export interface ImportPlan {
 }
 
 /** Deepest nesting hashed; definitions are validated to 32 levels of schema, so this is never reached by a real one. */
-const HASH_DEPTH = 256;
+export const HASH_DEPTH = 256;
 const DIFF_TEXT_MAX = 2_000;
 /** Pins of tools an upstream no longer lists are kept (a tool that comes back changed is held), up to this many. */
 export const MAX_UNLISTED_PINS = 500;
