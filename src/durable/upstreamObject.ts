@@ -227,10 +227,10 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /**
-   * tools/call on the upstream, for the `mcp` executor. Refused while the tool is not registered (quarantined, gone)
+   * tools/call on the upstream, for the `mcp` executor, on a connection kept for `caller` only. Refused while the tool is not registered (quarantined, gone)
    * or the server is skipped; a failure to reach the server counts toward the skip, the tool's own error does not.
    */
-  async callTool(tool: string, args: Record<string, unknown>, maxResultBytes: number): Promise<UpstreamCallOutcome> {
+  async callTool(tool: string, args: Record<string, unknown>, maxResultBytes: number, caller = ""): Promise<UpstreamCallOutcome> {
     const state = this.state();
     if (!state) return { ok: false, error: "this upstream MCP server was removed" };
     const { id } = state.config;
@@ -247,7 +247,9 @@ export class UpstreamObject extends DurableObject<Env> {
     }
     try {
       const result = await this.keeper.use(
-        JSON.stringify([state.config, state.transport, maxResultBytes]),
+        // Kept per caller (principal and session, executors/mcp.ts): what the server keeps in its MCP session stays
+        // with the toolgate session that made it; another caller gets a connection of its own.
+        JSON.stringify([state.config, state.transport, maxResultBytes, caller]),
         // A list_changed heard on this connection: list again soon (the alarm), not in a call's time.
         () => this.openConnection(state, maxResultBytes, () => this.listSoon()),
         (connection) => callUpstreamTool(connection, tool, args, state.config.timeoutMs),

@@ -165,6 +165,25 @@ describe("an upstream MCP server", () => {
     expect((await fixtureState(state)).connections).toBe(listed + 2);
   });
 
+  it("never shares a kept connection (the server's MCP session) between two toolgate sessions or principals", async () => {
+    const { id, url, state } = fixture("apart");
+    await added(id, { url });
+    const listed = (await fixtureState(state)).connections;
+    const first = sessionId("up-apart-a");
+    const second = sessionId("up-apart-b");
+    expect((await execute(first, `${id}__echo`, { text: "a1" })).content).toContain("echo: a1");
+    expect((await execute(first, `${id}__echo`, { text: "a2" })).content).toContain("echo: a2");
+    expect((await fixtureState(state)).connections).toBe(listed + 1);
+    // Another session of the same principal: a connection of its own.
+    expect((await execute(second, `${id}__echo`, { text: "b1" })).content).toContain("echo: b1");
+    expect((await fixtureState(state)).connections).toBe(listed + 2);
+    // Another principal with the first one's session id: its own too.
+    const other = await token({ sub: "upstream-other", owner: true });
+    const response = await api(`/v1/sessions/${first}/execute`, { token: other, body: { name: `${id}__echo`, arguments: { text: "c1" } } });
+    expect(await json<ExecuteAnswer>(response)).toMatchObject({ isError: false });
+    expect((await fixtureState(state)).connections).toBe(listed + 3);
+  });
+
   it("answers an upstream error and a timeout as tool errors, and skips a server that keeps failing", async () => {
     const { id, url, state } = fixture("fail");
     await added(id, { url, timeoutMs: 300 });
@@ -292,7 +311,8 @@ describe("an upstream MCP server", () => {
     const { upstream } = await added(id, { url });
     const listedAt = Date.parse(upstream.lastRefresh ?? "");
     const before = (await fixtureState(state)).connections;
-    for (let poke = 0; poke < 5; poke++) expect((await execute(sessionId("up-storm"), `${id}__poke_list`)).content).toContain("poked");
+    const sid = sessionId("up-storm");
+    for (let poke = 0; poke < 5; poke++) expect((await execute(sid, `${id}__poke_list`)).content).toContain("poked");
     const alarm = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => storage.storage.getAlarm());
     expect(alarm).not.toBeNull();
     expect(alarm ?? 0).toBeGreaterThanOrEqual(listedAt + UPSTREAM_LIMITS.listChangedGapMs);
