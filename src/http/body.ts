@@ -48,9 +48,13 @@ export const MAX_BODY_DEPTH = 128;
 const SHOWN_PATH_SEGMENTS = 4;
 
 /** The body parsed as JSON; it must be an object. 400 `invalid_json` / `too_deep` otherwise, 413 over the limit. */
-export async function readJsonObject(request: Request, maxBytes: number): Promise<Record<string, unknown>> {
+/** `emptyIsObject`: a route whose every field is optional reads no body at all as `{}`. */
+export async function readJsonObject(request: Request, maxBytes: number, options: { emptyIsObject?: boolean } = {}): Promise<Record<string, unknown>> {
   const bytes = await readBodyBytes(request, maxBytes);
-  if (bytes.byteLength === 0) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
+  if (bytes.byteLength === 0) {
+    if (options.emptyIsObject === true) return {};
+    throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
+  }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

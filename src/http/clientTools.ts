@@ -3,7 +3,7 @@ import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
 import { detectToolsShape, fromShape, ShapeError } from "../core/shapes.ts";
 import type { ToolShape } from "../core/shapes.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
-import { readToolDefinition } from "./definitions.ts";
+import { readToolDefinition, SHAPE_FIELDS } from "./definitions.ts";
 import { badField, HttpError } from "./errors.ts";
 
 /** The list's one shape and its tools; `search_tools` itself is left out (prepare makes its own). */
@@ -26,7 +26,7 @@ export function readClientTools(items: readonly unknown[], locale: Locale = "en"
     seen.set(tool.name, index);
     // Client tools are ungrouped: the group gate is for the registry's tools, not for what the client owns.
     const { groups: _groups, ...ungrouped } = tool;
-    clean.push(readToolDefinition(ungrouped, `tools[${index}]`, { allowEmptyDescription: true, locale }));
+    clean.push(readToolDefinition(ungrouped, `tools[${index}]`, { allowEmptyDescription: true, locale }, SHAPE_FIELDS[shape]));
   });
   return { shape, tools: clean };
 }

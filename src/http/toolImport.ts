@@ -7,7 +7,7 @@ import { fitToolName } from "../core/toolNames.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
 import type { StoredTool } from "../durable/registryObject.ts";
 import { executorProblems } from "../executors/index.ts";
-import { readToolDefinition } from "./definitions.ts";
+import { readToolDefinition, SHAPE_FIELDS } from "./definitions.ts";
 import { badField, HttpError } from "./errors.ts";
 import { expectObject, fieldPath, optionalString, rejectUnknownFields } from "./validate.ts";
 import type { JsonObject } from "./validate.ts";
@@ -70,7 +70,7 @@ export function readTool(
   } else {
     input = toolgateInput(body, shape, prefix, options.defaults ?? {});
   }
-  const definition = readToolDefinition(input, prefix, { locale });
+  const definition = readToolDefinition(input, prefix, { locale }, shape === "toolgate" ? {} : SHAPE_FIELDS[shape]);
   if (options.pathName !== undefined && definition.name !== fitToolName(options.pathName)) {
     throw badField(fieldPath(prefix, "name"), `must match the name in the path ("${options.pathName}")`);
   }

@@ -119,6 +119,10 @@ describe("PUT /v1/tools in every shape", () => {
     expect(await errorOf(server)).toMatchObject({ ...anError(400, "invalid_request"), message: expect.stringMatching(/^tools\[0\]: is not a tool in toolgate, OpenAI Chat/) });
     const defaults = await putAll({ tools: [], defaults: { executor: echoExecutor } });
     expect(await errorOf(defaults)).toMatchObject({ ...anError(400, "invalid_request"), message: expect.stringMatching(/^defaults\.executor: unknown field/) });
+    const noDescription = await putAll({ tools: [{ type: "function", function: { name: "no_description", parameters: schema } }] });
+    expect(await errorOf(noDescription)).toMatchObject({ ...anError(400, "invalid_request"), message: expect.stringMatching(/^tools\[0\]\.function\.description: /) });
+    const badSchema = await putAll({ tools: [{ name: "bad_schema", description: "x", input_schema: { type: "object", properties: { a: { type: "nope" } } } }] });
+    expect(await errorOf(badSchema)).toMatchObject({ ...anError(400, "invalid_request"), message: expect.stringMatching(/^tools\[0\]\.input_schema\.properties\.a/) });
     const badName = await putAll({ tools: [{ type: "function", function: { name: "line\nbreak", description: "x" } }] });
     expect(await errorOf(badName)).toMatchObject({ ...anError(400, "invalid_request"), message: expect.stringMatching(/^tools\[0\]\.function\.name: /) });
     // Nothing of a refused list was registered.

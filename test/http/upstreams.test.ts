@@ -280,7 +280,10 @@ describe("an upstream MCP server", () => {
     // Accepted means pinned: the next list holds nothing new.
     const again = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));
     expect(again.upstream.quarantine.map((held) => held.name)).toEqual(["added_later"]);
-    const rest = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/accept`, { method: "POST", token: owner, body: {} }));
+    // No body at all accepts the rest, as `{}` does.
+    const restResponse = await api(`/v1/upstreams/${id}/accept`, { method: "POST", token: owner });
+    expect(restResponse.status).toBe(200);
+    const rest = await json<UpstreamAnswer>(restResponse);
     expect(rest.upstream).toMatchObject({ tools: 10, quarantined: 0 });
   });
 

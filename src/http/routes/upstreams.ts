@@ -162,7 +162,8 @@ export async function refreshUpstream(request: RouteRequest, call: Call): Promis
 export async function acceptUpstream(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const id = upstreamId(request);
-  const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
+  // Everything it takes is optional: no body accepts all that quarantine holds, as `{}` does.
+  const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes, { emptyIsObject: true });
   rejectUnknownFields(body, ["tools"]);
   const tools = optionalStringArray(body, "tools", "", UPSTREAM_LIMITS.toolsPerUpstream, { maxLength: 256 });
   await enforceRateLimit(call);
