@@ -15,6 +15,7 @@ import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 import { isRecord } from "../core/records.ts";
 import { secretHeaderValues } from "../core/secrets.ts";
 import { prefixedToolName } from "../core/toolNames.ts";
+import { utf8Length } from "../core/definition.ts";
 import type { ToolDefinition } from "../core/types.ts";
 import type { RegistryVersion } from "./registryObject.ts";
 import { registryStub } from "./stubs.ts";
@@ -164,6 +165,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const tools: McpTool[] = [];
     const rejected: RejectedTool[] = [];
     const seen = new Set<string>();
+    let storedBytes = 0;
     for (const item of listed) {
       const read = readMcpTool(item);
       if ("problem" in read) {
@@ -173,6 +175,15 @@ export class UpstreamObject extends DurableObject<Env> {
         rejected.push({ name: read.tool.name, reason: "listed twice" });
       } else {
         seen.add(read.tool.name);
+        const bytes = utf8Length(JSON.stringify(read.tool));
+        if (storedBytes + bytes > UPSTREAM_LIMITS.toolBytesPerUpstream) {
+          rejected.push({
+            name: read.tool.name,
+            reason: `the tools listed before it take ${storedBytes} bytes of JSON and this one ${bytes}; an upstream's tools may take at most ${UPSTREAM_LIMITS.toolBytesPerUpstream}`,
+          });
+          continue;
+        }
+        storedBytes += bytes;
         tools.push(read.tool);
       }
     }

@@ -398,6 +398,26 @@ function nested(depth: number): Record<string, unknown> {
 }
 
 describe("a hostile upstream's tools", () => {
+  it("keeps an upstream's tools within what its object can store, leaving out (with the reason) those past the budget", async () => {
+    const { id, url, state } = fixture("budget");
+    // Eight tools of ~60 KiB each (under the 64 KiB schema cap): together past the 400 KiB an upstream may store.
+    const big = (n: number): Record<string, unknown> => ({
+      name: `big_${n}`,
+      description: "Big.",
+      inputSchema: { type: "object", properties: { x: { type: "string", description: String(n).repeat(60 * 1024) } } },
+    });
+    await setState(state, { extra: Array.from({ length: 8 }, (_, n) => big(n)) });
+    const { upstream } = await added(id, { url });
+    expect(upstream.status).toBe("ok");
+    const left = upstream.rejectedTools.filter((tool) => tool.name.startsWith("big_"));
+    expect(left.length).toBeGreaterThan(0);
+    expect(left[0]?.reason).toMatch(/may take at most 409600/);
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
+    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
+    expect(stored).toBeLessThan(2 * 1024 * 1024);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
   it("leaves out a tool with a giant schema without storing it, and keeps the rest", async () => {
     const { id, url, state } = fixture("giant");
     const giant = { type: "object", properties: { x: { type: "string", description: "a".repeat(3 * 1024 * 1024) } } };
