@@ -86,6 +86,16 @@ function errorText(error: unknown): string {
 /** A kept connection closes after this long without a call. */
 const KEEP_CONNECTION_MS = 30_000;
 
+/** What the stored state may take (UTF-16 units of its JSON: at least its bytes' worth of room under the 2 MB cap). */
+const STATE_BUDGET = 1_500_000;
+
+function withinStorageBudget(state: UpstreamState): UpstreamState {
+  if (JSON.stringify(state).length <= STATE_BUDGET) return state;
+  const current = new Set([...state.accepted.map((tool) => tool.name), ...Object.keys(state.quarantine)]);
+  const pins = Object.fromEntries(Object.entries(state.pins).filter(([name]) => current.has(name)));
+  return { ...state, pins };
+}
+
 export class UpstreamObject extends DurableObject<Env> {
   private readonly keeper = new ConnectionKeeper(KEEP_CONNECTION_MS);
 
@@ -93,8 +103,13 @@ export class UpstreamObject extends DurableObject<Env> {
     return this.ctx.storage.kv.get<UpstreamState>(STATE_KEY);
   }
 
+  /**
+   * Stores the state in one value, which a Durable Object caps at 2 MB. The listed tools are bounded
+   * (toolBytesPerUpstream); what can still pile up are the pins of tools the server no longer lists: past the budget
+   * they go (such a tool coming back is then a new tool, held by the default `newTools: "quarantine"`).
+   */
   private save(state: UpstreamState): void {
-    this.ctx.storage.kv.put(STATE_KEY, state);
+    this.ctx.storage.kv.put(STATE_KEY, withinStorageBudget(state));
   }
 
   /** Stores the configuration and lists the server's tools; the configuration stays even when the list fails. */

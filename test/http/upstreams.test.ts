@@ -400,7 +400,7 @@ function nested(depth: number): Record<string, unknown> {
 describe("a hostile upstream's tools", () => {
   it("keeps an upstream's tools within what its object can store, leaving out (with the reason) those past the budget", async () => {
     const { id, url, state } = fixture("budget");
-    // Eight tools of ~60 KiB each (under the 64 KiB schema cap): together past the 400 KiB an upstream may store.
+    // Eight tools of ~60 KiB each (under the 64 KiB schema cap): together past the 256 KiB an upstream may store.
     const big = (n: number): Record<string, unknown> => ({
       name: `big_${n}`,
       description: "Big.",
@@ -411,10 +411,32 @@ describe("a hostile upstream's tools", () => {
     expect(upstream.status).toBe("ok");
     const left = upstream.rejectedTools.filter((tool) => tool.name.startsWith("big_"));
     expect(left.length).toBeGreaterThan(0);
-    expect(left[0]?.reason).toMatch(/may take at most 409600/);
+    expect(left[0]?.reason).toMatch(/may take at most 262144/);
     expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
     const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
     expect(stored).toBeLessThan(2 * 1024 * 1024);
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("drops the pins of tools the server stopped listing before its stored state nears the 2 MB a value may take", async () => {
+    const { id, url, state } = fixture("rotate");
+    const big = (round: number, n: number): Record<string, unknown> => ({
+      name: `r${round}_${n}`,
+      description: "Rotating.",
+      inputSchema: { type: "object", properties: { x: { type: "string", description: "z".repeat(55 * 1024) } } },
+    });
+    await setState(state, { extra: [0, 1, 2, 3].map((n) => big(0, n)) });
+    await added(id, { url, newTools: "accept" });
+    // Ten rounds of four new ~55 KiB tools, each accepted and pinned, the earlier ones no longer listed: 2.2 MB of pins.
+    for (let round = 1; round <= 10; round++) {
+      await setState(state, { extra: [0, 1, 2, 3].map((n) => big(round, n)) });
+      const refreshed = await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner });
+      expect(refreshed.status).toBe(200);
+    }
+    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
+    expect(stored).toBeLessThan(1_600_000);
+    const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }));
+    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toEqual(expect.arrayContaining(["r10_0", "r10_3", "echo"]));
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
   });
 

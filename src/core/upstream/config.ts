@@ -28,10 +28,10 @@ export const UPSTREAM_LIMITS = Object.freeze({
   toolsPerUpstream: 500,
   /**
    * Bytes of JSON that one upstream's tools may take, in list order (the rest are left out, each with the reason).
-   * The upstream's object stores them in one value, with a pinned copy in quarantine and its diff beside a changed
-   * one, and a Durable Object's value is at most 2 MB: this keeps the worst case (every tool held with a diff) under it.
+   * The upstream's object stores them in one value with their pins, quarantined copies and diffs, and a Durable
+   * Object's value is at most 2 MB (the object also drops pins of tools no longer listed past 1.5 MB).
    */
-  toolBytesPerUpstream: 400 * 1024,
+  toolBytesPerUpstream: 256 * 1024,
   /** tools/list pages read before giving up (a server that pages for ever). */
   listPages: 50,
   /** Bytes of one answer while listing (500 tools with large schemas fit); calls use limits.maxResponseBytes. */
