@@ -397,16 +397,16 @@ function nested(depth: number): Record<string, unknown> {
   return schema;
 }
 
+/** A tool whose schema holds about `kib` KiB of JSON. */
+function bigTool(name: string, kib: number): Record<string, unknown> {
+  return { name, description: "Big.", inputSchema: { type: "object", properties: { x: { type: "string", description: "z".repeat(kib * 1024) } } } };
+}
+
 describe("a hostile upstream's tools", () => {
   it("keeps an upstream's tools within what its object can store, leaving out (with the reason) those past the budget", async () => {
     const { id, url, state } = fixture("budget");
     // Eight tools of ~60 KiB each (under the 64 KiB schema cap): together past the 256 KiB an upstream may store.
-    const big = (n: number): Record<string, unknown> => ({
-      name: `big_${n}`,
-      description: "Big.",
-      inputSchema: { type: "object", properties: { x: { type: "string", description: String(n).repeat(60 * 1024) } } },
-    });
-    await setState(state, { extra: Array.from({ length: 8 }, (_, n) => big(n)) });
+    await setState(state, { extra: Array.from({ length: 8 }, (_, n) => bigTool(`big_${n}`, 60)) });
     const { upstream } = await added(id, { url });
     expect(upstream.status).toBe("ok");
     const left = upstream.rejectedTools.filter((tool) => tool.name.startsWith("big_"));
@@ -420,16 +420,11 @@ describe("a hostile upstream's tools", () => {
 
   it("drops the pins of tools the server stopped listing before its stored state nears the 2 MB a value may take", async () => {
     const { id, url, state } = fixture("rotate");
-    const big = (round: number, n: number): Record<string, unknown> => ({
-      name: `r${round}_${n}`,
-      description: "Rotating.",
-      inputSchema: { type: "object", properties: { x: { type: "string", description: "z".repeat(55 * 1024) } } },
-    });
-    await setState(state, { extra: [0, 1, 2, 3].map((n) => big(0, n)) });
+    await setState(state, { extra: [0, 1, 2, 3].map((n) => bigTool(`r0_${n}`, 55)) });
     await added(id, { url, newTools: "accept" });
     // Ten rounds of four new ~55 KiB tools, each accepted and pinned, the earlier ones no longer listed: 2.2 MB of pins.
     for (let round = 1; round <= 10; round++) {
-      await setState(state, { extra: [0, 1, 2, 3].map((n) => big(round, n)) });
+      await setState(state, { extra: [0, 1, 2, 3].map((n) => bigTool(`r${round}_${n}`, 55)) });
       const refreshed = await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner });
       expect(refreshed.status).toBe(200);
     }
