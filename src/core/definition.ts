@@ -14,10 +14,13 @@ import type {
 /** A tool definition is wrong; `field` names the field (e.g. `parameters.type`, `groups[2]`). */
 export class ToolDefinitionError extends Error {
   readonly field: string;
+  /** What is wrong, without the field in front (for a caller that places the field in its own request). */
+  readonly problem: string;
   constructor(field: string, message: string) {
     super(`${field}: ${message}`);
     this.name = "ToolDefinitionError";
     this.field = field;
+    this.problem = message;
   }
 }
 
@@ -157,12 +160,7 @@ function checkExecutor(value: unknown): ExecutorSpec {
       }
       spec.path = path;
     }
-    const untrusted = own(value, "untrusted");
-    if (untrusted !== undefined) {
-      if (typeof untrusted !== "boolean") fail("executor.untrusted", "must be true or false");
-      spec.untrusted = untrusted;
-    }
-    return spec;
+    return withUntrusted(value, spec);
   }
   rejectUnknownFields(value, ["type", "url", "method", "headers", "timeoutMs", "untrusted"], "executor");
   const url = own(value, "url");
@@ -196,6 +194,11 @@ function checkExecutor(value: unknown): ExecutorSpec {
     }
     spec.timeoutMs = timeoutMs;
   }
+  return withUntrusted(value, spec);
+}
+
+/** The `untrusted` flag that http and service executors share (whether their answer is wrapped). */
+function withUntrusted(value: Json, spec: Extract<ExecutorSpec, { type: "http" | "service" }>): ExecutorSpec {
   const untrusted = own(value, "untrusted");
   if (untrusted !== undefined) {
     if (typeof untrusted !== "boolean") fail("executor.untrusted", "must be true or false");

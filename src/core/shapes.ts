@@ -90,7 +90,7 @@ function readName(value: unknown, path: string): { name: string; originalName?: 
   try {
     return readSourceName(value, undefined);
   } catch (error) {
-    if (error instanceof ToolDefinitionError) throw new ShapeError(path, error.message.slice(error.field.length + 2));
+    if (error instanceof ToolDefinitionError) throw new ShapeError(path, error.problem);
     throw error;
   }
 }

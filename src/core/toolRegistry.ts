@@ -207,7 +207,7 @@ export class ToolRegistry {
         if (error instanceof ToolDefinitionError) {
           const field = error.field === "tool" ? `tools[${index}]`
             : `tools[${index}]${error.field.startsWith("[") ? "" : "."}${error.field}`;
-          throw new ToolDefinitionError(field, error.message.slice(error.field.length + 2));
+          throw new ToolDefinitionError(field, error.problem);
         }
         throw error;
       }

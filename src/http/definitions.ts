@@ -29,9 +29,8 @@ export function readToolDefinition(
     return validateToolDefinition(input, options);
   } catch (error) {
     if (error instanceof ToolDefinitionError) {
-      // The error's message starts with its own field: keep the explanation, put the request's path in front.
-      const explanation = error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
-      throw badField(fieldPath(prefix, requestField(error.field, fieldNames)), explanation);
+      // Keep the explanation, put the request's path in front.
+      throw badField(fieldPath(prefix, requestField(error.field, fieldNames)), error.problem);
     }
     throw error;
   }

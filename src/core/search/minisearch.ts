@@ -252,16 +252,20 @@ class RankedIndex implements SearchIndex {
       const kept = this.#names.filter((name) => accept(name));
       return { names: kept.slice(0, count), total: kept.length };
     }
+    const { slots, total } = this.#page(query, queryTerms(query, this.#statistics(), this.#tuning), count, accept);
+    return { names: slots.map((slot) => this.#slotNames[slot] ?? ""), total };
+  }
+
+  /** The first `count` accepted slots for a non-blank query searched by `terms`: exact name matches first. */
+  #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
     const exact = exactNameMatches(query, (lower) => this.#byLowerName(lower)).filter((slot) => accept(this.#slotNames[slot] ?? ""));
     const placed = new Set(exact);
     const acceptSlot = (slot: number): boolean => !placed.has(slot) && accept(this.#slotNames[slot] ?? "");
-    const terms = queryTerms(query, this.#statistics(), this.#tuning);
     const ranked =
       count === Infinity
         ? this.#ranker.rankAll(terms, this.#options, acceptSlot, this.#position)
         : this.#ranker.rankTop(terms, this.#options, Math.max(0, count - exact.length), acceptSlot, this.#position);
-    const slots = [...exact, ...ranked.slots].slice(0, count);
-    return { names: slots.map((slot) => this.#slotNames[slot] ?? ""), total: exact.length + ranked.total };
+    return { slots: [...exact, ...ranked.slots].slice(0, count), total: exact.length + ranked.total, exact: placed };
   }
 
   #statistics(): TermStatistics {
@@ -270,21 +274,22 @@ class RankedIndex implements SearchIndex {
 
   scored(query: string, limit: number, accept: (name: string) => boolean = () => true): ScoredMatch[] {
     if (query.trim() === "" || limit <= 0) return [];
-    const { names } = this.searchPage(query, limit, accept);
     const stats = this.#statistics();
+    // The query is weighed once: its terms rank the page, its words measure each tool's relevance.
     const { weights, parts } = weighQuery(query, stats, this.#tuning);
+    const terms = termsOf(weights, stats);
+    const { slots, exact } = this.#page(query, terms, limit, accept);
     // What each searched term matches in the index (as written, as a prefix, one typo away), as the ranking expands it.
-    const expansions = termsOf(weights, stats).map(({ term, prefix, fuzzy }) => ({
+    const expansions = terms.map(({ term, prefix, fuzzy }) => ({
       term,
       termIds: new Set(this.#postings.expand(term, prefix, fuzzy, this.#options.prefixWeight, this.#options.fuzzyWeight).termIds),
     }));
-    const exact = new Set(exactNameMatches(query, (lower) => this.#byLowerName(lower)));
     const maxIdf = Math.log(1 + stats.toolCount);
     /** The weight of a query word that only one tool holds: the unit of relevance. */
     const unit = maxIdf === 0 ? 1 : Math.log(1 + (stats.toolCount - 0.5) / 1.5) / maxIdf;
-    return names.map((name) => {
-      const slot = this.#slotByName.get(name);
-      if (slot === undefined || exact.has(slot)) return { name, relevance: 1 };
+    return slots.map((slot) => {
+      const name = this.#slotNames[slot] ?? "";
+      if (exact.has(slot)) return { name, relevance: 1 };
       const matched = new Set(expansions.filter((expansion) => this.#postings.holdsAnyTerm(slot, expansion.termIds)).map((expansion) => expansion.term));
       return { name, relevance: relevanceOf(parts, matched, unit) };
     });

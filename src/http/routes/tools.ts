@@ -2,7 +2,6 @@
 import { ID_PATTERN } from "../../core/ids.ts";
 import { readName, ToolDefinitionError } from "../../core/definition.ts";
 import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
-import { fitToolName } from "../../core/toolNames.ts";
 import { registryStub } from "../../durable/stubs.ts";
 import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
@@ -53,27 +52,26 @@ export async function listTools(request: RouteRequest, call: Call): Promise<Resp
  * A tool name from the path, as given: the catalog's (portable) name, or the name as its source spelled it (`a.b`, an
  * MCP server's name), which reaches the tool it was fitted to at registration (fitToolName).
  */
-function pathToolName(value: string | undefined): string {
+function pathToolName(value: string | undefined): { given: string; name: string } {
   // The router leaves path parameters percent-encoded: `fs%2Fread` is the MCP name `fs/read`.
-  let name: string | undefined;
+  let given: string | undefined;
   try {
-    name = value === undefined ? undefined : decodeURIComponent(value);
+    given = value === undefined ? undefined : decodeURIComponent(value);
   } catch {
     throw badField("name", "is not valid percent-encoded UTF-8");
   }
   try {
-    readName(name, undefined);
+    return { given: given ?? "", name: readName(given, undefined).name };
   } catch (error) {
-    if (error instanceof ToolDefinitionError) throw badField("name", error.message.slice(error.field.length + 2));
+    if (error instanceof ToolDefinitionError) throw badField("name", error.problem);
     throw error;
   }
-  return name ?? "";
 }
 
 export async function putTool(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   // The path's spelling becomes the tool's originalName when the body names it no other way and it had to be fitted.
-  const name = pathToolName(request.params.name);
+  const name = pathToolName(request.params.name).given;
   const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes);
   const shape = itemShape(body, "");
   const entry = readTool(body, shape, "", call.settings.config.locale, { pathName: name });
@@ -130,8 +128,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
 
 export async function deleteTool(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
-  const given = pathToolName(request.params.name);
-  const name = fitToolName(given);
+  const { given, name } = pathToolName(request.params.name);
   let outcome = await registryStub(call.env).remove(name, call.settings.demoCatalog);
   // A tool an earlier version stored under a name that is no longer portable (`a.b`) is stored under that name.
   if (!outcome.removed && given !== name) outcome = await registryStub(call.env).remove(given, call.settings.demoCatalog);
