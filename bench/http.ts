@@ -255,14 +255,18 @@ export async function httpLoad(options: {
   // No rate limit, and no session bound: every MCP round opens a session.
   const config = JSON.stringify({ limits: { rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 } });
   log(`http: starting wrangler dev on ${base}`);
-  const child = spawn(
-    "npx",
-    [
-      "wrangler", "dev", "--ip", HOST, "--port", String(port), "--persist-to", state, "--log-level", "warn",
-      "--var", `AUTH_JWT_SECRET:${SECRET}`, "--var", "ALLOW_ANONYMOUS:false", "--var", `TOOL_SEARCH_CONFIG:${config}`,
-    ],
-    { cwd: repository, detached: true, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
-  );
+  // wrangler's dev server through its API (bench/devServer.mjs), with the devtools inspector off: with it on (the
+  // `wrangler dev` command's default), every console line of the Worker also travels as an inspector event, which
+  // doubles the cost of a request that logs (the audit line of execute, prepare's receipt) and has no counterpart in
+  // a deployment.
+  const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", TOOL_SEARCH_CONFIG: config };
+  const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars)], {
+    cwd: repository,
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    // The page build that wrangler runs first needs this Node (a system Node may be older) and the project's tools.
+    env: { ...process.env, PATH: `${join(repository, "node_modules", ".bin")}:${process.env.PATH ?? ""}`, WRANGLER_SEND_METRICS: "false" },
+  });
   let errors = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-4000);

@@ -85,9 +85,54 @@ export function toolListChangesOnDiscovery(config: Pick<GatewayConfig, "enabled"
  * never joins the set. The Worker merges these into the session's stored set; prepareTurn merges them the same way.
  */
 export function discoveredInHistory(messages: readonly unknown[], tools: readonly ToolDefinition[]): string[] {
-  const names = new Set(tools.map((tool) => tool.name));
-  names.delete(SEARCH_TOOLS_NAME);
-  return extractDiscovered(messages, SEARCH_TOOLS_NAME).filter((name) => names.has(name));
+  const present = presentTools(tools);
+  return extractDiscovered(messages, SEARCH_TOOLS_NAME).filter((name) => present.has(name));
+}
+
+/**
+ * What a turn derives from its tools alone, kept per frozen tools array: the registry hands out the same frozen array
+ * for the same groups until it changes, and a client catalog is interned, so from one turn to the next these are
+ * found again instead of rebuilt over every tool (a mutable array is never kept: it could change under the entry).
+ */
+interface ToolsView {
+  /** Name → tool, first of a name, search_tools left out. */
+  present: ReadonlyMap<string, ToolDefinition>;
+  /** The tools a list leaves to search_tools, by the always-direct names (and whether call_tool is left out too). */
+  hidden: Map<string, readonly ToolDefinition[]>;
+}
+
+const toolsViews = new WeakMap<readonly ToolDefinition[], ToolsView>();
+
+function toolsView(tools: readonly ToolDefinition[]): ToolsView {
+  const kept = toolsViews.get(tools);
+  if (kept) return kept;
+  const present = new Map<string, ToolDefinition>();
+  for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
+  const view: ToolsView = { present, hidden: new Map() };
+  if (Object.isFrozen(tools)) toolsViews.set(tools, view);
+  return view;
+}
+
+function presentTools(tools: readonly ToolDefinition[]): ReadonlyMap<string, ToolDefinition> {
+  return toolsView(tools).present;
+}
+
+/** The present tools not in `directNames` (and not call_tool, when `withoutCallTool`), in catalog order. */
+function hiddenTools(tools: readonly ToolDefinition[], directNames: ReadonlySet<string>, withoutCallTool: boolean): readonly ToolDefinition[] {
+  const view = toolsView(tools);
+  const key = `${withoutCallTool ? "1" : "0"}${JSON.stringify([...directNames])}`;
+  const kept = view.hidden.get(key);
+  if (kept) return kept;
+  const hidden: ToolDefinition[] = [];
+  for (const tool of view.present.values()) {
+    if (directNames.has(tool.name) || (withoutCallTool && tool.name === CALL_TOOL_NAME)) continue;
+    hidden.push(tool);
+  }
+  // Bounded: one entry per always-direct list and mode this isolate's configurations use.
+  if (view.hidden.size >= 8) view.hidden.clear();
+  const frozen = Object.freeze(hidden);
+  view.hidden.set(key, frozen);
+  return frozen;
 }
 
 /**
@@ -137,8 +182,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   const { tools, config, warnings } = input;
   const shape = input.shape ?? "openai";
 
-  const present = new Map<string, ToolDefinition>();
-  for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
+  const present = presentTools(tools);
 
   const set = new DiscoveredSet(discoveredLimit(config), input.discovered, {
     eviction: evictionFor(config.toolList),
@@ -177,27 +221,24 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     direct.push(tool);
   }
 
-  const discoveredSent: ToolDefinition[] = [];
-  const remaining: ToolDefinition[] = [];
-  const hidden: ToolDefinition[] = [];
-  for (const tool of present.values()) {
-    if (directNames.has(tool.name)) continue;
-    hidden.push(tool);
-    if (set.has(tool.name)) discoveredSent.push(tool);
-    else remaining.push(tool);
-  }
-
   let sent: ToolDefinition[];
   if (config.toolList === "fixed") {
     // A client tool named call_tool is shadowed by the meta-tool, as one named search_tools is.
-    sent = [searchToolsDefinition(config, hidden.filter((tool) => tool.name !== CALL_TOOL_NAME)), callToolDefinition(config), ...direct];
+    sent = [searchToolsDefinition(config, hiddenTools(tools, directNames, true)), callToolDefinition(config), ...direct];
   } else if (config.toolList === "stable") {
+    const hidden = hiddenTools(tools, directNames, false);
     const inOrder = foundOrder.flatMap((name) => {
       const tool = present.get(name);
       return tool && !directNames.has(name) ? [tool] : [];
     });
     sent = [searchToolsDefinition(config, hidden), ...direct, ...inOrder];
   } else {
+    const discoveredSent: ToolDefinition[] = [];
+    const remaining: ToolDefinition[] = [];
+    for (const tool of hiddenTools(tools, directNames, false)) {
+      if (set.has(tool.name)) discoveredSent.push(tool);
+      else remaining.push(tool);
+    }
     sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
   }
   const auto = autoDiscover(input, present, sent);

@@ -66,16 +66,22 @@ function compressNames(names: readonly string[], depth: number): string[] {
  * descriptions: the list is a search hint, and sending every description is what the search layer avoids.
  */
 export function compactToolNames(tools: readonly ToolDefinition[]): string {
+  // A frozen list (prepare's lists per catalog) is remembered as itself, without building a key.
+  const same = compactNamesOfList.get(tools);
+  if (same !== undefined) return same;
   // Every turn of a session asks again for the same catalog's list: remembered by the names and first groups it is
   // made of (building that key costs a small share of compressing them).
   const key = tools.map((tool) => `${tool.groups?.[0] ?? ""}\u0001${tool.name}`).join("\u0000");
-  const known = compactNamesMemo.get(key);
-  if (known !== undefined) return known;
-  const list = compactNamesOf(tools);
-  if (compactNamesMemo.size >= COMPACT_NAMES_CAPACITY) compactNamesMemo.clear();
-  compactNamesMemo.set(key, list);
+  const list = compactNamesMemo.get(key) ?? compactNamesOf(tools);
+  if (!compactNamesMemo.has(key)) {
+    if (compactNamesMemo.size >= COMPACT_NAMES_CAPACITY) compactNamesMemo.clear();
+    compactNamesMemo.set(key, list);
+  }
+  if (Object.isFrozen(tools)) compactNamesOfList.set(tools, list);
   return list;
 }
+
+const compactNamesOfList = new WeakMap<readonly ToolDefinition[], string>();
 
 const COMPACT_NAMES_CAPACITY = 32;
 const compactNamesMemo = new Map<string, string>();
@@ -179,6 +185,45 @@ function toolsByName(catalog: readonly ToolDefinition[]): Map<string, ToolDefini
   return map;
 }
 
+/** Visibility kept per catalog for this many `enabledGroups` lists (callers' tokens repeat a few lists). */
+const VISIBILITY_PER_CATALOG = 8;
+
+/** What a caller with some groups may see of a catalog: its tools, and the names a search may return. */
+interface Visibility {
+  tools: ReadonlySet<ToolDefinition>;
+  /** Each visible name whose first tool (the one a search returns) is visible; never search_tools. */
+  findable: ReadonlySet<string>;
+}
+
+const visibilities = new WeakMap<readonly ToolDefinition[], Map<string, Visibility>>();
+
+/**
+ * Built once per catalog and groups list (undefined: no gate): a search asks it of every matching tool, which per
+ * request cost more than the search itself.
+ */
+function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonly string[] | undefined): Visibility {
+  let byGroups = visibilities.get(catalog);
+  if (!byGroups) {
+    byGroups = new Map();
+    visibilities.set(catalog, byGroups);
+  }
+  // A group name is a JSON string here, so no two lists share a key.
+  const key = enabledGroups === undefined ? "" : JSON.stringify(enabledGroups);
+  const kept = byGroups.get(key);
+  if (kept) return kept;
+  const tools = new Set<ToolDefinition>();
+  for (const tool of catalog) if (enabledGroups === undefined || isVisible(tool.groups, enabledGroups)) tools.add(tool);
+  const findable = new Set<string>();
+  for (const [name, tool] of toolsByName(catalog)) if (name !== SEARCH_TOOLS_NAME && tools.has(tool)) findable.add(name);
+  if (byGroups.size >= VISIBILITY_PER_CATALOG) {
+    const oldest = byGroups.keys().next();
+    if (oldest.done !== true) byGroups.delete(oldest.value);
+  }
+  const visibility = { tools, findable };
+  byGroups.set(key, visibility);
+  return visibility;
+}
+
 /** Other visible tools sharing a group with the returned ones, catalog order, at most MAX_RELATED. */
 function relatedNames(
   catalog: readonly ToolDefinition[],
@@ -215,16 +260,14 @@ export function runSearchTools(
   const { catalog, index, enabledGroups, config } = options;
   const t = texts(config.locale);
   const byName = toolsByName(catalog);
-  const visible = (tool: ToolDefinition): boolean => enabledGroups === undefined || isVisible(tool.groups, enabledGroups);
+  const { tools: shown, findable } = visibilityOf(catalog, enabledGroups);
+  const visible = (tool: ToolDefinition): boolean => shown.has(tool);
 
   const offset = params.offset ?? 0;
   const limit = params.limit ?? config.maxSearchResults;
   // The index ranks only the first `offset + limit` (and counts the rest): a page never costs a full ranking.
-  const accept = (name: string): boolean => {
-    const tool = byName.get(name);
-    // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
-    return tool !== undefined && tool.name !== SEARCH_TOOLS_NAME && visible(tool);
-  };
+  // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
+  const accept = (name: string): boolean => findable.has(name);
   const ranked = index.searchPage(params.query, limit === 0 ? Infinity : offset + limit, accept);
   const total = ranked.total;
   const page: ToolDefinition[] = [];

@@ -28,6 +28,9 @@ export function isVisible(toolGroups: readonly string[] | undefined, enabled: re
   return enabled.includes("*") || toolGroups.some((group) => enabled.includes(group));
 }
 
+/** Group lists whose definitions a registry keeps (getDefinitions); callers' tokens repeat a few lists. */
+const DEFINITION_LISTS_KEPT = 32;
+
 /** At most this many "did you mean" names. */
 export const MAX_SUGGESTIONS = 3;
 /** The longest name echoed back in an unknown-tool answer (registered names have at most 64 characters). */
@@ -129,6 +132,8 @@ interface Entry {
 
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
+  /** getDefinitions' answers by groups list, emptied on every change of the entries. */
+  readonly #definitionsByGroups = new Map<string, readonly ToolDefinition[]>();
   /** contextId → names it currently holds. */
   readonly #byContext = new Map<string, Set<string>>();
   readonly #logger: Logger;
@@ -260,12 +265,23 @@ export class ToolRegistry {
     return [...this.#entries.values()].map((entry) => entry.tool);
   }
 
-  getDefinitions(filter: GroupFilter = {}): ToolDefinition[] {
+  /**
+   * The definitions a caller with these groups sees, in registration order. The same (frozen) array for the same
+   * groups until the registry changes, so that what is kept per catalog array (name maps, token sums, name lists)
+   * is found again on the next request.
+   */
+  getDefinitions(filter: GroupFilter = {}): readonly ToolDefinition[] {
+    const key = filter.groups === undefined ? "" : JSON.stringify(filter.groups);
+    const kept = this.#definitionsByGroups.get(key);
+    if (kept) return kept;
     const definitions: ToolDefinition[] = [];
     for (const { tool } of this.#entries.values()) {
       if (isVisible(tool.definition.groups, filter.groups)) definitions.push(tool.definition);
     }
-    return definitions;
+    if (this.#definitionsByGroups.size >= DEFINITION_LISTS_KEPT) this.#definitionsByGroups.clear();
+    const frozen = Object.freeze(definitions);
+    this.#definitionsByGroups.set(key, frozen);
+    return frozen;
   }
 
   getSummaries(filter: GroupFilter = {}): ToolSummary[] {
@@ -374,6 +390,7 @@ export class ToolRegistry {
   /** Stores one definition; returns the registration it replaced, if any. */
   #put(definition: ToolDefinition, contextId: string, handler: ToolHandler | undefined): RegisteredTool | undefined {
     const previous = this.#entries.get(definition.name);
+    this.#definitionsByGroups.clear();
     const tool: RegisteredTool = handler
       ? { definition: deepFreeze(definition), contextId, handler }
       : { definition: deepFreeze(definition), contextId };
@@ -391,6 +408,7 @@ export class ToolRegistry {
 
   #remove(name: string, entry: Entry): void {
     this.#entries.delete(name);
+    this.#definitionsByGroups.clear();
     const names = this.#byContext.get(entry.tool.contextId);
     names?.delete(name);
     if (names?.size === 0) this.#byContext.delete(entry.tool.contextId);

@@ -90,6 +90,25 @@ function commaSeam(left: Counted, head: string): number {
  */
 export function toolListTokens(tools: readonly ToolDefinition[], shape: ToolShape): number {
   if (tools.length === 0) return countTokens("[]");
+  // A frozen list (a catalog as the registry hands it out) cannot change: its sum is kept with it.
+  const frozen = Object.isFrozen(tools);
+  const kept = frozen ? listTokens.get(tools)?.get(shape) : undefined;
+  if (kept !== undefined) return kept;
+  const total = summedTokens(tools, shape);
+  if (frozen) {
+    let byShape = listTokens.get(tools);
+    if (!byShape) {
+      byShape = new Map();
+      listTokens.set(tools, byShape);
+    }
+    byShape.set(shape, total);
+  }
+  return total;
+}
+
+const listTokens = new WeakMap<readonly ToolDefinition[], Map<ToolShape, number>>();
+
+function summedTokens(tools: readonly ToolDefinition[], shape: ToolShape): number {
   const parts = tools.map((tool) => countedTool(tool, shape));
   // A text the seam rule does not cover (never one of the four shapes, which all start with `{"`): counted whole.
   if (parts.some((part) => !part.seamable)) return countTokens(JSON.stringify(tools.map((tool) => toShape(tool, shape))));

@@ -47,6 +47,16 @@ const KEY = {
   mcp: "mcp",
 } as const;
 
+/**
+ * Stored values every call reads (SessionObject.readKnown), by key. Not the last activity: the alarm and the tests
+ * that age a session read and write it in storage.
+ */
+interface KnownValues {
+  [KEY.identity]: SessionIdentity;
+  [KEY.indexed]: boolean;
+  [KEY.ttlMs]: number;
+}
+
 /** The MCP session this session is (src/mcp): what its initialize said. The MCP session id is the session id. */
 export interface McpSessionRecord {
   protocolVersion: string;
@@ -101,6 +111,9 @@ export class SessionObject extends DurableObject<Env> {
   private readonly indexes = new SearchIndexCache(2);
   /** Whether this instance already knows that an expiry alarm is scheduled. */
   private alarmScheduled = false;
+  /** What storage holds for each key readKnown keeps, once read or written (`knownKeys`; absent there: not stored). */
+  private known: Partial<KnownValues> = {};
+  private readonly knownKeys = new Set<keyof KnownValues>();
   /** Writes seen by this instance (a release that awaited the principal's index checks that none came meanwhile). */
   private writes = 0;
   /** The pending request to join the principal's index, shared by concurrent calls so that they see one answer. */
@@ -365,8 +378,8 @@ export class SessionObject extends DurableObject<Env> {
    * here for the alarm's retry, whereas deleting first would forget whose entry it was and leak the place for good.
    */
   private async release(): Promise<boolean> {
-    const identity = this.ctx.storage.kv.get<SessionIdentity>(KEY.identity);
-    if (identity && this.ctx.storage.kv.get<boolean>(KEY.indexed) === true) {
+    const identity = this.readKnown(KEY.identity);
+    if (identity && this.readKnown(KEY.indexed) === true) {
       const writes = this.writes;
       const principal = this.principal(identity);
       await principal.removeSession(identity.sessionId);
@@ -385,6 +398,8 @@ export class SessionObject extends DurableObject<Env> {
   private async wipe(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.known = {};
+    this.knownKeys.clear();
     // deleteAll drops the tables too.
     this.createTables();
     this.catalog = undefined;
@@ -411,7 +426,7 @@ export class SessionObject extends DurableObject<Env> {
    * of ours) has nothing to be counted under and is let through.
    */
   private admit(config: GatewayConfig, given?: SessionIdentity): Promise<SessionRefusal | undefined> {
-    if (this.ctx.storage.kv.get<boolean>(KEY.indexed) === true) return Promise.resolve(undefined);
+    if (this.readKnown(KEY.indexed) === true) return Promise.resolve(undefined);
     this.admission ??= this.requestAdmission(config.limits.maxSessionsPerPrincipal, given).finally(() => {
       this.admission = undefined;
     });
@@ -419,18 +434,36 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async requestAdmission(limit: number, given?: SessionIdentity): Promise<SessionRefusal | undefined> {
-    const identity = this.ctx.storage.kv.get<SessionIdentity>(KEY.identity) ??
+    const identity = this.readKnown(KEY.identity) ??
       given ?? (this.ctx.id.name !== undefined ? parseSessionObjectName(this.ctx.id.name) : undefined);
     if (!identity) return undefined;
     if (!(await this.principal(identity).addSession(identity.sessionId, limit))) {
       return { refused: tooManySessionsMessage(limit) };
     }
-    this.ctx.storage.kv.put(KEY.identity, identity);
-    this.ctx.storage.kv.put(KEY.indexed, true);
+    this.writeKnown(KEY.identity, identity);
+    this.writeKnown(KEY.indexed, true);
     return undefined;
   }
 
   // ---- internals ------------------------------------------------------------------------------------------------
+
+  /**
+   * A key every call reads, from memory after its first read: this object is the only writer of its storage, so what
+   * it last read or wrote is what is stored (each read was a storage query on every request).
+   */
+  private readKnown<K extends keyof KnownValues>(key: K): KnownValues[K] | undefined {
+    if (this.knownKeys.has(key)) return this.known[key];
+    const value = this.ctx.storage.kv.get<KnownValues[K]>(key);
+    if (value !== undefined) this.known[key] = value;
+    this.knownKeys.add(key);
+    return value;
+  }
+
+  private writeKnown<K extends keyof KnownValues>(key: K, value: KnownValues[K]): void {
+    this.ctx.storage.kv.put(key, value);
+    this.known[key] = value;
+    this.knownKeys.add(key);
+  }
 
   /**
    * A read counts as activity too (the idle lifetime runs from the last use, not the last write): a stored session's
@@ -451,7 +484,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The session lifetime the last write stored (the default for a session stored before it was kept). */
   private ttlMs(): number {
-    return this.ctx.storage.kv.get<number>(KEY.ttlMs) ?? sessionTtlMs(defaultConfig());
+    return this.readKnown(KEY.ttlMs) ?? sessionTtlMs(defaultConfig());
   }
 
   private touchNow(names: readonly string[], config: GatewayConfig): string[] {
@@ -481,10 +514,10 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Who this session belongs to: given by the worker, else remembered, else read from the object's name. */
   private identity(given?: SessionIdentity): SessionIdentity | undefined {
-    const stored = this.ctx.storage.kv.get<SessionIdentity>(KEY.identity);
+    const stored = this.readKnown(KEY.identity);
     if (stored) return stored;
     const identity = given ?? (this.ctx.id.name !== undefined ? parseSessionObjectName(this.ctx.id.name) : undefined);
-    if (identity) this.ctx.storage.kv.put(KEY.identity, identity);
+    if (identity) this.writeKnown(KEY.identity, identity);
     return identity;
   }
 
@@ -502,7 +535,7 @@ export class SessionObject extends DurableObject<Env> {
     const last = this.ctx.storage.kv.get<number>(KEY.lastActive);
     if (last === undefined || now - last >= READ_TOUCH_MS) this.ctx.storage.kv.put(KEY.lastActive, now);
     const ttlMs = sessionTtlMs(config);
-    if (this.ctx.storage.kv.get<number>(KEY.ttlMs) !== ttlMs) this.ctx.storage.kv.put(KEY.ttlMs, ttlMs);
+    if (this.readKnown(KEY.ttlMs) !== ttlMs) this.writeKnown(KEY.ttlMs, ttlMs);
     this.identity(given);
     if (!this.alarmScheduled) {
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + this.ttlMs());

@@ -15,6 +15,8 @@ let totalChars = 0;
 
 /** The catalog's content hash (what the session object stores it under) and its definitions, shared across turns. */
 export async function internCatalog(tools: ToolDefinition[]): Promise<ClientCatalog> {
+  // Frozen, so that what the core keeps per tools array (core/prepare.ts, toolTokens.ts) may be kept for it.
+  Object.freeze(tools);
   const text = JSON.stringify(tools);
   const hash = await sha256Hex(text);
   const known = catalogs.get(hash);

@@ -25,7 +25,7 @@ export interface LoadedRegistry {
   version: RegistryVersion;
   registry: ToolRegistry;
   /** Every tool, in registry order: the catalog search indexes are built on. */
-  definitions: ToolDefinition[];
+  definitions: readonly ToolDefinition[];
 }
 
 /** Pages read while the registry changes underneath before giving up (the next request tries again). */

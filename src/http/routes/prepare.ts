@@ -52,7 +52,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   const started = Date.now();
 
   let toolsShape: ToolShape | undefined;
-  let tools: ToolDefinition[];
+  let tools: readonly ToolDefinition[];
   // Given tools become the session's catalog; without them the turn uses the registry and the catalog is dropped.
   let catalog: ClientCatalog | null = null;
   let receipt: Pick<DiscoveryReceipt, "catalog" | "catalogVersion" | "withheldByGate">;
@@ -63,7 +63,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     toolsShape = client.shape;
     tools = client.tools;
     // The same catalog as an earlier turn's is the same definition objects (their token counts are kept with them).
-    const clientCatalog = await internCatalog(tools);
+    const clientCatalog = await internCatalog(client.tools);
     catalog = clientCatalog;
     tools = clientCatalog.tools;
     searchIndex = () => catalogSearchIndex(clientCatalog.hash, clientCatalog.tools, config.searchMode);
