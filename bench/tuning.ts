@@ -126,12 +126,14 @@ function main(): void {
   // Each point on every held-out fold against the default: a change is kept only when it helps on all of them.
   const perPoint = scored.map(({ tuning, scores }) => {
     const heldOutNdcgAt10 = Array.from({ length: FOLDS }, (_, f) => round(mean(scores.ndcg, (i) => fold[i] === f)));
+    const heldOutSuccessAt5 = Array.from({ length: FOLDS }, (_, f) => round(mean(scores.success, (i) => fold[i] === f)));
     const defaultNdcg = Array.from({ length: FOLDS }, (_, f) => round(mean(defaults.ndcg, (i) => fold[i] === f)));
     return {
       tuning: describe(tuning),
       ndcgAt10: round(mean(scores.ndcg, everyQuery)),
       successAt5: round(mean(scores.success, everyQuery)),
       heldOutNdcgAt10,
+      heldOutSuccessAt5,
       betterOnEveryFold: heldOutNdcgAt10.every((v, f) => v > (defaultNdcg[f] ?? 0)),
     };
   });
