@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
-import { createMiniSearchIndex, MAX_QUERY_TERMS, queryTerms } from "../../../src/core/search/minisearch.ts";
+import { createMiniSearchIndex, DEFAULT_TUNING, MAX_QUERY_TERMS, queryTerms, type RankingTuning } from "../../../src/core/search/minisearch.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { evalMetaTool, needsEvalData } from "../../evalData.ts";
@@ -12,6 +12,8 @@ const MODES: readonly SearchMode[] = ["substring", "minisearch"];
 const SLOW = { timeout: 60_000 };
 const generated = generatedCatalog(10_000);
 const generatedQuerySet = generatedQueries(generated.words, 60);
+/** MiniSearch counts a term's IDF per field; the gateway's default counts whole tools (bm25Rank.ts, IdfScope). */
+const AS_MINISEARCH: RankingTuning = { ...DEFAULT_TUNING, idfScope: "field" };
 
 function metaToolCatalog(): ToolDefinition[] {
   return evalMetaTool.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }));
@@ -65,10 +67,10 @@ describe("the first page without a full ranking", () => {
   });
 });
 
-describe("minisearch mode ranks as MiniSearch's own search", () => {
+describe("minisearch mode, with the IDF per field, ranks as MiniSearch's own search", () => {
   it("on a generated 10,000-tool catalog", SLOW, () => {
-    const index = createMiniSearchIndex(generated.tools);
-    const reference = miniSearchReference(generated.tools);
+    const index = createMiniSearchIndex(generated.tools, AS_MINISEARCH);
+    const reference = miniSearchReference(generated.tools, AS_MINISEARCH);
     let matched = 0;
     for (const query of generatedQuerySet) {
       const mine = index.search(query);
@@ -81,8 +83,8 @@ describe("minisearch mode ranks as MiniSearch's own search", () => {
   it("over the MetaTool queries", SLOW, (context) => {
     needsEvalData(context);
     const tools = metaToolCatalog();
-    const index = createMiniSearchIndex(tools);
-    const reference = miniSearchReference(tools);
+    const index = createMiniSearchIndex(tools, AS_MINISEARCH);
+    const reference = miniSearchReference(tools, AS_MINISEARCH);
     for (const { query } of evalMetaTool.queries) assertMiniSearchOrder(index.search(query), reference(query).map((result) => result.name), query);
   });
 });

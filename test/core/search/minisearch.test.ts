@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { measureRetrieval } from "../../../bench/metrics.ts";
 import { analyze } from "../../../src/core/search/analyze.ts";
 import { FIELDS, toolFieldTexts } from "../../../src/core/search/fields.ts";
-import { createMiniSearchIndex } from "../../../src/core/search/minisearch.ts";
+import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
 import { buildIndex, MINISEARCH_OPTIONS } from "../../support/miniSearchReference.ts";
 import type { JsonSchema, ToolDefinition } from "../../../src/core/types.ts";
 import { everyTestNeedsEvalData, evalMcpTools, evalMetaTool } from "../../evalData.ts";
@@ -100,6 +100,18 @@ describe("createMiniSearchIndex: ranking", () => {
   it("keeps catalog order between equally good tools", () => {
     const twins = createMiniSearchIndex([tool("b_tool", "Converts units."), tool("a_tool", "Converts units.")]);
     expect(twins.search("convert units")).toEqual(["b_tool", "a_tool"]);
+  });
+
+  it("weighs a word by how many tools hold it, not how many names: a common word in one name does not win", () => {
+    const tools = [
+      tool("find_agency", "Marketing agencies by service and rating."),
+      ...["hotels", "flights", "recipes", "jobs"].map((topic) => tool(`${topic}_search`, `Find ${topic} near you.`)),
+      tool("harbour_timetables", "Ferry timetables for the harbour."),
+      tool("island_timetables", "Ferry timetables for the island."),
+    ];
+    expect(createMiniSearchIndex(tools).search("find a ferry")[0]).toBe("harbour_timetables");
+    // Counted per field (MiniSearch's IDF), "find" is as rare as can be among names.
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "field" }).search("find a ferry")[0]).toBe("find_agency");
   });
 
   it("handles an empty catalog", () => {
