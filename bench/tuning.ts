@@ -3,8 +3,8 @@
 // with the best mean nDCG@10 on the other 4 folds is picked and reported on the held-out fold. Prints one JSON summary:
 // every fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's
 // own. --variants sweeps the query-side choices instead (the IDF exponent, dropping request-framing words) at the
-// default BM25 settings, and the IDF per field (MiniSearch's) against the default IDF over whole tools, and says for each
-// whether it beats the default on every held-out fold.
+// default BM25 settings, and the IDF over whole tools (BM25F's) against the default per field (MiniSearch's), and says
+// for each whether it beats the default on every held-out fold.
 import { parseArgs } from "node:util";
 import { REQUEST_FRAMING_WORDS } from "../src/core/search/analyze.ts";
 import { DEFAULT_TUNING, createMiniSearchIndex, type RankingTuning } from "../src/core/search/minisearch.ts";
@@ -42,8 +42,8 @@ function variants(): RankingTuning[] {
   for (const idfExponent of [1, 1.5, 2]) {
     for (const queryStopWords of [DEFAULT_TUNING.queryStopWords, REQUEST_FRAMING_WORDS]) points.push({ ...DEFAULT_TUNING, idfExponent, queryStopWords });
   }
-  // The IDF per field, as MiniSearch counts it (the default counts tools).
-  points.push({ ...DEFAULT_TUNING, idfScope: "field" });
+  // The IDF over whole tools, as BM25F counts it (the default counts per field, as MiniSearch does).
+  points.push({ ...DEFAULT_TUNING, idfScope: "tool" });
   return points;
 }
 

@@ -1,7 +1,7 @@
-// Ranking over Bm25Postings, with MiniSearch 7's scores but for the IDF's scope (IdfScope): per query term, the BM25
-// of every term it expands to (itself, prefix and fuzzy matches, each weighted) in every field (boosted), summed in
-// MiniSearch's order (query term, then expanded term, then field), and the sum times the number of query terms that
-// hit the tool (its "quality").
+// Ranking over Bm25Postings, with MiniSearch 7's scores (with its IDF per field; IdfScope "tool" counts whole tools
+// instead): per query term, the BM25 of every term it expands to (itself, prefix and fuzzy matches, each weighted) in
+// every field (boosted), summed in MiniSearch's order (query term, then expanded term, then field), and the sum times
+// the number of query terms that hit the tool (its "quality").
 // Two paths with the same scores: `rankAll` (every match, term at a time) and `rankTop` (the first k only): MaxScore
 // over per-term score bounds — terms are scored in order of their bound, and once the k-th best score found so far
 // beats what every unscored term together could still give a tool none of the scored terms hit, the rest are only

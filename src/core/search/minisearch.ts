@@ -1,8 +1,7 @@
 // Ranked search: BM25 as MiniSearch 7 scores it, over names, descriptions, parameters and groups (fields.ts), of text
 // analyzed by analyze.ts (identifiers and CJK bigrams split, stop words dropped, relational adjectives read as their
-// noun, English stemmed), except that a term's IDF counts the tools that hold it anywhere (as BM25F does), not per
-// field. The index and its query path are our own (bm25Postings.ts, bm25Rank.ts: top-k with MaxScore, updates in
-// place); with the IDF per field (`idfScope: "field"`), the tests hold them to MiniSearch's own index and search
+// noun, English stemmed). The index and its query path are our own (bm25Postings.ts, bm25Rank.ts: top-k with
+// MaxScore, updates in place); the tests hold them to MiniSearch's own index and search
 // (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
@@ -37,7 +36,10 @@ export interface RankingTuning {
   idfExponent: number;
   /** Words dropped from queries only (before stemming; analyze.ts's REQUEST_FRAMING_WORDS is one such list). */
   queryStopWords: ReadonlySet<string>;
-  /** Whose count a term's BM25 IDF is: tools that hold it anywhere, or per field as MiniSearch counts (bm25Rank.ts). */
+  /**
+   * Whose count a term's BM25 IDF is: per field, as MiniSearch counts (the default), or tools that hold it anywhere
+   * (bm25Rank.ts; bench/tuning.ts --variants measures it).
+   */
   idfScope: IdfScope;
 }
 
@@ -47,7 +49,7 @@ export const DEFAULT_TUNING: RankingTuning = {
   prefixWeight: 0.55,
   idfExponent: 1,
   queryStopWords: new Set(),
-  idfScope: "tool",
+  idfScope: "field",
 };
 export const FUZZY_WEIGHT = 0.3;
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
-import { createMiniSearchIndex, DEFAULT_TUNING, MAX_QUERY_TERMS, queryTerms, type RankingTuning } from "../../../src/core/search/minisearch.ts";
+import { createMiniSearchIndex, DEFAULT_TUNING, MAX_QUERY_TERMS, queryTerms } from "../../../src/core/search/minisearch.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { evalMetaTool, needsEvalData } from "../../evalData.ts";
@@ -12,8 +12,6 @@ const MODES: readonly SearchMode[] = ["substring", "minisearch"];
 const SLOW = { timeout: 60_000 };
 const generated = generatedCatalog(10_000);
 const generatedQuerySet = generatedQueries(generated.words, 60);
-/** MiniSearch counts a term's IDF per field; the gateway's default counts whole tools (bm25Rank.ts, IdfScope). */
-const AS_MINISEARCH: RankingTuning = { ...DEFAULT_TUNING, idfScope: "field" };
 
 function metaToolCatalog(): ToolDefinition[] {
   return evalMetaTool.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }));
@@ -61,16 +59,24 @@ describe("the first page without a full ranking", () => {
     });
   }
 
+  it("minisearch with the IDF over whole tools (idfScope \"tool\"): pages are the full ranking's head", SLOW, () => {
+    const index = createMiniSearchIndex(generated.tools.slice(0, 3_000), { ...DEFAULT_TUNING, idfScope: "tool" });
+    for (const query of generatedQuerySet) {
+      const full = index.search(query);
+      for (const count of [1, 5, 25]) expect({ query, page: index.searchPage(query, count) }).toEqual({ query, page: { names: full.slice(0, count), total: full.length } });
+    }
+  });
+
   it("an empty query pages through the catalog in order", () => {
     const index = createMiniSearchIndex(generated.tools.slice(0, 50));
     expect(index.searchPage("  ", 3)).toEqual({ names: generated.tools.slice(0, 3).map((tool) => tool.name), total: 50 });
   });
 });
 
-describe("minisearch mode, with the IDF per field, ranks as MiniSearch's own search", () => {
+describe("minisearch mode ranks as MiniSearch's own search", () => {
   it("on a generated 10,000-tool catalog", SLOW, () => {
-    const index = createMiniSearchIndex(generated.tools, AS_MINISEARCH);
-    const reference = miniSearchReference(generated.tools, AS_MINISEARCH);
+    const index = createMiniSearchIndex(generated.tools);
+    const reference = miniSearchReference(generated.tools);
     let matched = 0;
     for (const query of generatedQuerySet) {
       const mine = index.search(query);
@@ -83,8 +89,8 @@ describe("minisearch mode, with the IDF per field, ranks as MiniSearch's own sea
   it("over the MetaTool queries", SLOW, (context) => {
     needsEvalData(context);
     const tools = metaToolCatalog();
-    const index = createMiniSearchIndex(tools, AS_MINISEARCH);
-    const reference = miniSearchReference(tools, AS_MINISEARCH);
+    const index = createMiniSearchIndex(tools);
+    const reference = miniSearchReference(tools);
     for (const { query } of evalMetaTool.queries) assertMiniSearchOrder(index.search(query), reference(query).map((result) => result.name), query);
   });
 });

@@ -102,16 +102,16 @@ describe("createMiniSearchIndex: ranking", () => {
     expect(twins.search("convert units")).toEqual(["b_tool", "a_tool"]);
   });
 
-  it("weighs a word by how many tools hold it, not how many names: a common word in one name does not win", () => {
+  it("with idfScope \"tool\", weighs a word by how many tools hold it, not how many names hold it", () => {
     const tools = [
       tool("find_agency", "Marketing agencies by service and rating."),
       ...["hotels", "flights", "recipes", "jobs"].map((topic) => tool(`${topic}_search`, `Find ${topic} near you.`)),
       tool("harbour_timetables", "Ferry timetables for the harbour."),
       tool("island_timetables", "Ferry timetables for the island."),
     ];
-    expect(createMiniSearchIndex(tools).search("find a ferry")[0]).toBe("harbour_timetables");
-    // Counted per field (MiniSearch's IDF), "find" is as rare as can be among names.
-    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "field" }).search("find a ferry")[0]).toBe("find_agency");
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "tool" }).search("find a ferry")[0]).toBe("harbour_timetables");
+    // Counted per field (MiniSearch's IDF, the default), "find" is as rare as can be among names.
+    expect(createMiniSearchIndex(tools).search("find a ferry")[0]).toBe("find_agency");
   });
 
   it("handles an empty catalog", () => {
@@ -220,12 +220,12 @@ describe("buildIndex", () => {
 
 describe("retrieval quality on MetaTool (the README's benchmark targets)", () => {
   everyTestNeedsEvalData();
-  it("reaches nDCG@10 ≥ 0.605 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
+  it("reaches nDCG@10 ≥ 0.608 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
     const { tools, queries } = evalMetaTool;
     const metaIndex = createMiniSearchIndex(tools.map((t) => tool(t.name, t.description)));
     const quality = measureRetrieval((query) => metaIndex.search(query), queries, new Set(tools.map((t) => t.name)));
     expect(quality.queries).toBe(queries.length);
-    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.605);
+    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.608);
     expect(quality.successAt5).toBeGreaterThanOrEqual(0.7);
     expect(quality.recallAt5).toBeGreaterThanOrEqual(0.65);
   });
