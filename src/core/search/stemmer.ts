@@ -1,9 +1,9 @@
 // English stop words and stemming, for lower-case terms.
 
 // The SMART stop list (Salton's retrieval system), split at apostrophes as the tokenizer splits them, less the
-// nouns in it that name things tools handle (name, value, sent, novel, course, changes, example, greetings, second,
-// zero): a "CourseTool" or a "list_changes" is found by them. It also covers the filler of requests to an
-// assistant ("could you help me …", "i'm looking for …").
+// nouns in it that name things tools handle (name, value, sent, novel, course, changes, example, greetings, zero): a
+// "CourseTool" or a "list_changes" is found by them. Ordinals stay ("the second idea"). It also covers the filler of
+// requests to an assistant ("could you help me …", "i'm looking for …").
 const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "able about above according accordingly across actually after afterwards again against ain all allow allows " +
@@ -27,7 +27,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     "once one ones only onto or other others otherwise ought our ours ourselves out outside over overall own " +
     "particular particularly per perhaps placed please plus possible presumably probably provides que quite qv " +
     "rather rd re really reasonably regarding regardless regards relatively respectively right said same saw say " +
-    "saying says secondly see seeing seem seemed seeming seems seen self selves sensible serious " +
+    "saying says second secondly see seeing seem seemed seeming seems seen self selves sensible serious " +
     "seriously seven several shall she should shouldn since six so some somebody somehow someone something " +
     "sometime sometimes somewhat somewhere soon sorry specified specify specifying still sub such sup sure take " +
     "taken tell tends th than thank thanks thanx that thats the their theirs them themselves then thence there " +
