@@ -3,7 +3,8 @@
 // with the best mean nDCG@10 on the other 4 folds is picked and reported on the held-out fold. Prints one JSON summary:
 // every fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's
 // own. --variants sweeps the query-side choices instead (the IDF exponent, dropping request-framing words) at the
-// default BM25 settings, and says for each whether it beats the default on every held-out fold.
+// default BM25 settings, and the IDF over whole tools (BM25F's) against the default per field (MiniSearch's), and says
+// for each whether it beats the default on every held-out fold.
 import { parseArgs } from "node:util";
 import { REQUEST_FRAMING_WORDS } from "../src/core/search/analyze.ts";
 import { DEFAULT_TUNING, createMiniSearchIndex, type RankingTuning } from "../src/core/search/minisearch.ts";
@@ -41,12 +42,14 @@ function variants(): RankingTuning[] {
   for (const idfExponent of [1, 1.5, 2]) {
     for (const queryStopWords of [DEFAULT_TUNING.queryStopWords, REQUEST_FRAMING_WORDS]) points.push({ ...DEFAULT_TUNING, idfExponent, queryStopWords });
   }
+  // The IDF over whole tools, as BM25F counts it (the default counts per field, as MiniSearch does).
+  points.push({ ...DEFAULT_TUNING, idfScope: "tool" });
   return points;
 }
 
 function describe(tuning: RankingTuning): string {
   const framing = tuning.queryStopWords.size > 0 ? `, query drops ${tuning.queryStopWords.size} framing words` : "";
-  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent}${framing}`;
+  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}`;
 }
 
 function mean(scores: Float64Array, keep: (i: number) => boolean): number {
@@ -126,12 +129,14 @@ function main(): void {
   // Each point on every held-out fold against the default: a change is kept only when it helps on all of them.
   const perPoint = scored.map(({ tuning, scores }) => {
     const heldOutNdcgAt10 = Array.from({ length: FOLDS }, (_, f) => round(mean(scores.ndcg, (i) => fold[i] === f)));
+    const heldOutSuccessAt5 = Array.from({ length: FOLDS }, (_, f) => round(mean(scores.success, (i) => fold[i] === f)));
     const defaultNdcg = Array.from({ length: FOLDS }, (_, f) => round(mean(defaults.ndcg, (i) => fold[i] === f)));
     return {
       tuning: describe(tuning),
       ndcgAt10: round(mean(scores.ndcg, everyQuery)),
       successAt5: round(mean(scores.success, everyQuery)),
       heldOutNdcgAt10,
+      heldOutSuccessAt5,
       betterOnEveryFold: heldOutNdcgAt10.every((v, f) => v > (defaultNdcg[f] ?? 0)),
     };
   });

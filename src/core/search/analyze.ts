@@ -1,5 +1,6 @@
-// Text as it is indexed and searched: split into terms, lower-cased, stop words and lone letters dropped, stemmed,
-// the same way at index and query time.
+// Text as it is indexed and searched: split into terms, lower-cased, stop words and lone letters dropped, relational
+// adjectives and adverbs read as the word they pertain to, stemmed, the same way at index and query time.
+import { PERTAINYM_PAIRS } from "./pertainyms.ts";
 import { isStopWord, stem } from "./stemmer.ts";
 import { hasCjk, tokenize } from "./text.ts";
 
@@ -9,13 +10,28 @@ const DIGIT = /\p{N}/u;
 const TERM_CACHE_LIMIT = 100_000;
 const termCache = new Map<string, string | null>();
 
+let pertainyms: Map<string, string> | undefined;
+
+/**
+ * The word a relational adjective or adverb pertains to, per WordNet ("legal" → law, "medical" → medicine,
+ * "legally" → legal → law: pertainyms.ts), else the word itself: a query's "legal advice" finds a tool for the law.
+ */
+export function pertainsTo(word: string): string {
+  if (pertainyms === undefined) {
+    pertainyms = new Map();
+    const words = PERTAINYM_PAIRS.split(" ");
+    for (let i = 0; i + 1 < words.length; i += 2) pertainyms.set(words[i] ?? "", words[i + 1] ?? "");
+  }
+  return pertainyms.get(word) ?? word;
+}
+
 /** A raw term as indexed and searched: lower-case, stemmed; null for stop words and lone Latin letters. */
 export function processTerm(term: string): string | null {
   const cached = termCache.get(term);
   if (cached !== undefined) return cached;
   const lower = term.toLowerCase();
   const dropped = isStopWord(lower) || (lower.length === 1 && !hasCjk(lower) && !DIGIT.test(lower));
-  const processed = dropped ? null : stem(lower);
+  const processed = dropped ? null : stem(pertainsTo(lower));
   if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
   termCache.set(term, processed);
   return processed;

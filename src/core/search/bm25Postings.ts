@@ -276,6 +276,11 @@ export class Bm25Postings {
     return this.#forward[slot] ?? [];
   }
 
+  /** How many live tools hold `termId`, in any field. */
+  toolFrequencyOf(termId: number): number {
+    return this.#toolCount[termId] ?? 0;
+  }
+
   /** How many live tools hold `termId` in `field` (BM25's document frequency, per field as MiniSearch counts it). */
   fieldFrequency(termId: number, field: number): number {
     return this.#fieldCount[termId * FIELD_COUNT + field] ?? 0;

@@ -1,6 +1,7 @@
-// Ranking over Bm25Postings, with MiniSearch 7's scores: per query term, the BM25 of every term it expands to (itself,
-// prefix and fuzzy matches, each weighted) in every field (boosted), summed in MiniSearch's order (query term, then
-// expanded term, then field), and the sum times the number of query terms that hit the tool (its "quality").
+// Ranking over Bm25Postings, with MiniSearch 7's scores (with its IDF per field; IdfScope "tool" counts whole tools
+// instead): per query term, the BM25 of every term it expands to (itself, prefix and fuzzy matches, each weighted) in
+// every field (boosted), summed in MiniSearch's order (query term, then expanded term, then field), and the sum times
+// the number of query terms that hit the tool (its "quality").
 // Two paths with the same scores: `rankAll` (every match, term at a time) and `rankTop` (the first k only): MaxScore
 // over per-term score bounds — terms are scored in order of their bound, and once the k-th best score found so far
 // beats what every unscored term together could still give a tool none of the scored terms hit, the rest are only
@@ -23,10 +24,18 @@ export interface QueryTerm {
   fuzzy: boolean;
 }
 
+/**
+ * Which tools a term's IDF counts: those that hold it anywhere ("tool", as BM25F does), or, per field, those that hold
+ * it in that field ("field", as MiniSearch does; then a word rare in names but common in descriptions, like "find",
+ * counts as rare in the one tool name that has it).
+ */
+export type IdfScope = "tool" | "field";
+
 export interface ScoringOptions {
   /** By field id (FIELDS order). */
   fieldBoosts: readonly number[];
   bm25: Bm25Params;
+  idfScope: IdfScope;
   prefixWeight: number;
   fuzzyWeight: number;
 }
@@ -98,7 +107,8 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
       const cell = g * FIELD_COUNT + field;
       // MiniSearch: termWeight * fieldBoost * termBoost * docBoost (1) * rawScore, in that order.
       const c = (weights[g] ?? 0) * (options.fieldBoosts[field] ?? 1) * termBoost;
-      const inverse = Math.log(1 + (count - matching + 0.5) / (matching + 0.5));
+      const holders = options.idfScope === "tool" ? index.toolFrequencyOf(termId) : matching;
+      const inverse = Math.log(1 + (count - holders + 0.5) / (holders + 0.5));
       coefficient[cell] = c;
       idf[cell] = inverse;
       // BM25 grows with the frequency and, for b ≥ 0, falls with the length: the highest frequency at the shortest

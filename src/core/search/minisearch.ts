@@ -1,7 +1,8 @@
 // Ranked search: BM25 as MiniSearch 7 scores it, over names, descriptions, parameters and groups (fields.ts), of text
-// analyzed by analyze.ts (identifiers and CJK bigrams split, stop words dropped, English stemmed). The index and its
-// query path are our own (bm25Postings.ts, bm25Rank.ts: top-k with MaxScore, updates in place); the tests hold them
-// to MiniSearch's own index and search (test/support/miniSearchReference.ts): the same order, the same scores.
+// analyzed by analyze.ts (identifiers and CJK bigrams split, stop words dropped, relational adjectives read as their
+// noun, English stemmed). The index and its query path are our own (bm25Postings.ts, bm25Rank.ts: top-k with
+// MaxScore, updates in place); the tests hold them to MiniSearch's own index and search
+// (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
@@ -9,7 +10,7 @@ import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
-import { Bm25Ranker, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
+import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { hasCjk } from "./text.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
@@ -35,6 +36,11 @@ export interface RankingTuning {
   idfExponent: number;
   /** Words dropped from queries only (before stemming; analyze.ts's REQUEST_FRAMING_WORDS is one such list). */
   queryStopWords: ReadonlySet<string>;
+  /**
+   * Whose count a term's BM25 IDF is: per field, as MiniSearch counts (the default), or tools that hold it anywhere
+   * (bm25Rank.ts; bench/tuning.ts --variants measures it).
+   */
+  idfScope: IdfScope;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -43,6 +49,7 @@ export const DEFAULT_TUNING: RankingTuning = {
   prefixWeight: 0.55,
   idfExponent: 1,
   queryStopWords: new Set(),
+  idfScope: "field",
 };
 export const FUZZY_WEIGHT = 0.3;
 /**
@@ -186,6 +193,7 @@ class RankedIndex implements SearchIndex {
     this.#options = {
       fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
       bm25: tuning.bm25,
+      idfScope: tuning.idfScope,
       prefixWeight: tuning.prefixWeight,
       fuzzyWeight: FUZZY_WEIGHT,
     };

@@ -1,8 +1,9 @@
 // English stop words and stemming, for lower-case terms.
 
-// The SMART stop list (Salton's retrieval system), split at apostrophes as the tokenizer splits them, less a few
-// words that name things tools handle (name, value, sent, novel). It also covers the filler of requests to an
-// assistant ("could you help me …", "i'm looking for …").
+// The SMART stop list (Salton's retrieval system), split at apostrophes as the tokenizer splits them, less the
+// nouns in it that name things tools handle (name, value, sent, novel, course, changes, example, greetings, zero): a
+// "CourseTool" or a "list_changes" is found by them. Ordinals stay ("the second idea"). It also covers the filler of
+// requests to an assistant ("could you help me …", "i'm looking for …").
 const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "able about above according accordingly across actually after afterwards again against ain all allow allows " +
@@ -10,12 +11,12 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     "anything anyway anyways anywhere apart appear appreciate appropriate are aren around as aside ask asking " +
     "associated at available away awfully be became because become becomes becoming been before beforehand " +
     "behind being believe below beside besides best better between beyond both brief but by came can cannot cant " +
-    "cause causes certain certainly changes clearly co com come comes concerning consequently consider " +
-    "considering contain containing contains corresponding could couldn course currently definitely described " +
+    "cause causes certain certainly clearly co com come comes concerning consequently consider " +
+    "considering contain containing contains corresponding could couldn currently definitely described " +
     "despite did didn different do does doesn doing don done down downwards during each edu eg eight either else " +
     "elsewhere enough entirely especially et etc even ever every everybody everyone everything everywhere ex " +
-    "exactly example except far few fifth first five followed following follows for former formerly forth four " +
-    "from further furthermore get gets getting given gives go goes going gone got gotten greetings had hadn " +
+    "exactly except far few fifth first five followed following follows for former formerly forth four " +
+    "from further furthermore get gets getting given gives go goes going gone got gotten had hadn " +
     "happens hardly has hasn have haven having he hello help hence her here hereafter hereby herein hereupon " +
     "hers herself hi him himself his hither hopefully how howbeit however ie if ignored immediate in inasmuch " +
     "inc indeed indicate indicated indicates inner insofar instead into inward is isn it its itself just keep " +
@@ -36,7 +37,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
     "various ve very via viz vs want wants was wasn way we welcome well went were weren what whatever when " +
     "whence whenever where whereafter whereas whereby wherein whereupon wherever whether which while whither who " +
     "whoever whole whom whose why will willing wish with within without won wonder would yes yet you your yours " +
-    "yourself yourselves zero "
+    "yourself yourselves "
   ).split(" "),
 );
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { analyze, processTerm } from "../../../src/core/search/analyze.ts";
+import { analyze, pertainsTo, processTerm } from "../../../src/core/search/analyze.ts";
+import { PERTAINYM_PAIRS } from "../../../src/core/search/pertainyms.ts";
+import { stem } from "../../../src/core/search/stemmer.ts";
 
 describe("analyze", () => {
   it("drops English stop words and lone letters, keeps digits", () => {
@@ -15,6 +17,34 @@ describe("analyze", () => {
   it("lower-cases and stems identifiers and keeps CJK bigrams and lone CJK characters", () => {
     expect(analyze("sendEmails")).toEqual(["send", "email", "sendemail"]);
     expect(analyze("查 天气预报")).toEqual(["查", "天气", "气预", "预报"]);
+  });
+});
+
+describe("pertainsTo", () => {
+  it("reads a relational adjective or adverb as the word it pertains to, other words as themselves", () => {
+    expect(pertainsTo("legal")).toBe("law");
+    expect(pertainsTo("medical")).toBe("medicine");
+    expect(pertainsTo("legally")).toBe("law");
+    expect(pertainsTo("analytic")).toBe("analysis");
+    expect(pertainsTo("weather")).toBe("weather");
+    expect(pertainsTo("constructor")).toBe("constructor");
+  });
+
+  it("holds plain lower-case pairs that the stemmer alone does not conflate", () => {
+    const words = PERTAINYM_PAIRS.split(" ");
+    expect(words.length % 2).toBe(0);
+    expect(words.length).toBeGreaterThan(1000);
+    for (let i = 0; i < words.length; i += 2) {
+      const [word = "", base = ""] = words.slice(i, i + 2);
+      expect(word).toMatch(/^[a-z]+$/);
+      expect(base).toMatch(/^[a-z]+$/);
+      expect(stem(word)).not.toBe(stem(base));
+    }
+  });
+
+  it("lets a query's adjective find a tool named for the noun, and the other way round", () => {
+    expect(analyze("legal advice")).toEqual(analyze("law advice"));
+    expect(analyze("MedicineTool")).toContain(processTerm("medical"));
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
-import { createMiniSearchIndex, MAX_QUERY_TERMS, queryTerms } from "../../../src/core/search/minisearch.ts";
+import { createMiniSearchIndex, DEFAULT_TUNING, MAX_QUERY_TERMS, queryTerms } from "../../../src/core/search/minisearch.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { evalMetaTool, needsEvalData } from "../../evalData.ts";
@@ -58,6 +58,14 @@ describe("the first page without a full ranking", () => {
       assertPagesOfFullRanking(metaToolCatalog(), mode, evalMetaTool.queries.map((query) => query.query));
     });
   }
+
+  it("minisearch with the IDF over whole tools (idfScope \"tool\"): pages are the full ranking's head", SLOW, () => {
+    const index = createMiniSearchIndex(generated.tools.slice(0, 3_000), { ...DEFAULT_TUNING, idfScope: "tool" });
+    for (const query of generatedQuerySet) {
+      const full = index.search(query);
+      for (const count of [1, 5, 25]) expect({ query, page: index.searchPage(query, count) }).toEqual({ query, page: { names: full.slice(0, count), total: full.length } });
+    }
+  });
 
   it("an empty query pages through the catalog in order", () => {
     const index = createMiniSearchIndex(generated.tools.slice(0, 50));

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { measureRetrieval } from "../../../bench/metrics.ts";
 import { analyze } from "../../../src/core/search/analyze.ts";
 import { FIELDS, toolFieldTexts } from "../../../src/core/search/fields.ts";
-import { createMiniSearchIndex } from "../../../src/core/search/minisearch.ts";
+import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
 import { buildIndex, MINISEARCH_OPTIONS } from "../../support/miniSearchReference.ts";
 import type { JsonSchema, ToolDefinition } from "../../../src/core/types.ts";
 import { everyTestNeedsEvalData, evalMcpTools, evalMetaTool } from "../../evalData.ts";
@@ -100,6 +100,18 @@ describe("createMiniSearchIndex: ranking", () => {
   it("keeps catalog order between equally good tools", () => {
     const twins = createMiniSearchIndex([tool("b_tool", "Converts units."), tool("a_tool", "Converts units.")]);
     expect(twins.search("convert units")).toEqual(["b_tool", "a_tool"]);
+  });
+
+  it("with idfScope \"tool\", weighs a word by how many tools hold it, not how many names hold it", () => {
+    const tools = [
+      tool("find_agency", "Marketing agencies by service and rating."),
+      ...["hotels", "flights", "recipes", "jobs"].map((topic) => tool(`${topic}_search`, `Find ${topic} near you.`)),
+      tool("harbour_timetables", "Ferry timetables for the harbour."),
+      tool("island_timetables", "Ferry timetables for the island."),
+    ];
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "tool" }).search("find a ferry")[0]).toBe("harbour_timetables");
+    // Counted per field (MiniSearch's IDF, the default), "find" is as rare as can be among names.
+    expect(createMiniSearchIndex(tools).search("find a ferry")[0]).toBe("find_agency");
   });
 
   it("handles an empty catalog", () => {
@@ -208,12 +220,12 @@ describe("buildIndex", () => {
 
 describe("retrieval quality on MetaTool (the README's benchmark targets)", () => {
   everyTestNeedsEvalData();
-  it("reaches nDCG@10 ≥ 0.60 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
+  it("reaches nDCG@10 ≥ 0.608 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
     const { tools, queries } = evalMetaTool;
     const metaIndex = createMiniSearchIndex(tools.map((t) => tool(t.name, t.description)));
     const quality = measureRetrieval((query) => metaIndex.search(query), queries, new Set(tools.map((t) => t.name)));
     expect(quality.queries).toBe(queries.length);
-    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.6);
+    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.608);
     expect(quality.successAt5).toBeGreaterThanOrEqual(0.7);
     expect(quality.recallAt5).toBeGreaterThanOrEqual(0.65);
   });
