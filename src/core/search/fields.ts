@@ -5,6 +5,9 @@ import type { ToolDefinition } from "../types.ts";
 export const FIELDS = ["name", "description", "parameterNames", "parameterDescriptions", "groups"] as const;
 export type FieldName = (typeof FIELDS)[number];
 
+/** The fields whose texts tools share most (the tools of one server describe the same parameters alike), by id. */
+export const SHARED_TEXT_FIELDS: ReadonlySet<number> = new Set([FIELDS.indexOf("parameterNames"), FIELDS.indexOf("parameterDescriptions")]);
+
 /** How much a match in each field counts: the name says most about what a tool does. */
 export const FIELD_BOOST: Readonly<Record<FieldName, number>> = {
   name: 2.5,
@@ -13,6 +16,9 @@ export const FIELD_BOOST: Readonly<Record<FieldName, number>> = {
   parameterDescriptions: 0.3,
   groups: 1,
 };
+
+/** How many levels of nested properties (and array items) the parameter fields read. */
+const PARAMETER_DEPTH = 2;
 
 /** Collects parameter names and texts (descriptions, titles, string enum values), `depth` levels deep. */
 function collectParameters(schema: unknown, depth: number, names: string[], texts: string[]): void {
@@ -36,6 +42,73 @@ function collectParameters(schema: unknown, depth: number, names: string[], text
   }
 }
 
+/** A property's own enumerable keys, in `for…in` order (collectParameters's walk); none for a non-object. */
+function propertyNames(schema: unknown): readonly string[] {
+  if (!isRecord(schema)) return [];
+  const properties = schema.properties;
+  return isRecord(properties) ? Object.keys(properties) : [];
+}
+
+/** A string-valued key of a property, as collectParameters reads it (undefined when it collects nothing). */
+function textOf(property: unknown, key: "description" | "title"): string | undefined {
+  if (!isRecord(property)) return undefined;
+  const value = property[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Whether two `enum`s hold the same strings in the same order (collectParameters reads only those). */
+function sameEnumTexts(a: unknown, b: unknown): boolean {
+  const left: readonly unknown[] = isRecord(a) && Array.isArray(a.enum) ? a.enum : [];
+  const right: readonly unknown[] = isRecord(b) && Array.isArray(b.enum) ? b.enum : [];
+  let j = 0;
+  for (const value of left) {
+    if (typeof value !== "string") continue;
+    while (j < right.length && typeof right[j] !== "string") j++;
+    if (right[j] !== value) return false;
+    j++;
+  }
+  while (j < right.length && typeof right[j] !== "string") j++;
+  return j === right.length;
+}
+
+/**
+ * Whether collectParameters collects the same names and texts from two schemas, walking both at once without
+ * collecting: a fresh copy of a tool (read again from storage) is compared in what the index reads of it only.
+ */
+function sameParameterTexts(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  const names = propertyNames(a);
+  const otherNames = propertyNames(b);
+  if (names.length !== otherNames.length) return false;
+  const properties = isRecord(a) && isRecord(a.properties) ? a.properties : {};
+  const otherProperties = isRecord(b) && isRecord(b.properties) ? b.properties : {};
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] ?? "";
+    if (name !== otherNames[i]) return false;
+    const property = properties[name];
+    const other = otherProperties[name];
+    if (property === other) continue;
+    if (textOf(property, "description") !== textOf(other, "description") || textOf(property, "title") !== textOf(other, "title")) return false;
+    if (!sameEnumTexts(property, other)) return false;
+    if (depth > 1) {
+      const items = isRecord(property) ? property.items : undefined;
+      const otherItems = isRecord(other) ? other.items : undefined;
+      if (!sameParameterTexts(property, other, depth - 1) || !sameParameterTexts(items, otherItems, depth - 1)) return false;
+    }
+  }
+  return true;
+}
+
+/** Whether two tools give the same texts in every indexed field (toolFieldParts), compared without collecting them. */
+export function sameFieldTexts(a: ToolDefinition, b: ToolDefinition): boolean {
+  if (a === b) return true;
+  if (a.name !== b.name || a.description !== b.description) return false;
+  const groups = a.groups ?? [];
+  const otherGroups = b.groups ?? [];
+  if (groups.length !== otherGroups.length || groups.some((group, i) => group !== otherGroups[i])) return false;
+  return sameParameterTexts(a.parameters, b.parameters, PARAMETER_DEPTH);
+}
+
 /**
  * The texts of each indexed field of a tool, by field id (in FIELDS order). A field's text is its texts joined with
  * spaces; the index reads them one by one, which analyzes the same (a space always separates terms).
@@ -43,7 +116,7 @@ function collectParameters(schema: unknown, depth: number, names: string[], text
 export function toolFieldParts(tool: ToolDefinition): (readonly string[])[] {
   const names: string[] = [];
   const texts: string[] = [];
-  collectParameters(tool.parameters, 2, names, texts);
+  collectParameters(tool.parameters, PARAMETER_DEPTH, names, texts);
   return [[tool.name], [tool.description], names, texts, tool.groups ?? []];
 }
 
