@@ -26,13 +26,15 @@ describe("tokenize", () => {
   });
 });
 
+/** The terms `push` splits `word` into. */
+function split(push: (word: string, terms: string[]) => void, word: string): string[] {
+  const terms: string[] = [];
+  push(word, terms);
+  return terms;
+}
+
 describe("pushAsciiWord", () => {
   it("splits an ASCII word exactly as the regular expressions of pushWord do", () => {
-    const split = (push: (word: string, terms: string[]) => void, word: string): string[] => {
-      const terms: string[] = [];
-      push(word, terms);
-      return terms;
-    };
     for (const word of ["", "a", "A", "weather", "Weather", "HTTPServer", "getHTTPResponse", "utf8", "2fa", "v2beta3", "ABCd", "aBCd", "AAAb", "X1Y2"]) {
       expect(split(pushAsciiWord, word)).toEqual(split(pushWord, word));
     }
