@@ -88,11 +88,11 @@ describe("createMiniSearchIndex: ranking", () => {
 
   it("puts first the earliest in catalog order of tools named alike but for case, also after an update", () => {
     const alike = [tool("Get_Weather", "Weather of a city."), tool("search_web", "Searches pages."), tool("get_weather", "Weather now.")];
-    const index = createMiniSearchIndex(alike);
-    expect(index.search("GET_WEATHER")[0]).toBe("Get_Weather");
+    const alikeIndex = createMiniSearchIndex(alike);
+    expect(alikeIndex.search("GET_WEATHER")[0]).toBe("Get_Weather");
     const moved = [alike[2], alike[1], alike[0]].filter((t) => t !== undefined);
-    expect(index.update?.(moved)?.search("GET_WEATHER")[0]).toBe("get_weather");
-    expect(index.update?.(moved.slice(1))?.search("GET_WEATHER")[0]).toBe("Get_Weather");
+    expect(alikeIndex.update?.(moved)?.search("GET_WEATHER")[0]).toBe("get_weather");
+    expect(alikeIndex.update?.(moved.slice(1))?.search("GET_WEATHER")[0]).toBe("Get_Weather");
   });
 
   it("returns an empty or blank query as every tool in catalog order", () => {
