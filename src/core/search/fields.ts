@@ -42,24 +42,25 @@ function collectParameters(schema: unknown, depth: number, names: string[], text
   }
 }
 
-/** A property's own enumerable keys, in `for…in` order (collectParameters's walk); none for a non-object. */
-function propertyNames(schema: unknown): readonly string[] {
-  if (!isRecord(schema)) return [];
+const NO_PROPERTIES: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** What collectParameters walks of a schema: its `properties` object (none for anything else). */
+function propertiesOf(schema: unknown): Readonly<Record<string, unknown>> {
+  if (!isRecord(schema)) return NO_PROPERTIES;
   const properties = schema.properties;
-  return isRecord(properties) ? Object.keys(properties) : [];
+  return isRecord(properties) ? properties : NO_PROPERTIES;
 }
 
 /** A string-valued key of a property, as collectParameters reads it (undefined when it collects nothing). */
-function textOf(property: unknown, key: "description" | "title"): string | undefined {
-  if (!isRecord(property)) return undefined;
+function textOf(property: Readonly<Record<string, unknown>>, key: "description" | "title"): string | undefined {
   const value = property[key];
   return typeof value === "string" ? value : undefined;
 }
 
 /** Whether two `enum`s hold the same strings in the same order (collectParameters reads only those). */
 function sameEnumTexts(a: unknown, b: unknown): boolean {
-  const left: readonly unknown[] = isRecord(a) && Array.isArray(a.enum) ? a.enum : [];
-  const right: readonly unknown[] = isRecord(b) && Array.isArray(b.enum) ? b.enum : [];
+  const left: readonly unknown[] = Array.isArray(a) ? a : [];
+  const right: readonly unknown[] = Array.isArray(b) ? b : [];
   let j = 0;
   for (const value of left) {
     if (typeof value !== "string") continue;
@@ -73,28 +74,29 @@ function sameEnumTexts(a: unknown, b: unknown): boolean {
 
 /**
  * Whether collectParameters collects the same names and texts from two schemas, walking both at once without
- * collecting: a fresh copy of a tool (read again from storage) is compared in what the index reads of it only.
+ * collecting: a fresh copy of a tool (read again from storage) is compared in what the index reads of it only. Keys
+ * a property lacks on both sides are not walked (most have no enum, items or nested properties).
  */
 function sameParameterTexts(a: unknown, b: unknown, depth: number): boolean {
   if (a === b) return true;
-  const names = propertyNames(a);
-  const otherNames = propertyNames(b);
+  const properties = propertiesOf(a);
+  const otherProperties = propertiesOf(b);
+  const names = Object.keys(properties);
+  const otherNames = Object.keys(otherProperties);
   if (names.length !== otherNames.length) return false;
-  const properties = isRecord(a) && isRecord(a.properties) ? a.properties : {};
-  const otherProperties = isRecord(b) && isRecord(b.properties) ? b.properties : {};
   for (let i = 0; i < names.length; i++) {
     const name = names[i] ?? "";
     if (name !== otherNames[i]) return false;
-    const property = properties[name];
-    const other = otherProperties[name];
-    if (property === other) continue;
+    const value = properties[name];
+    const otherValue = otherProperties[name];
+    if (value === otherValue) continue;
+    const property = isRecord(value) ? value : NO_PROPERTIES;
+    const other = isRecord(otherValue) ? otherValue : NO_PROPERTIES;
     if (textOf(property, "description") !== textOf(other, "description") || textOf(property, "title") !== textOf(other, "title")) return false;
-    if (!sameEnumTexts(property, other)) return false;
-    if (depth > 1) {
-      const items = isRecord(property) ? property.items : undefined;
-      const otherItems = isRecord(other) ? other.items : undefined;
-      if (!sameParameterTexts(property, other, depth - 1) || !sameParameterTexts(items, otherItems, depth - 1)) return false;
-    }
+    if ((property.enum !== undefined || other.enum !== undefined) && !sameEnumTexts(property.enum, other.enum)) return false;
+    if (depth <= 1) continue;
+    if ((property.properties !== undefined || other.properties !== undefined) && !sameParameterTexts(property, other, depth - 1)) return false;
+    if ((property.items !== undefined || other.items !== undefined) && !sameParameterTexts(property.items, other.items, depth - 1)) return false;
   }
   return true;
 }
@@ -105,7 +107,8 @@ export function sameFieldTexts(a: ToolDefinition, b: ToolDefinition): boolean {
   if (a.name !== b.name || a.description !== b.description) return false;
   const groups = a.groups ?? [];
   const otherGroups = b.groups ?? [];
-  if (groups.length !== otherGroups.length || groups.some((group, i) => group !== otherGroups[i])) return false;
+  if (groups.length !== otherGroups.length) return false;
+  for (let i = 0; i < groups.length; i++) if (groups[i] !== otherGroups[i]) return false;
   return sameParameterTexts(a.parameters, b.parameters, PARAMETER_DEPTH);
 }
 
