@@ -117,10 +117,29 @@ export function sameFieldTexts(a: ToolDefinition, b: ToolDefinition): boolean {
  * spaces; the index reads them one by one, which analyzes the same (a space always separates terms).
  */
 export function toolFieldParts(tool: ToolDefinition): (readonly string[])[] {
-  const names: string[] = [];
-  const texts: string[] = [];
+  const parts = emptyFieldParts();
+  toolFieldPartsInto(tool, parts);
+  return parts;
+}
+
+/** One array of texts per field, in FIELDS order. */
+export type FieldParts = [name: string[], description: string[], parameterNames: string[], parameterDescriptions: string[], groups: string[]];
+
+export function emptyFieldParts(): FieldParts {
+  return [[], [], [], [], []];
+}
+
+/**
+ * toolFieldParts into `parts` (emptied first): an index build reuses the same arrays for every tool rather than
+ * allocating five per tool.
+ */
+export function toolFieldPartsInto(tool: ToolDefinition, parts: FieldParts): void {
+  const [name, description, names, texts, groups] = parts;
+  for (const part of parts) part.length = 0;
+  name.push(tool.name);
+  description.push(tool.description);
   collectParameters(tool.parameters, PARAMETER_DEPTH, names, texts);
-  return [[tool.name], [tool.description], names, texts, tool.groups ?? []];
+  for (const group of tool.groups ?? []) groups.push(group);
 }
 
 /** The text of each indexed field of a tool (not yet analyzed). */
