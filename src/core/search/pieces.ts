@@ -23,8 +23,8 @@ export class PieceTable {
   /** Open addressing with linear probing: piece id + 1, or EMPTY_SLOT. */
   #slots = new Int32Array(INITIAL_SLOTS);
   /**
-   * The characters of every piece, one after the other: a piece is compared with the text in a typed array, not in
-   * a string cut out of a text (reading such a string's characters is several times slower).
+   * The characters of every piece, one after the other: a piece is compared with the text from a typed array rather
+   * than from a string cut out of a text (one of 13 or more characters is a view of its text, read through it).
    */
   #chars = new Uint16Array(INITIAL_SLOTS * 8);
   #charCount = 0;
