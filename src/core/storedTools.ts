@@ -28,10 +28,13 @@ export function registerStoredTools(
   const texts: string[] = [];
   const tools: { tool: unknown; contextId: string }[] = [];
   const names: string[] = [];
+  /** Per tool, what the previous version kept of it when its text is unchanged (kept again as it is). */
+  const unchanged: ({ text: string; definition: ToolDefinition } | undefined)[] = [];
   for (const { name, definition: text, context } of stored) {
-    const same = previous.get(name);
+    const previously = previous.get(name);
+    const same = previously?.text === text ? previously : undefined;
     let tool: unknown;
-    if (same?.text === text) tool = same.definition;
+    if (same) tool = same.definition;
     else {
       // register validates what it is given, so the stored text is parsed into `unknown` and checked there.
       try {
@@ -43,6 +46,7 @@ export function registerStoredTools(
     }
     texts.push(text);
     names.push(name);
+    unchanged.push(same);
     tools.push({ tool, contextId: context });
   }
   const kept = new Map<string, { text: string; definition: ToolDefinition }>();
@@ -50,7 +54,9 @@ export function registerStoredTools(
     const name = names[index];
     const text = texts[index];
     // Kept under the name stored (its text names it too; a text naming another tool is not kept).
-    if (definition && name === definition.name && text !== undefined) kept.set(name, { text, definition });
+    if (!definition || name !== definition.name || text === undefined) return;
+    const same = unchanged[index];
+    kept.set(name, same?.definition === definition ? same : { text, definition });
   });
   return kept;
 }

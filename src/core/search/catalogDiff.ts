@@ -1,34 +1,6 @@
 // What changed between two versions of a catalog, for an index that updates in place instead of rebuilding.
-import { isRecord } from "../records.ts";
 import type { ToolDefinition } from "../types.ts";
-
-/** Whether two JSON-like values are equal (objects by their own keys, arrays in order); allocates nothing. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b) || !isRecord(a) || !isRecord(b)) return false;
-  let keys = 0;
-  for (const key in a) {
-    if (!Object.hasOwn(a, key)) continue;
-    if (!Object.hasOwn(b, key) || !sameJson(a[key], b[key])) return false;
-    keys++;
-  }
-  for (const key in b) if (Object.hasOwn(b, key)) keys--;
-  return keys === 0;
-}
-
-/** Whether an index built on `a` can stand for `b`: the same object, or the same indexed content. */
-export function sameIndexedTool(a: ToolDefinition, b: ToolDefinition): boolean {
-  return (
-    a === b ||
-    (a.name === b.name && a.description === b.description && sameJson(a.groups ?? [], b.groups ?? []) && sameJson(a.parameters, b.parameters))
-  );
-}
+import { sameFieldTexts } from "./fields.ts";
 
 export interface CatalogDiff {
   /** Per tool of the new catalog: the slot that holds it already, or -1 (to be added). */
@@ -48,7 +20,7 @@ export function diffCatalog(
   slotByName: ReadonlyMap<string, number>,
   slots: readonly (ToolDefinition | undefined)[],
   next: readonly ToolDefinition[],
-  same: (held: ToolDefinition, tool: ToolDefinition) => boolean = sameIndexedTool,
+  same: (held: ToolDefinition, tool: ToolDefinition) => boolean = sameFieldTexts,
 ): CatalogDiff | undefined {
   const slotOfNew = new Int32Array(next.length).fill(-1);
   /** 1 for a slot whose name the new catalog holds, 2 when it holds that tool unchanged. */

@@ -5,6 +5,9 @@ import type { ToolDefinition } from "../types.ts";
 export const FIELDS = ["name", "description", "parameterNames", "parameterDescriptions", "groups"] as const;
 export type FieldName = (typeof FIELDS)[number];
 
+/** The fields whose texts tools share most (the tools of one server describe the same parameters alike), by id. */
+export const SHARED_TEXT_FIELDS: ReadonlySet<number> = new Set([FIELDS.indexOf("parameterNames"), FIELDS.indexOf("parameterDescriptions")]);
+
 /** How much a match in each field counts: the name says most about what a tool does. */
 export const FIELD_BOOST: Readonly<Record<FieldName, number>> = {
   name: 2.5,
@@ -13,6 +16,9 @@ export const FIELD_BOOST: Readonly<Record<FieldName, number>> = {
   parameterDescriptions: 0.3,
   groups: 1,
 };
+
+/** How many levels of nested properties (and array items) the parameter fields read. */
+const PARAMETER_DEPTH = 2;
 
 /** Collects parameter names and texts (descriptions, titles, string enum values), `depth` levels deep. */
 function collectParameters(schema: unknown, depth: number, names: string[], texts: string[]): void {
@@ -36,15 +42,104 @@ function collectParameters(schema: unknown, depth: number, names: string[], text
   }
 }
 
+const NO_PROPERTIES: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** What collectParameters walks of a schema: its `properties` object (none for anything else). */
+function propertiesOf(schema: unknown): Readonly<Record<string, unknown>> {
+  if (!isRecord(schema)) return NO_PROPERTIES;
+  const properties = schema.properties;
+  return isRecord(properties) ? properties : NO_PROPERTIES;
+}
+
+/** A string-valued key of a property, as collectParameters reads it (undefined when it collects nothing). */
+function textOf(property: Readonly<Record<string, unknown>>, key: "description" | "title"): string | undefined {
+  const value = property[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Whether two `enum`s hold the same strings in the same order (collectParameters reads only those). */
+function sameEnumTexts(a: unknown, b: unknown): boolean {
+  const left: readonly unknown[] = Array.isArray(a) ? a : [];
+  const right: readonly unknown[] = Array.isArray(b) ? b : [];
+  let j = 0;
+  for (const value of left) {
+    if (typeof value !== "string") continue;
+    while (j < right.length && typeof right[j] !== "string") j++;
+    if (right[j] !== value) return false;
+    j++;
+  }
+  while (j < right.length && typeof right[j] !== "string") j++;
+  return j === right.length;
+}
+
+/**
+ * Whether collectParameters collects the same names and texts from two schemas, walking both at once without
+ * collecting: a fresh copy of a tool (read again from storage) is compared in what the index reads of it only. Keys
+ * a property lacks on both sides are not walked (most have no enum, items or nested properties).
+ */
+function sameParameterTexts(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  const properties = propertiesOf(a);
+  const otherProperties = propertiesOf(b);
+  const names = Object.keys(properties);
+  const otherNames = Object.keys(otherProperties);
+  if (names.length !== otherNames.length) return false;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] ?? "";
+    if (name !== otherNames[i]) return false;
+    const value = properties[name];
+    const otherValue = otherProperties[name];
+    if (value === otherValue) continue;
+    const property = isRecord(value) ? value : NO_PROPERTIES;
+    const other = isRecord(otherValue) ? otherValue : NO_PROPERTIES;
+    if (textOf(property, "description") !== textOf(other, "description") || textOf(property, "title") !== textOf(other, "title")) return false;
+    if ((property.enum !== undefined || other.enum !== undefined) && !sameEnumTexts(property.enum, other.enum)) return false;
+    if (depth <= 1) continue;
+    if ((property.properties !== undefined || other.properties !== undefined) && !sameParameterTexts(property, other, depth - 1)) return false;
+    if ((property.items !== undefined || other.items !== undefined) && !sameParameterTexts(property.items, other.items, depth - 1)) return false;
+  }
+  return true;
+}
+
+/** Whether two tools give the same texts in every indexed field (toolFieldParts), compared without collecting them. */
+export function sameFieldTexts(a: ToolDefinition, b: ToolDefinition): boolean {
+  if (a === b) return true;
+  if (a.name !== b.name || a.description !== b.description) return false;
+  const groups = a.groups ?? [];
+  const otherGroups = b.groups ?? [];
+  if (groups.length !== otherGroups.length) return false;
+  for (let i = 0; i < groups.length; i++) if (groups[i] !== otherGroups[i]) return false;
+  return sameParameterTexts(a.parameters, b.parameters, PARAMETER_DEPTH);
+}
+
 /**
  * The texts of each indexed field of a tool, by field id (in FIELDS order). A field's text is its texts joined with
  * spaces; the index reads them one by one, which analyzes the same (a space always separates terms).
  */
 export function toolFieldParts(tool: ToolDefinition): (readonly string[])[] {
-  const names: string[] = [];
-  const texts: string[] = [];
-  collectParameters(tool.parameters, 2, names, texts);
-  return [[tool.name], [tool.description], names, texts, tool.groups ?? []];
+  const parts = emptyFieldParts();
+  toolFieldPartsInto(tool, parts);
+  return parts;
+}
+
+/** One array of texts per field, in FIELDS order. */
+export type FieldParts = [name: string[], description: string[], parameterNames: string[], parameterDescriptions: string[], groups: string[]];
+
+export function emptyFieldParts(): FieldParts {
+  return [[], [], [], [], []];
+}
+
+/**
+ * toolFieldParts into `parts` (emptied first): an index build reuses the same arrays for every tool rather than
+ * allocating five per tool.
+ */
+export function toolFieldPartsInto(tool: ToolDefinition, parts: FieldParts): void {
+  const [name, description, names, texts, groups] = parts;
+  for (const part of parts) part.length = 0;
+  name.push(tool.name);
+  description.push(tool.description);
+  collectParameters(tool.parameters, PARAMETER_DEPTH, names, texts);
+  for (const group of tool.groups ?? []) groups.push(group);
 }
 
 /** The text of each indexed field of a tool (not yet analyzed). */

@@ -24,6 +24,11 @@ export class IntList {
     return this.#values.subarray(0, this.#length);
   }
 
+  /** Empties the list (its capacity stays). */
+  clear(): void {
+    this.#length = 0;
+  }
+
   /** Appends `value`; returns its index. */
   push(value: number): number {
     if (this.#length === this.#values.length) {

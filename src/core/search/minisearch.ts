@@ -185,8 +185,8 @@ class RankedIndex implements SearchIndex {
   /** Name → slot of every tool held, while names are unique (else the index is not patched: `#patchable`). */
   readonly #slotByName = new Map<string, number>();
   #patchable = true;
-  /** Lower-cased name → the slots of the tools so named. */
-  readonly #slotsByLowerName = new Map<string, number[]>();
+  /** Lower-cased name → the slot of the tool so named, or the slots when several are (an array per name is rare). */
+  readonly #slotsByLowerName = new Map<string, number | number[]>();
 
   constructor(tools: readonly ToolDefinition[], tuning: RankingTuning) {
     this.#tuning = tuning;
@@ -208,15 +208,18 @@ class RankedIndex implements SearchIndex {
 
   #add(tools: readonly ToolDefinition[]): number {
     const first = this.#postings.addTools(tools);
-    tools.forEach((tool, i) => {
+    let slot = first;
+    for (const tool of tools) {
       this.#slotTools.push(tool);
       this.#slotNames.push(tool.name);
-      if (!this.#slotByName.has(tool.name)) this.#slotByName.set(tool.name, first + i);
+      if (!this.#slotByName.has(tool.name)) this.#slotByName.set(tool.name, slot);
       const lower = tool.name.toLowerCase();
       const slots = this.#slotsByLowerName.get(lower);
-      if (slots) slots.push(first + i);
-      else this.#slotsByLowerName.set(lower, [first + i]);
-    });
+      if (slots === undefined) this.#slotsByLowerName.set(lower, slot);
+      else if (typeof slots === "number") this.#slotsByLowerName.set(lower, [slots, slot]);
+      else slots.push(slot);
+      slot++;
+    }
     return first;
   }
 
@@ -227,15 +230,21 @@ class RankedIndex implements SearchIndex {
     this.#slotTools[slot] = undefined;
     this.#slotByName.delete(tool.name);
     const lower = tool.name.toLowerCase();
-    const slots = (this.#slotsByLowerName.get(lower) ?? []).filter((other) => other !== slot);
-    if (slots.length > 0) this.#slotsByLowerName.set(lower, slots);
-    else this.#slotsByLowerName.delete(lower);
+    const slots = this.#slotsOf(lower).filter((other) => other !== slot);
+    if (slots.length === 0) this.#slotsByLowerName.delete(lower);
+    else this.#slotsByLowerName.set(lower, slots.length === 1 ? (slots[0] ?? slot) : slots);
+  }
+
+  /** The slots of the tools whose lower-cased name is `lower`. */
+  #slotsOf(lower: string): readonly number[] {
+    const slots = this.#slotsByLowerName.get(lower);
+    return slots === undefined ? [] : typeof slots === "number" ? [slots] : slots;
   }
 
   /** The first tool in catalog order whose lower-cased name is `lower`. */
   #byLowerName(lower: string): number | undefined {
     let best: number | undefined;
-    for (const slot of this.#slotsByLowerName.get(lower) ?? []) {
+    for (const slot of this.#slotsOf(lower)) {
       if (best === undefined || (this.#position[slot] ?? 0) < (this.#position[best] ?? 0)) best = slot;
     }
     return best;

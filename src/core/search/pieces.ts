@@ -22,22 +22,27 @@ export class PieceTable {
   readonly #analyze: (piece: string) => readonly number[];
   /** Open addressing with linear probing: piece id + 1, or EMPTY_SLOT. */
   #slots = new Int32Array(INITIAL_SLOTS);
+  /**
+   * The characters of every piece, one after the other: a piece is compared with the text from a typed array rather
+   * than from a string cut out of a text (one of 13 or more characters is a view of its text, read through it).
+   */
+  #chars = new Uint16Array(INITIAL_SLOTS * 8);
+  #charCount = 0;
   // Per piece.
-  readonly #pieces: string[] = [];
   readonly #hashes = new IntList();
+  readonly #charStarts = new IntList();
   readonly #termStarts = new IntList();
-  readonly #termEnds = new IntList();
-  /** The term ids of every piece, one after the other. */
+  /** The term ids of every piece, one after the other (piece p's are `termStarts[p] .. termStarts[p + 1]`). */
   readonly #terms = new IntList();
 
   constructor(analyze: (piece: string) => readonly number[]) {
     this.#analyze = analyze;
+    this.#termStarts.push(0);
+    this.#charStarts.push(0);
   }
 
-  /**
-   * Calls `visit` with the term ids of every piece of `text` (split where `separatesTerms`), in order.
-   */
-  forEachTerm(text: string, visit: (termId: number) => void): void {
+  /** Appends to `into` the term ids of every piece of `text` (split where `separatesTerms`), in order. */
+  appendTerms(text: string, into: IntList): void {
     const length = text.length;
     let end = 0;
     while (end < length) {
@@ -54,7 +59,7 @@ export class PieceTable {
         code = end < length ? text.charCodeAt(end) : 0x20;
       } while (!separatesTerms(code));
       const piece = this.#find(text, start, end, hash);
-      for (let k = this.#termStarts.at(piece), stop = this.#termEnds.at(piece); k < stop; k++) visit(this.#terms.at(k));
+      for (let k = this.#termStarts.at(piece), stop = this.#termStarts.at(piece + 1); k < stop; k++) into.push(this.#terms.at(k));
     }
   }
 
@@ -63,39 +68,46 @@ export class PieceTable {
     const mask = this.#slots.length - 1;
     for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
       const entry = this.#slots[slot] ?? EMPTY_SLOT;
-      if (entry === EMPTY_SLOT) return this.#add(text.slice(start, end), hash, slot);
+      if (entry === EMPTY_SLOT) return this.#add(text, start, end, hash, slot);
       const id = entry - 1;
-      if (this.#hashes.at(id) === hash && sameText(this.#pieces[id] ?? "", text, start, end)) return id;
+      if (this.#hashes.at(id) === hash && this.#holds(id, text, start, end)) return id;
     }
   }
 
-  #add(piece: string, hash: number, slot: number): number {
-    const id = this.#pieces.push(piece) - 1;
-    this.#hashes.push(hash);
+  /** Whether piece `id` is exactly `text[start..end)`. */
+  #holds(id: number, text: string, start: number, end: number): boolean {
+    const from = this.#charStarts.at(id);
+    if (this.#charStarts.at(id + 1) - from !== end - start) return false;
+    const chars = this.#chars;
+    for (let i = start; i < end; i++) if (chars[from + i - start] !== text.charCodeAt(i)) return false;
+    return true;
+  }
+
+  #add(text: string, start: number, end: number, hash: number, slot: number): number {
+    const id = this.#hashes.push(hash);
+    if (this.#charCount + end - start > this.#chars.length) {
+      const grown = new Uint16Array(Math.max(2 * this.#chars.length, this.#charCount + end - start));
+      grown.set(this.#chars);
+      this.#chars = grown;
+    }
+    for (let i = start; i < end; i++) this.#chars[this.#charCount++] = text.charCodeAt(i);
+    this.#charStarts.push(this.#charCount);
+    for (const termId of this.#analyze(text.slice(start, end))) this.#terms.push(termId);
     this.#termStarts.push(this.#terms.length);
-    for (const termId of this.#analyze(piece)) this.#terms.push(termId);
-    this.#termEnds.push(this.#terms.length);
     this.#slots[slot] = id + 1;
     // At most half full, so that probes stay short.
-    if (2 * this.#pieces.length > this.#slots.length) this.#grow();
+    if (2 * this.#hashes.length > this.#slots.length) this.#grow();
     return id;
   }
 
   #grow(): void {
     const slots = new Int32Array(this.#slots.length * 2);
     const mask = slots.length - 1;
-    for (let id = 0; id < this.#pieces.length; id++) {
+    for (let id = 0; id < this.#hashes.length; id++) {
       let slot = mix(this.#hashes.at(id)) & mask;
       while (slots[slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
       slots[slot] = id + 1;
     }
     this.#slots = slots;
   }
-}
-
-/** Whether `piece` is exactly `text[start..end)`. */
-function sameText(piece: string, text: string, start: number, end: number): boolean {
-  if (piece.length !== end - start) return false;
-  for (let i = 0; i < piece.length; i++) if (piece.charCodeAt(i) !== text.charCodeAt(start + i)) return false;
-  return true;
 }

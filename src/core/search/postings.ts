@@ -2,7 +2,7 @@
 // analyzed, so that the index can be built from them in one pass per term. Each distinct piece of text (pieces.ts)
 // is analyzed once per build.
 import { processTerm } from "./analyze.ts";
-import { FIELDS } from "./fields.ts";
+import { FIELDS, SHARED_TEXT_FIELDS } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { PieceTable } from "./pieces.ts";
 import { tokenize } from "./text.ts";
@@ -18,6 +18,12 @@ export interface PostingsByTerm {
 }
 
 /**
+ * Texts of the fields tools share (SHARED_TEXT_FIELDS) this long or longer are analyzed once per build and looked up
+ * after that; a shorter one costs less to scan than to look up, and names and descriptions seldom repeat.
+ */
+const REPEATED_TEXT_LENGTH = 16;
+
+/**
  * Collects one posting per distinct (term, field, tool) of a catalog, in catalog order, in flat typed arrays: the
  * garbage collector has next to nothing to trace while a large catalog is analyzed.
  */
@@ -25,6 +31,12 @@ export class PostingCollector {
   /** Every term seen, by id: in order of first occurrence. */
   readonly terms: string[] = [];
   readonly #pieces = new PieceTable((piece) => this.#analyzePiece(piece));
+  /** The term ids of a short text being added (scratch). */
+  readonly #textTerms = new IntList();
+  /** Longer texts → their run of term ids (run r is `runTerms[runEnds[r - 1] .. runEnds[r])`), analyzed once. */
+  readonly #runOfText = new Map<string, number>();
+  readonly #runEnds = new IntList();
+  readonly #runTerms = new IntList();
   readonly #byTerm = new Map<string, number>();
   // Per term: the slot (tool × field) and posting it was last seen in, the last tool, and how many tools hold it.
   readonly #lastSlot = new IntList();
@@ -43,10 +55,26 @@ export class PostingCollector {
    */
   addText(text: string, toolId: number, fieldId: number): number {
     const slot = toolId * FIELDS.length + fieldId;
+    let terms = this.#textTerms;
+    let from = 0;
+    let to = 0;
+    if (text.length < REPEATED_TEXT_LENGTH || !SHARED_TEXT_FIELDS.has(fieldId)) {
+      terms.clear();
+      this.#pieces.appendTerms(text, terms);
+      to = terms.length;
+    } else {
+      terms = this.#runTerms;
+      let run = this.#runOfText.get(text);
+      if (run === undefined) {
+        this.#pieces.appendTerms(text, terms);
+        run = this.#runEnds.push(terms.length);
+        this.#runOfText.set(text, run);
+      }
+      from = run === 0 ? 0 : this.#runEnds.at(run - 1);
+      to = this.#runEnds.at(run);
+    }
     let added = 0;
-    this.#pieces.forEachTerm(text, (termId) => {
-      if (this.#add(termId, toolId, slot)) added++;
-    });
+    for (let i = from; i < to; i++) if (this.#add(terms.at(i), toolId, slot)) added++;
     return added;
   }
 

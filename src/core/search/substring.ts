@@ -64,10 +64,14 @@ interface Vocabulary {
 
 const WHITE_SPACE = /\s+/u;
 
-function pushTo(map: Map<number, number[]>, key: number, value: number): void {
+/**
+ * Appends `value` to the list of `key`, unless it is that list's last value already: values come in increasing order
+ * (word numbers, postings), so a repeat (a word's second "a", a text's second "the") is always the last one added.
+ */
+function pushOnce<K>(map: Map<K, number[]>, key: K, value: number): void {
   const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+  if (!list) map.set(key, [value]);
+  else if (list.at(-1) !== value) list.push(value);
 }
 
 function frozen(map: Map<number, number[]>): Map<number, Uint32Array> {
@@ -79,18 +83,15 @@ function frozen(map: Map<number, number[]>): Map<number, Uint32Array> {
 function buildVocabulary(tools: readonly ToolDefinition[]): Vocabulary {
   const postingsByWord = new Map<string, number[]>();
   const add = (text: string, entry: number): void => {
-    // A word repeated within one text adds one posting (the Set): one posting per tool and field at most.
-    for (const word of new Set(text.toLowerCase().split(WHITE_SPACE))) {
-      if (word === "") continue;
-      const list = postingsByWord.get(word);
-      if (list) list.push(entry);
-      else postingsByWord.set(word, [entry]);
-    }
+    // A word repeated within one text adds one posting: one posting per tool and field at most.
+    for (const word of text.toLowerCase().split(WHITE_SPACE)) if (word !== "") pushOnce(postingsByWord, word, entry);
   };
-  tools.forEach((tool, index) => {
+  for (let index = 0; index < tools.length; index++) {
+    const tool = tools[index];
+    if (tool === undefined) continue;
     add(tool.name, index * 2 + 1);
     add(tool.description, index * 2);
-  });
+  }
 
   const words = [...postingsByWord.keys()];
   const postingStarts = new Uint32Array(words.length + 1);
@@ -161,11 +162,13 @@ class AddedWords {
 
   /** Adds one text's words (each once) as postings of `entry`. */
   add(text: string, entry: number): void {
-    for (const word of new Set(text.toLowerCase().split(WHITE_SPACE))) {
+    for (const word of text.toLowerCase().split(WHITE_SPACE)) {
       if (word === "") continue;
       const known = this.#wordIndex.get(word);
       if (known !== undefined) {
-        this.postings[known]?.push(entry);
+        const list = this.postings[known];
+        // Entries come in increasing order: a word said again in this text has this entry last.
+        if (list && list.at(-1) !== entry) list.push(entry);
         continue;
       }
       const index = this.words.length;
@@ -178,22 +181,12 @@ class AddedWords {
   }
 }
 
-/** Files word `index` under each distinct character and adjacent pair it holds. */
+/** Files word `index` under each distinct character and adjacent pair it holds (words come in increasing index). */
 function indexCharacters(word: string, index: number, byChar: Map<number, number[]>, byPair: Map<number, number[]>): void {
-  const seenChars = new Set<number>();
-  const seenPairs = new Set<number>();
   for (let i = 0; i < word.length; i++) {
     const char = word.charCodeAt(i);
-    if (!seenChars.has(char)) {
-      seenChars.add(char);
-      pushTo(byChar, char, index);
-    }
-    if (i === 0) continue;
-    const pair = word.charCodeAt(i - 1) * 65536 + char;
-    if (!seenPairs.has(pair)) {
-      seenPairs.add(pair);
-      pushTo(byPair, pair, index);
-    }
+    pushOnce(byChar, char, index);
+    if (i > 0) pushOnce(byPair, word.charCodeAt(i - 1) * 65536 + char, index);
   }
 }
 

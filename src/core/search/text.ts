@@ -37,8 +37,8 @@ function fold(text: string): string {
   return text.normalize("NFKD").replace(MARKS, "").normalize("NFC");
 }
 
-/** Splits an identifier-like word at case and digit boundaries, into `terms`. */
-function pushWord(word: string, terms: string[]): void {
+/** Splits an identifier-like word at case and digit boundaries, into `terms` (any script: by regular expressions). */
+export function pushWord(word: string, terms: string[]): void {
   if (word.length === 0) return;
   // Most words are plain ("weather", "The", "2024"): no boundary to look for.
   if (PLAIN_WORD.test(word)) {
@@ -57,6 +57,51 @@ function pushWord(word: string, terms: string[]): void {
   if (parts > 1 && UPPER_INSIDE.test(word)) terms.push(word);
 }
 
+const LOWER = 0;
+const UPPER = 1;
+const DIGIT = 2;
+
+/** LOWER, UPPER or DIGIT, for an ASCII letter or digit. */
+function asciiKind(code: number): number {
+  if (code <= 0x39) return DIGIT;
+  return code <= 0x5a ? UPPER : LOWER;
+}
+
+/**
+ * pushWord for a word of ASCII letters and digits only, in one pass over its characters: the same boundaries as
+ * CAMEL_BOUNDARIES (lower→upper, an upper before an upper-lower pair, letter↔digit), without four regular
+ * expression replacements per word (a build meets many such words: ids, versions, name suffixes).
+ */
+export function pushAsciiWord(word: string, terms: string[]): void {
+  const length = word.length;
+  if (length === 0) return;
+  let start = 0;
+  let upperInside = false;
+  let previous = asciiKind(word.charCodeAt(0));
+  let current = length > 1 ? asciiKind(word.charCodeAt(1)) : LOWER;
+  for (let i = 1; i < length; i++) {
+    const next = i + 1 < length ? asciiKind(word.charCodeAt(i + 1)) : -1;
+    if (current === UPPER) upperInside = true;
+    const boundary =
+      (previous === LOWER && current === UPPER) ||
+      (previous === UPPER && current === UPPER && next === LOWER) ||
+      (previous === DIGIT) !== (current === DIGIT);
+    if (boundary) {
+      terms.push(word.slice(start, i));
+      start = i;
+    }
+    previous = current;
+    current = next;
+  }
+  if (start === 0) {
+    terms.push(word);
+    return;
+  }
+  terms.push(word.slice(start));
+  // A camelCase word is also kept whole, as pushWord keeps it.
+  if (upperInside) terms.push(word);
+}
+
 /** Overlapping bigrams of a CJK run, or its only character: "天气预报" → 天气 气预 预报. */
 function cjkBigrams(run: string): string[] {
   const chars = Array.from(run);
@@ -70,7 +115,7 @@ function cjkBigrams(run: string): string[] {
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
   if (!NON_ASCII.test(text)) {
-    for (const word of text.split(ASCII_SEPARATORS)) pushWord(word, terms);
+    for (const word of text.split(ASCII_SEPARATORS)) pushAsciiWord(word, terms);
     return terms;
   }
   const spaced = fold(text).replace(CJK_RUNS, (run) => ` ${run} `);

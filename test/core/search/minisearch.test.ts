@@ -86,6 +86,15 @@ describe("createMiniSearchIndex: ranking", () => {
     expect(top("please run `send_email` now")).toEqual(["send_email"]);
   });
 
+  it("puts first the earliest in catalog order of tools named alike but for case, also after an update", () => {
+    const alike = [tool("Get_Weather", "Weather of a city."), tool("search_web", "Searches pages."), tool("get_weather", "Weather now.")];
+    const alikeIndex = createMiniSearchIndex(alike);
+    expect(alikeIndex.search("GET_WEATHER")[0]).toBe("Get_Weather");
+    const moved = [alike[2], alike[1], alike[0]].filter((t) => t !== undefined);
+    expect(alikeIndex.update?.(moved)?.search("GET_WEATHER")[0]).toBe("get_weather");
+    expect(alikeIndex.update?.(moved.slice(1))?.search("GET_WEATHER")[0]).toBe("Get_Weather");
+  });
+
   it("returns an empty or blank query as every tool in catalog order", () => {
     expect(index.search("")).toEqual(names(catalog));
     expect(index.search("  \t\n")).toEqual(names(catalog));

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { IntList } from "../../../src/core/search/intList.ts";
 import { PieceTable } from "../../../src/core/search/pieces.ts";
+
+/** The term ids `table` gives the pieces of `text`, in order. */
+function termsOf(table: PieceTable, text: string): number[] {
+  const into = new IntList(1);
+  table.appendTerms(text, into);
+  return Array.from(into.view());
+}
 
 /** A table whose analysis gives each new piece one id (its order of arrival), recording what it analyzed. */
 function countingTable() {
@@ -8,11 +16,7 @@ function countingTable() {
     analyzed.push(piece);
     return [analyzed.length - 1];
   });
-  const ids = (text: string): number[] => {
-    const found: number[] = [];
-    table.forEachTerm(text, (termId) => found.push(termId));
-    return found;
-  };
+  const ids = (text: string): number[] => termsOf(table, text);
   return { analyzed, ids };
 }
 
@@ -40,9 +44,7 @@ describe("PieceTable", () => {
 
   it("passes on every term of a piece in order, and nothing for a piece without terms", () => {
     const table = new PieceTable((piece) => (piece === "the" ? [] : Array.from(piece, (char) => char.charCodeAt(0))));
-    const found: number[] = [];
-    table.forEachTerm("ab the ba", (termId) => found.push(termId));
-    expect(found).toEqual([97, 98, 98, 97]);
+    expect(termsOf(table, "ab the ba")).toEqual([97, 98, 98, 97]);
   });
 
   it("finds every piece again after growing far past its first size", () => {

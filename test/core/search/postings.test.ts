@@ -41,6 +41,25 @@ describe("PostingCollector", () => {
     expect(collector.documentFrequency()).toEqual(new Map([["weather", 2], ["report", 1]]));
   });
 
+  it("counts a long parameter text seen before exactly as the first time (it is analyzed once)", () => {
+    const shared = "The city whose weather to report, e.g. Paris";
+    const once = new PostingCollector();
+    const twice = new PostingCollector();
+    for (const collector of [once, twice]) {
+      expect(collector.addText(shared, 0, 3)).toBe(4);
+      expect(collector.addText("city city", 0, 3)).toBe(0);
+    }
+    expect(twice.addText(shared, 1, 3)).toBe(4);
+    expect(twice.addText(`${shared} city`, 1, 3)).toBe(0);
+    expect(postingsOf(twice)).toEqual({
+      citi: ["3:0×3", "3:1×3"],
+      weather: ["3:0×1", "3:1×2"],
+      report: ["3:0×1", "3:1×2"],
+      pari: ["3:0×1", "3:1×2"],
+    });
+    expect(postingsOf(once)).toEqual({ citi: ["3:0×3"], weather: ["3:0×1"], report: ["3:0×1"], pari: ["3:0×1"] });
+  });
+
   it("has nothing to index for stop words and separators", () => {
     const collector = new PostingCollector();
     expect(collector.addText("the of and -- ...", 0, 1)).toBe(0);

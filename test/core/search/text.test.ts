@@ -1,6 +1,6 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hasCjk, separatesTerms, tokenize } from "../../../src/core/search/text.ts";
+import { hasCjk, pushAsciiWord, pushWord, separatesTerms, tokenize } from "../../../src/core/search/text.ts";
 
 describe("tokenize", () => {
   it("splits identifiers on _ - . camelCase and digits, keeping a camelCase word whole too", () => {
@@ -23,6 +23,28 @@ describe("tokenize", () => {
   it("returns nothing for text without letters or digits", () => {
     expect(tokenize("")).toEqual([]);
     expect(tokenize(" -- _ ... ")).toEqual([]);
+  });
+});
+
+/** The terms `push` splits `word` into. */
+function split(push: (word: string, terms: string[]) => void, word: string): string[] {
+  const terms: string[] = [];
+  push(word, terms);
+  return terms;
+}
+
+describe("pushAsciiWord", () => {
+  it("splits an ASCII word exactly as the regular expressions of pushWord do", () => {
+    for (const word of ["", "a", "A", "weather", "Weather", "HTTPServer", "getHTTPResponse", "utf8", "2fa", "v2beta3", "ABCd", "aBCd", "AAAb", "X1Y2"]) {
+      expect(split(pushAsciiWord, word)).toEqual(split(pushWord, word));
+    }
+    const word = fc.stringMatching(/^[aAbB0-9]{0,10}$/u);
+    fc.assert(
+      fc.property(word, (w) => {
+        expect(split(pushAsciiWord, w)).toEqual(split(pushWord, w));
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });
 
