@@ -5,7 +5,7 @@
 // imported into the TypeScript program, change the global types the rest of the bench is checked against.
 // Imported by a name read at run time (TOOLGATE_BENCH_WRANGLER: another wrangler build to bench with), so that no
 // type checker follows it.
-const [wranglerModule = "wrangler"] = process.env.TOOLGATE_BENCH_WRANGLER === undefined ? [] : [process.env.TOOLGATE_BENCH_WRANGLER];
+const wranglerModule = process.env.TOOLGATE_BENCH_WRANGLER ?? "wrangler";
 const { unstable_startWorker } = await import(wranglerModule);
 
 const [port, persist, varsJson] = process.argv.slice(2);

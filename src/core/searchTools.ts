@@ -72,8 +72,9 @@ export function compactToolNames(tools: readonly ToolDefinition[]): string {
   // Every turn of a session asks again for the same catalog's list: remembered by the names and first groups it is
   // made of (building that key costs a small share of compressing them).
   const key = tools.map((tool) => `${tool.groups?.[0] ?? ""}\u0001${tool.name}`).join("\u0000");
-  const list = compactNamesMemo.get(key) ?? compactNamesOf(tools);
-  if (!compactNamesMemo.has(key)) {
+  let list = compactNamesMemo.get(key);
+  if (list === undefined) {
+    list = compactNamesOf(tools);
     if (compactNamesMemo.size >= COMPACT_NAMES_CAPACITY) compactNamesMemo.clear();
     compactNamesMemo.set(key, list);
   }

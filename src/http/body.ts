@@ -17,13 +17,6 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
     if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
   }
   if (!request.body) return new Uint8Array(0);
-  if (declared !== null) {
-    // A declared length frames the body (HTTP reads no more than it), so the body is read whole: cheaper than a
-    // stream of chunks, and still checked.
-    const whole = new Uint8Array(await request.arrayBuffer());
-    if (whole.byteLength > maxBytes) throw tooLarge(maxBytes);
-    return whole;
-  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

@@ -65,8 +65,9 @@ interface Vocabulary {
 const WHITE_SPACE = /\s+/u;
 
 /**
- * Appends `value` to the list of `key`, unless it is that list's last value already: values come in increasing order
- * (word numbers, postings), so a repeat (a word's second "a", a text's second "the") is always the last one added.
+ * Appends `value` to the list of `key`, unless it is that list's last value already: a text's (or a word's) values are
+ * all added before the next text's, so a repeat within it (a word's second "a", a text's second "the") is always the
+ * last one added.
  */
 function pushOnce<K>(map: Map<K, number[]>, key: K, value: number): void {
   const list = map.get(key);
