@@ -1,23 +1,47 @@
 // Registers a registry version's stored tools (JSON texts), reusing the definitions of the version before: a tool
 // whose stored text did not change is registered as the definition it validated to (the same object: toolRegistry.ts
-// keeps a definition a registry of the same locale stored), so a new version costs a text compare per unchanged
-// tool, and what is kept per definition object (token counts, compiled schemas, search index slots) carries over.
+// keeps a definition a registry of the same locale stored), so that what is kept per definition object (token counts,
+// compiled schemas, search index slots) carries over. A stored tool that comes without its text (the registry object
+// leaves out the text of a tool the reader's previous version already had: `revision` not newer than that version) is
+// the previous version's tool, with no text to read or compare at all.
 import type { ToolRegistry } from "./toolRegistry.ts";
 import type { ToolDefinition } from "./types.ts";
 
 export interface StoredTool {
   name: string;
-  /** The tool's stored JSON text. */
-  definition: string;
+  /** The tool's stored JSON text; absent when the reader's previous version holds it unchanged (see `revision`). */
+  definition?: string;
   context: string;
+  /** The registry version that last wrote this tool (0: unknown, written before revisions were kept). */
+  revision?: number;
 }
 
-/** Per stored tool name, its text and the definition the registry made of it. */
-export type StoredDefinitions = ReadonlyMap<string, { text: string; definition: ToolDefinition }>;
+/** What a version kept of one stored tool: its text, and the definition it validated to or why it did not. */
+export type StoredDefinition =
+  | { text: string; revision: number; definition: ToolDefinition }
+  | { text: string; revision: number; error: unknown };
+
+/** Per stored tool name, what the next version compares with. */
+export type StoredDefinitions = ReadonlyMap<string, StoredDefinition>;
 
 /**
- * Registers `stored` in `registry` (each tool validated, unless its text equals the one in `previous`); a tool that
- * does not validate is left out and reported to `skipped`. Returns what the next version compares with.
+ * The names of `stored` that come without their text and that `previous` does not hold at that revision: a reader
+ * must then read the texts in full (its previous version is not the one the registry object took it for).
+ */
+export function missingTexts(stored: readonly StoredTool[], previous: StoredDefinitions): string[] {
+  const missing: string[] = [];
+  for (const { name, definition, revision } of stored) {
+    if (definition !== undefined) continue;
+    if (previous.get(name)?.revision !== (revision ?? 0)) missing.push(name);
+  }
+  return missing;
+}
+
+/**
+ * Registers `stored` in `registry` (each tool validated, unless `previous` holds its text, or it came without one); a
+ * tool that does not validate is left out and reported to `skipped` (again on every version it is stored in). Returns
+ * what the next version compares with. Throws when a tool comes without its text and `previous` does not hold it
+ * (missingTexts says so beforehand).
  */
 export function registerStoredTools(
   registry: ToolRegistry,
@@ -25,38 +49,50 @@ export function registerStoredTools(
   previous: StoredDefinitions,
   skipped: (name: string, error: unknown) => void,
 ): StoredDefinitions {
-  const texts: string[] = [];
+  const kept = new Map<string, StoredDefinition>();
   const tools: { tool: unknown; contextId: string }[] = [];
-  const names: string[] = [];
-  /** Per tool, what the previous version kept of it when its text is unchanged (kept again as it is). */
-  const unchanged: ({ text: string; definition: ToolDefinition } | undefined)[] = [];
-  for (const { name, definition: text, context } of stored) {
+  /** Per tool registered, its name and what is kept of it once registered. */
+  const pending: { name: string; text: string; revision: number; same: StoredDefinition | undefined }[] = [];
+  for (const { name, definition: text, context, revision = 0 } of stored) {
     const previously = previous.get(name);
-    const same = previously?.text === text ? previously : undefined;
+    // Without its text, a tool is the previous version's only at the same revision (missingTexts checks the same).
+    const same = text === undefined ? (previously?.revision === revision ? previously : undefined)
+      : previously?.text === text ? previously : undefined;
+    if (same === undefined && text === undefined) throw new Error(`stored tool "${name}" came without its text, which the previous version does not hold`);
+    if (same !== undefined && "error" in same) {
+      skipped(name, same.error);
+      kept.set(name, { ...same, revision });
+      continue;
+    }
     let tool: unknown;
     if (same) tool = same.definition;
     else {
       // register validates what it is given, so the stored text is parsed into `unknown` and checked there.
+      const fresh = text ?? "";
       try {
-        tool = JSON.parse(text);
+        tool = JSON.parse(fresh);
       } catch (error) {
         skipped(name, error);
+        kept.set(name, { text: fresh, revision, error });
         continue;
       }
     }
-    texts.push(text);
-    names.push(name);
-    unchanged.push(same);
+    pending.push({ name, text: same?.text ?? text ?? "", revision, same });
     tools.push({ tool, contextId: context });
   }
-  const kept = new Map<string, { text: string; definition: ToolDefinition }>();
-  registry.registerEach(tools, (index, error) => skipped(names[index] ?? "", error)).forEach((definition, index) => {
-    const name = names[index];
-    const text = texts[index];
-    // Kept under the name stored (its text names it too; a text naming another tool is not kept).
-    if (!definition || name !== definition.name || text === undefined) return;
-    const same = unchanged[index];
-    kept.set(name, same?.definition === definition ? same : { text, definition });
+  const failures = new Map<number, unknown>();
+  registry.registerEach(tools, (index, error) => {
+    failures.set(index, error);
+    skipped(pending[index]?.name ?? "", error);
+  }).forEach((definition, index) => {
+    const entry = pending[index];
+    if (!entry) return;
+    const { name, text, revision, same } = entry;
+    if (!definition) {
+      kept.set(name, { text, revision, error: failures.get(index) });
+      return;
+    }
+    kept.set(name, same && "definition" in same && same.definition === definition && same.revision === revision ? same : { text, revision, definition });
   });
   return kept;
 }

@@ -389,20 +389,21 @@ export class ToolRegistry {
 
   /** Stores one definition; returns the registration it replaced, if any. */
   #put(definition: ToolDefinition, contextId: string, handler: ToolHandler | undefined): RegisteredTool | undefined {
-    const previous = this.#entries.get(definition.name);
-    this.#definitionsByGroups.clear();
+    const { name } = definition;
+    const previous = this.#entries.get(name);
+    if (this.#definitionsByGroups.size > 0) this.#definitionsByGroups.clear();
     const tool: RegisteredTool = handler
       ? { definition: deepFreeze(definition), contextId, handler }
       : { definition: deepFreeze(definition), contextId };
-    this.#entries.set(definition.name, { tool: Object.freeze(tool), token: this.#nextToken++ });
+    this.#entries.set(name, { tool: Object.freeze(tool), token: this.#nextToken++ });
     if (validatedFor.get(definition)?.locale !== this.#locale) validatedFor.set(definition, { locale: this.#locale, definition });
-    if (previous && previous.tool.contextId !== contextId) this.#byContext.get(previous.tool.contextId)?.delete(definition.name);
+    if (previous && previous.tool.contextId !== contextId) this.#byContext.get(previous.tool.contextId)?.delete(name);
     let names = this.#byContext.get(contextId);
     if (!names) {
       names = new Set();
       this.#byContext.set(contextId, names);
     }
-    names.add(definition.name);
+    names.add(name);
     return previous?.tool;
   }
 

@@ -16,11 +16,16 @@ export interface RegistryVersion {
   version: number;
 }
 
-/** A stored tool as its stored JSON text (parsed by the reader: cheaper over RPC than a structured object). */
+/**
+ * A stored tool as its stored JSON text (parsed by the reader: cheaper over RPC than a structured object). The text is
+ * left out when the reader said it holds a version that already had this tool as it is (`snapshot`'s `known`).
+ */
 export interface StoredToolText {
   name: string;
-  definition: string;
+  definition?: string;
   context: string;
+  /** The registry version that last wrote the tool (0: written before revisions were kept). */
+  revision: number;
 }
 
 export interface RegistryPage extends RegistryVersion {
@@ -58,6 +63,10 @@ export class RegistryObject extends DurableObject<Env> {
     const sql = ctx.storage.sql;
     sql.exec(`CREATE TABLE IF NOT EXISTS tools (
       name TEXT PRIMARY KEY, context TEXT NOT NULL, definition TEXT NOT NULL, seq INTEGER NOT NULL)`);
+    // The version that last wrote each tool, so that a reader holding an earlier version is sent only what changed.
+    // Storage from before it was kept gets the column, 0 for every tool (unchanged since, whatever a reader holds).
+    const columns = sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('tools')").toArray();
+    if (!columns.some((column) => column.name === "revision")) sql.exec("ALTER TABLE tools ADD COLUMN revision INTEGER NOT NULL DEFAULT 0");
     sql.exec("CREATE INDEX IF NOT EXISTS tools_by_seq ON tools (seq)");
     sql.exec("CREATE INDEX IF NOT EXISTS tools_by_context ON tools (context)");
     sql.exec("CREATE TABLE IF NOT EXISTS removed_builtins (name TEXT PRIMARY KEY)");
@@ -75,19 +84,28 @@ export class RegistryObject extends DurableObject<Env> {
     return this.current;
   }
 
-  /** One page of the persisted tools, in registration order, with the removals of demo tools. */
-  snapshot(after = 0): RegistryPage {
+  /**
+   * One page of the persisted tools, in registration order, with the removals of demo tools. `known`: the version the
+   * reader last read in full (texts it holds): a tool no version after it wrote comes without its text.
+   */
+  snapshot(after = 0, known?: RegistryVersion): RegistryPage {
     const tools: StoredToolText[] = [];
+    const since = known !== undefined && known.epoch === this.current.epoch && known.version <= this.current.version ? known.version : -1;
     let bytes = 0;
     let next: number | undefined;
-    const rows = this.ctx.storage.sql.exec<{ name: string; context: string; definition: string; seq: number }>(
-      "SELECT name, context, definition, seq FROM tools WHERE seq > ? ORDER BY seq",
+    // The text is read only where it is sent: what the reader holds is not even taken out of storage.
+    const rows = this.ctx.storage.sql.exec<{ name: string; context: string; definition: string | null; seq: number; revision: number }>(
+      "SELECT name, context, CASE WHEN revision > ? THEN definition END AS definition, seq, revision FROM tools WHERE seq > ? ORDER BY seq",
+      since,
       after,
     );
     for (const row of rows) {
-      if (bytes > 0 && bytes + row.definition.length > PAGE_BYTES) break;
-      tools.push({ name: row.name, context: row.context, definition: row.definition });
-      bytes += row.definition.length;
+      const size = row.definition?.length ?? row.name.length + row.context.length;
+      if (bytes > 0 && bytes + size > PAGE_BYTES) break;
+      tools.push(row.definition === null
+        ? { name: row.name, context: row.context, revision: row.revision }
+        : { name: row.name, context: row.context, definition: row.definition, revision: row.revision });
+      bytes += size;
       next = row.seq;
     }
     const last = this.ctx.storage.sql.exec<{ m: number | null }>("SELECT MAX(seq) AS m FROM tools").one().m;
@@ -118,15 +136,17 @@ export class RegistryObject extends DurableObject<Env> {
     }
     this.ctx.storage.transactionSync(() => {
       let seq = this.ctx.storage.kv.get<number>("seq") ?? 0;
+      const revision = this.current.version + 1;
       for (const { definition, context } of entries) {
         seq += 1;
         sql.exec(
-          `INSERT INTO tools (name, context, definition, seq) VALUES (?, ?, ?, ?)
-           ON CONFLICT (name) DO UPDATE SET context = excluded.context, definition = excluded.definition`,
+          `INSERT INTO tools (name, context, definition, seq, revision) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (name) DO UPDATE SET context = excluded.context, definition = excluded.definition, revision = excluded.revision`,
           definition.name,
           context,
           JSON.stringify(definition),
           seq,
+          revision,
         );
       }
       this.ctx.storage.kv.put("seq", seq);
@@ -181,11 +201,9 @@ export class RegistryObject extends DurableObject<Env> {
    */
   replaceContext(context: string, entries: ToolDefinition[], maxTools: number, demoOn = true): ReplaceOutcome {
     const sql = this.ctx.storage.sql;
-    const ours = new Map(
-      sql.exec<{ name: string; definition: string }>("SELECT name, definition FROM tools WHERE context = ?", context)
-        .toArray()
-        .map((row) => [row.name, row.definition]),
-    );
+    const rows = sql.exec<{ name: string; definition: string; revision: number }>("SELECT name, definition, revision FROM tools WHERE context = ?", context).toArray();
+    const ours = new Map(rows.map((row) => [row.name, row.definition]));
+    const revisions = new Map(rows.map((row) => [row.name, row.revision]));
     const active = this.activeNames(demoOn);
     const taken = entries.filter((definition) => active.has(definition.name) && !ours.has(definition.name)).map((d) => d.name);
     const kept = entries.filter((definition) => !taken.includes(definition.name));
@@ -204,9 +222,12 @@ export class RegistryObject extends DurableObject<Env> {
       this.ctx.storage.transactionSync(() => {
         sql.exec("DELETE FROM tools WHERE context = ?", context);
         let seq = this.ctx.storage.kv.get<number>("seq") ?? 0;
+        const revision = this.current.version + 1;
         for (const [name, text] of texts) {
           seq += 1;
-          sql.exec("INSERT INTO tools (name, context, definition, seq) VALUES (?, ?, ?, ?)", name, context, text, seq);
+          // An unchanged tool keeps its revision: readers holding it are not sent its text again.
+          const unchangedAt = ours.get(name) === text ? revisions.get(name) : undefined;
+          sql.exec("INSERT INTO tools (name, context, definition, seq, revision) VALUES (?, ?, ?, ?, ?)", name, context, text, seq, unchangedAt ?? revision);
         }
         this.ctx.storage.kv.put("seq", seq);
         this.bump();

@@ -3,12 +3,14 @@
 // the one registry object at most once per `registryVersionTtlMs` per isolate (concurrent requests share the read),
 // so no request waits on that global object on the common path; the isolate that served an owner's write learns the
 // new version from the write's answer (noteRegistryVersion) and rebuilds on its next request. Other isolates see a
-// change within registryVersionTtlMs (default 5 s; README, "Scaling").
+// change within registryVersionTtlMs (default 5 s; README, "Scaling"). A rebuild reads only what changed: the isolate
+// tells the registry object which version's texts it holds, and the object sends the texts of tools written since
+// (the others by name and revision), so a change of a few tools in a large registry moves a few texts, not all.
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
-import { registerStoredTools } from "../core/storedTools.ts";
+import { missingTexts, registerStoredTools } from "../core/storedTools.ts";
 import type { StoredDefinitions } from "../core/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/toolRegistry.ts";
@@ -44,6 +46,8 @@ let known: { key: string; version: RegistryVersion; at: number } | undefined;
  * so the search index update, token counts and compiled schemas see them as unchanged at the cost of a text compare.
  */
 let storedDefinitions: StoredDefinitions = new Map();
+/** The version storedDefinitions was read at: the registry object leaves out the texts of tools unchanged since. */
+let storedFrom: RegistryVersion | undefined;
 /** The version read in flight: concurrent requests past the TTL share one RPC. */
 let versionRead: Promise<string> | undefined;
 
@@ -115,15 +119,16 @@ export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode): S
   return searchIndexes.get(`registry:${loaded.key}`, mode, () => loaded.definitions);
 }
 
-async function readSnapshot(env: Env): Promise<RegistryPage & { all: StoredToolText[] }> {
+/** Every page of the registry at one version; `holding`: the version whose texts the isolate holds (not sent again). */
+async function readSnapshot(env: Env, holding: RegistryVersion | undefined): Promise<RegistryPage & { all: StoredToolText[] }> {
   const stub = registryStub(env);
   for (let attempt = 0; attempt < MAX_SNAPSHOT_ATTEMPTS; attempt++) {
-    const first = await stub.snapshot(0);
+    const first = await stub.snapshot(0, holding);
     const all = [...first.tools];
     let next = first.next;
     let consistent = true;
     while (next !== undefined) {
-      const page = await stub.snapshot(next);
+      const page = await stub.snapshot(next, holding);
       if (page.epoch !== first.epoch || page.version !== first.version) {
         consistent = false;
         break;
@@ -137,7 +142,10 @@ async function readSnapshot(env: Env): Promise<RegistryPage & { all: StoredToolT
 }
 
 async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegistry> {
-  const snapshot = await readSnapshot(env);
+  const previous = storedDefinitions;
+  let snapshot = await readSnapshot(env, storedFrom);
+  // A text left out that this isolate does not hold (its previous version was replaced meanwhile): read them all.
+  if (missingTexts(snapshot.all, previous).length > 0) snapshot = await readSnapshot(env, undefined);
   const { config } = settings;
   const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
 
@@ -148,10 +156,11 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
   }
-  storedDefinitions = registerStoredTools(registry, snapshot.all, storedDefinitions, (name, error) => {
+  storedDefinitions = registerStoredTools(registry, snapshot.all, previous, (name, error) => {
     // A stored tool that no longer validates (stricter code) must not take the whole registry down.
     console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
   });
+  storedFrom = { epoch: snapshot.epoch, version: snapshot.version };
   registry.setExecutionGuard(executionGuard(env, settings));
   return {
     key: versionKey(snapshot),
@@ -214,4 +223,5 @@ export function resetIsolateRegistry(): void {
   known = undefined;
   versionRead = undefined;
   storedDefinitions = new Map();
+  storedFrom = undefined;
 }
