@@ -248,7 +248,7 @@ function measureRegistryChange(mode: SearchMode, catalog: readonly ToolDefinitio
     collectGarbage?.();
     const [, wallMs, cpuMs] = timed(() => {
       const registry = new ToolRegistry({ logger: quiet });
-      registerStoredTools(registry, next, previous, () => undefined);
+      registerStoredTools(registry, next, previous, () => undefined, previous.size > 0 ? first : undefined);
       const tools = registry.getDefinitions({ groups: ["*"] });
       return index.update?.(tools) ?? createSearchIndex(mode, tools);
     });

@@ -48,6 +48,8 @@ export function registerStoredTools(
   stored: readonly StoredTool[],
   previous: StoredDefinitions,
   skipped: (name: string, error: unknown) => void,
+  /** The registry of the previous version: its entries of unchanged tools are taken over as they are. */
+  previousRegistry?: ToolRegistry,
 ): StoredDefinitions {
   const kept = new Map<string, StoredDefinition>();
   const tools: { tool: unknown; contextId: string }[] = [];
@@ -84,7 +86,7 @@ export function registerStoredTools(
   registry.registerEach(tools, (index, error) => {
     failures.set(index, error);
     skipped(pending[index]?.name ?? "", error);
-  }).forEach((definition, index) => {
+  }, previousRegistry).forEach((definition, index) => {
     const entry = pending[index];
     if (!entry) return;
     const { name, text, revision, same } = entry;

@@ -183,8 +183,25 @@ export class ToolRegistry {
   registerEach(
     tools: readonly { tool: unknown; contextId: string }[],
     skipped: (index: number, error: unknown) => void,
+    from?: ToolRegistry,
   ): (ToolDefinition | undefined)[] {
+    // A tool that `from` (a registry of the same locale) holds as this very definition, in the same context and with
+    // no handler, is taken over with its entry as it is: no validation, no copy (the registry of a new version of the
+    // same stored tools registers thousands of unchanged ones). Tokens stay unique: this registry's next ones follow
+    // from's, and a name this registry already holds goes the usual way.
+    let adoptable: ReadonlyMap<string, Entry> | undefined;
+    if (from !== undefined && from !== this && from.#locale === this.#locale) {
+      adoptable = from.#entries;
+      this.#nextToken = Math.max(this.#nextToken, from.#nextToken);
+    }
     const stored = tools.map(({ tool, contextId }, index) => {
+      if (adoptable !== undefined && typeof tool === "object" && tool !== null && "name" in tool && typeof tool.name === "string") {
+        const held = adoptable.get(tool.name);
+        if (held !== undefined && held.tool.definition === tool && held.tool.contextId === contextId && held.tool.handler === undefined && !this.#entries.has(tool.name)) {
+          this.#adopt(held);
+          return held.tool.definition;
+        }
+      }
       let definition: ToolDefinition;
       try {
         definition = validated(tool, this.#locale);
@@ -385,6 +402,19 @@ export class ToolRegistry {
     }
     const shown = name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name;
     return errorResult(this.#texts.unknownTool(shown, suggestNames(name, pool)));
+  }
+
+  /** Takes over another registry's entry for a name this one does not hold. */
+  #adopt(entry: Entry): void {
+    const { name } = entry.tool.definition;
+    if (this.#definitionsByGroups.size > 0) this.#definitionsByGroups.clear();
+    this.#entries.set(name, entry);
+    let names = this.#byContext.get(entry.tool.contextId);
+    if (!names) {
+      names = new Set();
+      this.#byContext.set(entry.tool.contextId, names);
+    }
+    names.add(name);
   }
 
   /** Stores one definition; returns the registration it replaced, if any. */

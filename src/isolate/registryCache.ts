@@ -159,7 +159,7 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
   storedDefinitions = registerStoredTools(registry, snapshot.all, previous, (name, error) => {
     // A stored tool that no longer validates (stricter code) must not take the whole registry down.
     console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
-  });
+  }, current?.loaded.registry);
   storedFrom = { epoch: snapshot.epoch, version: snapshot.version };
   registry.setExecutionGuard(executionGuard(env, settings));
   return {

@@ -61,6 +61,31 @@ describe("registerStoredTools", () => {
     expect(skipped.toSorted()).toEqual(["bad", "bad", "broken", "broken"]);
   });
 
+  it("takes over the previous registry's entries of unchanged tools, which stay apart from the new registry's changes", () => {
+    const first = registry();
+    const v1 = registerStoredTools(first, [stored("a", "Tool a."), stored("b", "Tool b.")], new Map(), () => undefined);
+    const second = registry();
+    // A tool the new registry holds already (as the demo catalog's are) is replaced the usual way, not taken over.
+    second.registerMany([{ name: "b", description: "Built in b.", parameters: { type: "object" } }], "demo");
+    registerStoredTools(second, [stored("a", "Tool a."), stored("b", "Tool b."), stored("c", "Tool c.")], v1, () => undefined, first);
+    expect(second.get("a")).toBe(first.get("a"));
+    expect(second.get("b")).not.toBe(first.get("b"));
+    expect(second.get("b")?.contextId).toBe("runtime");
+    expect(second.list().map((tool) => tool.definition.name)).toEqual(["b", "a", "c"]);
+    // Each registry changes on its own: removing a taken-over tool from one leaves the other as it was.
+    expect(second.unregister("a")).toBe(true);
+    expect(first.get("a")?.definition.description).toBe("Tool a.");
+    expect(second.get("a")).toBeUndefined();
+    const dispose = second.register({ name: "d", description: "Tool d.", parameters: { type: "object" } }, "runtime");
+    dispose();
+    expect(second.get("d")).toBeUndefined();
+    expect(first.list().map((tool) => tool.definition.name)).toEqual(["a", "b"]);
+    // A registry of another locale takes nothing over.
+    const chinese = registry("zh");
+    registerStoredTools(chinese, [stored("a", "Tool a.")], v1, () => undefined, first);
+    expect(chinese.get("a")).not.toBe(first.get("a"));
+  });
+
   it("validates anew for a registry of another locale", () => {
     const first = registry("en");
     const v1 = registerStoredTools(first, [stored("a", "Tool a.")], new Map(), () => undefined);
