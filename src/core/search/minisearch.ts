@@ -14,6 +14,7 @@ import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "
 import { diffCatalog } from "./catalogDiff.ts";
 import { SemanticVectors } from "./semantic.ts";
 import { hasCjk } from "./text.ts";
+import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /** Typos are corrected only in words long enough that one wrong letter still leaves them recognisable. */
@@ -315,16 +316,23 @@ class RankedIndex implements SearchIndex {
     const weight = this.#tuning.semanticWeight;
     const scores = lexical.scores ?? [];
     const best = scores[0] ?? 0;
-    const score = new Map<number, number>();
+    const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
+    const exact = exactAll.filter(acceptSlot);
+    const top = new TopK(count === Infinity ? this.#slotTools.length : Math.max(0, count - exact.length), (slot) => this.#position[slot] ?? 0);
+    let total = exact.length;
+    const lexicalHit = new Uint8Array(this.#slotTools.length);
     lexical.slots.forEach((slot, i) => {
-      score.set(slot, (best > 0 ? (scores[i] ?? 0) / best : 0) + weight * (cosines?.[slot] ?? 0));
+      lexicalHit[slot] = 1;
+      if (!acceptSlot(slot)) return;
+      total++;
+      top.offer(slot, (best > 0 ? (scores[i] ?? 0) / best : 0) + weight * (cosines?.[slot] ?? 0));
     });
     cosines?.forEach((cosine, slot) => {
-      if (cosine >= SEMANTIC_FLOOR && !score.has(slot) && !placed.has(slot) && this.#slotTools[slot] !== undefined) score.set(slot, weight * cosine);
+      if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || placed.has(slot) || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
+      total++;
+      top.offer(slot, weight * cosine);
     });
-    const ranked = [...score.keys()].toSorted((a, b) => (score.get(b) ?? 0) - (score.get(a) ?? 0) || (this.#position[a] ?? 0) - (this.#position[b] ?? 0));
-    const kept = [...exactAll, ...ranked].filter((slot) => accept(this.#slotNames[slot] ?? ""));
-    return { slots: kept.slice(0, count), total: kept.length, exact: new Set(exactAll.filter((slot) => accept(this.#slotNames[slot] ?? ""))) };
+    return { slots: [...exact, ...top.sorted()].slice(0, count), total, exact: new Set(exact) };
   }
 
   #statistics(): TermStatistics {

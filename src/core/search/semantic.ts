@@ -15,7 +15,6 @@ const SIF_A = 1e-4;
 const ZIPF_NORM = Math.log(1.78 * 400_000);
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const ID_PARTS = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
-const SEPARATORS = /[^A-Za-z0-9]+/;
 const LETTERS = /^[a-z]+$/;
 
 interface Table {
@@ -28,14 +27,16 @@ interface Table {
 let table: Table | undefined;
 
 function decodeBase64(text: string): Uint8Array {
+  const value = new Int8Array(128).fill(-1);
+  for (let i = 0; i < BASE64.length; i++) value[BASE64.charCodeAt(i)] = i;
   const bytes = new Uint8Array(Math.floor((text.replace(/=+$/, "").length * 3) / 4));
   let at = 0;
   let bits = 0;
   let buffer = 0;
-  for (const char of text) {
-    const value = BASE64.indexOf(char);
-    if (value < 0) continue;
-    buffer = (buffer << 6) | value;
+  for (let i = 0; i < text.length; i++) {
+    const sextet = value[text.charCodeAt(i) & 127] ?? -1;
+    if (sextet < 0) continue;
+    buffer = ((buffer << 6) | sextet) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
@@ -59,17 +60,25 @@ function wordTable(): Table {
   return table;
 }
 
+// Identifier parts repeat across tools and queries: each is read once per isolate (as analyze.ts's terms are).
+const PART_CACHE_LIMIT = 100_000;
+const partCache = new Map<string, string | null>();
+
 /**
  * The lower-case words of `text` the vectors may know: identifiers split (camelCase, snake_case), digits, lone
  * letters and stop words dropped (as the lexical half drops them: a query of stop words finds nothing).
  */
 export function embeddingWords(text: string): string[] {
   const words: string[] = [];
-  for (const piece of text.split(SEPARATORS)) {
-    for (const part of piece.match(ID_PARTS) ?? []) {
-      const word = part.toLowerCase();
-      if (word.length > 1 && LETTERS.test(word) && !isStopWord(word)) words.push(word);
+  for (const part of text.match(ID_PARTS) ?? []) {
+    let word = partCache.get(part);
+    if (word === undefined) {
+      const lower = part.toLowerCase();
+      word = lower.length > 1 && LETTERS.test(lower) && !isStopWord(lower) ? lower : null;
+      if (partCache.size >= PART_CACHE_LIMIT) partCache.clear();
+      partCache.set(part, word);
     }
+    if (word !== null) words.push(word);
   }
   return words;
 }
@@ -92,6 +101,8 @@ export class SemanticVectors {
   readonly #mean = new Float32Array(EMBEDDING_DIMENSIONS);
   readonly #toolFrequency = new Map<string, number>();
   readonly #toolCount: number;
+  /** Each row's word's weight in this catalog, once worked out (NaN until then). */
+  readonly #weights = new Float64Array(wordTable().rows.size).fill(Number.NaN);
 
   constructor(tools: readonly (ToolDefinition | undefined)[]) {
     const words = tools.map((tool) => (tool ? embeddingWords(`${tool.name} ${tool.description ?? ""}`) : []));
@@ -124,13 +135,21 @@ export class SemanticVectors {
     for (const word of words) {
       const row = rows.get(word);
       if (row === undefined) continue;
-      const probability = 1 / ((row + 1) * ZIPF_NORM);
-      const idf = Math.log(1 + this.#toolCount / ((this.#toolFrequency.get(word) ?? 0) + 0.5));
-      const weight = (SIF_A / (SIF_A + probability)) * idf;
+      const weight = this.#weight(word, row);
       const at = row * EMBEDDING_DIMENSIONS;
       for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = (out[d] ?? 0) + weight * (vectors[at + d] ?? 0);
     }
     return normalize(out);
+  }
+
+  /** SIF's weight of the word of `row` (its rank) times its IDF over this catalog's tools. */
+  #weight(word: string, row: number): number {
+    const known = this.#weights[row] ?? Number.NaN;
+    if (!Number.isNaN(known)) return known;
+    const probability = 1 / ((row + 1) * ZIPF_NORM);
+    const weight = (SIF_A / (SIF_A + probability)) * Math.log(1 + this.#toolCount / ((this.#toolFrequency.get(word) ?? 0) + 0.5));
+    this.#weights[row] = weight;
+    return weight;
   }
 
   #centre(vector: Float32Array): void {
