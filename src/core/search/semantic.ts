@@ -168,12 +168,22 @@ export class SemanticVectors {
     const slots = this.#has.length;
     const cosines = new Float32Array(slots);
     const tools = this.#vectors;
+    const has = this.#has;
+    // Four sums at a time (the dimensions are a multiple of 4): the one loop a search runs over every tool.
     for (let slot = 0; slot < slots; slot++) {
-      if (this.#has[slot] !== 1) continue;
+      if (has[slot] !== 1) continue;
       const at = slot * EMBEDDING_DIMENSIONS;
-      let dot = 0;
-      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) dot += (vector[d] ?? 0) * (tools[at + d] ?? 0);
-      cosines[slot] = dot;
+      let a = 0;
+      let b = 0;
+      let c = 0;
+      let e = 0;
+      for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+        a += (vector[d] ?? 0) * (tools[at + d] ?? 0);
+        b += (vector[d + 1] ?? 0) * (tools[at + d + 1] ?? 0);
+        c += (vector[d + 2] ?? 0) * (tools[at + d + 2] ?? 0);
+        e += (vector[d + 3] ?? 0) * (tools[at + d + 3] ?? 0);
+      }
+      cosines[slot] = a + b + c + e;
     }
     return cosines;
   }
