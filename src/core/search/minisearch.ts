@@ -5,6 +5,9 @@
 // (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
+// Then the semantic half (semantic.ts): a tool's lexical score over the query's best one, plus semanticWeight times the
+// cosine of its word vectors and the query's, ranks the whole catalog; so a tool that shares no word with the query
+// can still be found (at a cosine of SEMANTIC_FLOOR or more). semanticWeight 0 is the lexical half alone.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery } from "./analyze.ts";

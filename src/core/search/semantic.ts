@@ -26,22 +26,19 @@ interface Table {
 
 let table: Table | undefined;
 
+/** Standard base64 without line breaks (as the generator writes it), four characters at a time. */
 function decodeBase64(text: string): Uint8Array {
-  const value = new Int8Array(128).fill(-1);
+  const value = new Uint8Array(128);
   for (let i = 0; i < BASE64.length; i++) value[BASE64.charCodeAt(i)] = i;
-  const bytes = new Uint8Array(Math.floor((text.replace(/=+$/, "").length * 3) / 4));
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  const bytes = new Uint8Array((text.length / 4) * 3 - padding);
+  const sextet = (i: number): number => value[text.charCodeAt(i) & 127] ?? 0;
   let at = 0;
-  let bits = 0;
-  let buffer = 0;
-  for (let i = 0; i < text.length; i++) {
-    const sextet = value[text.charCodeAt(i) & 127] ?? -1;
-    if (sextet < 0) continue;
-    buffer = ((buffer << 6) | sextet) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes[at++] = (buffer >> bits) & 0xff;
-    }
+  for (let i = 0; i + 3 < text.length; i += 4) {
+    const quad = (sextet(i) << 18) | (sextet(i + 1) << 12) | (sextet(i + 2) << 6) | sextet(i + 3);
+    bytes[at++] = quad >> 16;
+    if (at < bytes.length) bytes[at++] = (quad >> 8) & 0xff;
+    if (at < bytes.length) bytes[at++] = quad & 0xff;
   }
   return bytes;
 }
