@@ -44,12 +44,14 @@ function variants(): RankingTuning[] {
   }
   // The IDF over whole tools, as BM25F counts it (the default counts per field, as MiniSearch does).
   points.push({ ...DEFAULT_TUNING, idfScope: "tool" });
+  // The semantic half's weight (0 = lexical only, the ranking before word vectors).
+  for (const semanticWeight of [0, 0.25, 0.5, 0.75, 1]) points.push({ ...DEFAULT_TUNING, semanticWeight });
   return points;
 }
 
 function describe(tuning: RankingTuning): string {
   const framing = tuning.queryStopWords.size > 0 ? `, query drops ${tuning.queryStopWords.size} framing words` : "";
-  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}`;
+  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}, semantic ${tuning.semanticWeight}`;
 }
 
 function mean(scores: Float64Array, keep: (i: number) => boolean): number {

@@ -45,6 +45,8 @@ export interface Ranked {
   slots: number[];
   /** How many accepted tools match. */
   total: number;
+  /** `rankAll`'s only: each slot's score, in the same order. */
+  scores?: number[];
 }
 
 /** MiniSearch's calcBM25Score, with the IDF computed once per term and field. */
@@ -222,7 +224,7 @@ export class Bm25Ranker {
     const score = this.#termScore;
     for (const slot of accepted) score[slot] = (this.#sum[slot] ?? 0) * (this.#quality[slot] ?? 0);
     accepted.sort((a, b) => (score[b] ?? 0) - (score[a] ?? 0) || (position[a] ?? 0) - (position[b] ?? 0));
-    return { slots: accepted, total: accepted.length };
+    return { slots: accepted, total: accepted.length, scores: accepted.map((slot) => score[slot] ?? 0) };
   }
 
   /** The exact score of one tool, from its own terms (the forward list), summed in MiniSearch's order. */

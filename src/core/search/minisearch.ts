@@ -5,6 +5,9 @@
 // (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
+// Then the semantic half (semantic.ts): a tool's lexical score over the query's best one, plus semanticWeight times the
+// cosine of its word vectors and the query's, ranks the whole catalog; so a tool that shares no word with the query
+// can still be found (at a cosine of SEMANTIC_FLOOR or more). semanticWeight 0 is the lexical half alone.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery } from "./analyze.ts";
@@ -12,7 +15,9 @@ import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
+import { SemanticVectors } from "./semantic.ts";
 import { hasCjk } from "./text.ts";
+import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /** Typos are corrected only in words long enough that one wrong letter still leaves them recognisable. */
@@ -41,6 +46,11 @@ export interface RankingTuning {
    * (bm25Rank.ts; bench/tuning.ts --variants measures it).
    */
   idfScope: IdfScope;
+  /**
+   * The semantic half's weight (semantic.ts; README, "How the minisearch mode ranks"): a tool scores its lexical score
+   * over the query's best one, plus this times the cosine of its and the query's word vectors. 0 = lexical only.
+   */
+  semanticWeight: number;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -50,7 +60,11 @@ export const DEFAULT_TUNING: RankingTuning = {
   idfExponent: 1,
   queryStopWords: new Set(),
   idfScope: "field",
+  semanticWeight: 0.5,
 };
+
+/** A tool that shares no word with the query is found through its vector only at this cosine or more. */
+export const SEMANTIC_FLOOR = 0.3;
 export const FUZZY_WEIGHT = 0.3;
 /**
  * A query is searched by at most this many terms, its weightiest (rarest): a pasted paragraph costs no more than a
@@ -187,8 +201,13 @@ class RankedIndex implements SearchIndex {
   #patchable = true;
   /** Lower-cased name → the slot of the tool so named, or the slots when several are (an array per name is rare). */
   readonly #slotsByLowerName = new Map<string, number | number[]>();
+  /** The tools' word vectors, made on the first search that needs them (and again after an update). */
+  #semantic: SemanticVectors | undefined;
 
   constructor(tools: readonly ToolDefinition[], tuning: RankingTuning) {
+    if (!Number.isFinite(tuning.semanticWeight) || tuning.semanticWeight < 0) {
+      throw new RangeError(`semanticWeight must be a finite number ≥ 0, not ${String(tuning.semanticWeight)}`);
+    }
     this.#tuning = tuning;
     this.#options = {
       fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
@@ -275,6 +294,7 @@ class RankedIndex implements SearchIndex {
 
   /** The first `count` accepted slots for a non-blank query searched by `terms`: exact name matches first. */
   #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
+    if (this.#tuning.semanticWeight > 0) return this.#hybridPage(query, terms, count, accept);
     const exact = exactNameMatches(query, (lower) => this.#byLowerName(lower)).filter((slot) => accept(this.#slotNames[slot] ?? ""));
     const placed = new Set(exact);
     const acceptSlot = (slot: number): boolean => !placed.has(slot) && accept(this.#slotNames[slot] ?? "");
@@ -283,6 +303,39 @@ class RankedIndex implements SearchIndex {
         ? this.#ranker.rankAll(terms, this.#options, acceptSlot, this.#position)
         : this.#ranker.rankTop(terms, this.#options, Math.max(0, count - exact.length), acceptSlot, this.#position);
     return { slots: [...exact, ...ranked.slots].slice(0, count), total: exact.length + ranked.total, exact: placed };
+  }
+
+  /**
+   * #page with the semantic half: every tool that matches the query's words, or whose vector is at least
+   * SEMANTIC_FLOOR from the query's, by its lexical score over the best one plus semanticWeight × the cosine. The
+   * whole ranking is scored (brute force over the vectors), then `accept` filters it: the pages are its head.
+   */
+  #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
+    const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));
+    const placed = new Set(exactAll);
+    const lexical = this.#ranker.rankAll(terms, this.#options, (slot) => !placed.has(slot), this.#position);
+    this.#semantic ??= new SemanticVectors(this.#slotTools);
+    const cosines = this.#semantic.cosines(query);
+    const weight = this.#tuning.semanticWeight;
+    const scores = lexical.scores ?? [];
+    const best = scores[0] ?? 0;
+    const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
+    const exact = exactAll.filter(acceptSlot);
+    const top = new TopK(count === Infinity ? this.#slotTools.length : Math.max(0, count - exact.length), (slot) => this.#position[slot] ?? 0);
+    let total = exact.length;
+    const lexicalHit = new Uint8Array(this.#slotTools.length);
+    lexical.slots.forEach((slot, i) => {
+      lexicalHit[slot] = 1;
+      if (!acceptSlot(slot)) return;
+      total++;
+      top.offer(slot, (best > 0 ? (scores[i] ?? 0) / best : 0) + weight * (cosines?.[slot] ?? 0));
+    });
+    cosines?.forEach((cosine, slot) => {
+      if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || placed.has(slot) || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
+      total++;
+      top.offer(slot, weight * cosine);
+    });
+    return { slots: [...exact, ...top.sorted()].slice(0, count), total, exact: new Set(exact) };
   }
 
   #statistics(): TermStatistics {
@@ -319,6 +372,7 @@ class RankedIndex implements SearchIndex {
     const limit = Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * tools.length);
     const emptySlots = this.#slotTools.length - this.#postings.liveCount;
     if (diff.removed.length + diff.added > limit || emptySlots + diff.removed.length > limit) return undefined;
+    this.#semantic = undefined;
     for (const slot of diff.removed) this.#remove(slot);
     const addedAt: number[] = [];
     const added: ToolDefinition[] = [];

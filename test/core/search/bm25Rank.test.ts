@@ -12,6 +12,8 @@ const MODES: readonly SearchMode[] = ["substring", "minisearch"];
 const SLOW = { timeout: 60_000 };
 const generated = generatedCatalog(10_000);
 const generatedQuerySet = generatedQueries(generated.words, 60);
+/** The lexical half alone (no word vectors): what MiniSearch's own search is compared with, and the top-k path. */
+const LEXICAL = { ...DEFAULT_TUNING, semanticWeight: 0 };
 
 function metaToolCatalog(): ToolDefinition[] {
   return evalMetaTool.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }));
@@ -31,8 +33,7 @@ function assertMiniSearchOrder(mine: readonly string[], reference: readonly stri
 }
 
 /** Every page of `searchPage` is the head of the full ranking, filtered, with the full count. */
-function assertPagesOfFullRanking(tools: readonly ToolDefinition[], mode: SearchMode, queries: readonly string[]): void {
-  const index = createSearchIndex(mode, tools);
+function assertPagesOfFullRanking(tools: readonly ToolDefinition[], mode: SearchMode, queries: readonly string[], index = createSearchIndex(mode, tools)): void {
   // A filter like the group gate: every third tool (by name) is not visible.
   const hidden = new Set(tools.filter((_, i) => i % 3 === 0).map((tool) => tool.name));
   const visible = (name: string): boolean => !hidden.has(name);
@@ -67,15 +68,25 @@ describe("the first page without a full ranking", () => {
     }
   });
 
+  it("minisearch's lexical half alone (semanticWeight 0: the top-k path): pages are the full ranking's head", SLOW, () => {
+    assertPagesOfFullRanking(generated.tools, "minisearch", generatedQuerySet, createMiniSearchIndex(generated.tools, LEXICAL));
+  });
+
+  it("minisearch's lexical half alone: pages are the full ranking's head over the MetaTool queries", SLOW, (context) => {
+    needsEvalData(context);
+    const tools = metaToolCatalog();
+    assertPagesOfFullRanking(tools, "minisearch", evalMetaTool.queries.map((query) => query.query), createMiniSearchIndex(tools, LEXICAL));
+  });
+
   it("an empty query pages through the catalog in order", () => {
     const index = createMiniSearchIndex(generated.tools.slice(0, 50));
     expect(index.searchPage("  ", 3)).toEqual({ names: generated.tools.slice(0, 3).map((tool) => tool.name), total: 50 });
   });
 });
 
-describe("minisearch mode ranks as MiniSearch's own search", () => {
+describe("minisearch mode's lexical half ranks as MiniSearch's own search", () => {
   it("on a generated 10,000-tool catalog", SLOW, () => {
-    const index = createMiniSearchIndex(generated.tools);
+    const index = createMiniSearchIndex(generated.tools, LEXICAL);
     const reference = miniSearchReference(generated.tools);
     let matched = 0;
     for (const query of generatedQuerySet) {
@@ -89,7 +100,7 @@ describe("minisearch mode ranks as MiniSearch's own search", () => {
   it("over the MetaTool queries", SLOW, (context) => {
     needsEvalData(context);
     const tools = metaToolCatalog();
-    const index = createMiniSearchIndex(tools);
+    const index = createMiniSearchIndex(tools, LEXICAL);
     const reference = miniSearchReference(tools);
     for (const { query } of evalMetaTool.queries) assertMiniSearchOrder(index.search(query), reference(query).map((result) => result.name), query);
   });

@@ -118,9 +118,10 @@ describe("createMiniSearchIndex: ranking", () => {
       tool("harbour_timetables", "Ferry timetables for the harbour."),
       tool("island_timetables", "Ferry timetables for the island."),
     ];
-    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "tool" }).search("find a ferry")[0]).toBe("harbour_timetables");
+    // The lexical half alone (semanticWeight 0): the word vectors would also tell a ferry from an agency.
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "tool", semanticWeight: 0 }).search("find a ferry")[0]).toBe("harbour_timetables");
     // Counted per field (MiniSearch's IDF, the default), "find" is as rare as can be among names.
-    expect(createMiniSearchIndex(tools).search("find a ferry")[0]).toBe("find_agency");
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, semanticWeight: 0 }).search("find a ferry")[0]).toBe("find_agency");
   });
 
   it("handles an empty catalog", () => {
@@ -229,13 +230,13 @@ describe("buildIndex", () => {
 
 describe("retrieval quality on MetaTool (the README's benchmark targets)", () => {
   everyTestNeedsEvalData();
-  it("reaches nDCG@10 ≥ 0.608 and success@5 ≥ 0.70 over every query whose tools are all in the catalog", () => {
+  it("reaches nDCG@10 ≥ 0.635 and success@5 ≥ 0.73 over every query whose tools are all in the catalog", () => {
     const { tools, queries } = evalMetaTool;
     const metaIndex = createMiniSearchIndex(tools.map((t) => tool(t.name, t.description)));
     const quality = measureRetrieval((query) => metaIndex.search(query), queries, new Set(tools.map((t) => t.name)));
     expect(quality.queries).toBe(queries.length);
-    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.608);
-    expect(quality.successAt5).toBeGreaterThanOrEqual(0.7);
+    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.635);
+    expect(quality.successAt5).toBeGreaterThanOrEqual(0.73);
     expect(quality.recallAt5).toBeGreaterThanOrEqual(0.65);
   });
 });

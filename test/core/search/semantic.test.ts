@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
+import { embeddingWords } from "../../../src/core/search/semantic.ts";
+import { tool } from "../../support/tools.ts";
+
+const catalog = [
+  tool("gift_ideas", "Suggests presents for birthdays, weddings and holidays."),
+  tool("get_weather", "Current conditions and forecast for a city."),
+  tool("send_email", "Sends a message to one or more recipients."),
+  tool("stock_quote", "Latest share prices from the stock exchange."),
+  tool("translate_text", "Translates text between languages."),
+  tool("read_file", "Reads the contents of a file from disk."),
+  tool("recipe_search", "Finds cooking recipes by ingredient."),
+];
+const LEXICAL = { ...DEFAULT_TUNING, semanticWeight: 0 };
+
+describe("the minisearch mode's semantic half (word vectors)", () => {
+  const index = createMiniSearchIndex(catalog);
+
+  it("finds a tool that shares no word with the query", () => {
+    expect(index.search("plan a party for my anniversary")[0]).toBe("gift_ideas");
+    expect(index.search("will it rain tomorrow")[0]).toBe("get_weather");
+    // The lexical half alone finds nothing.
+    expect(createMiniSearchIndex(catalog, LEXICAL).search("plan a party for my anniversary")).toEqual([]);
+    expect(createMiniSearchIndex(catalog, LEXICAL).search("will it rain tomorrow")).toEqual([]);
+  });
+
+  it("finds nothing for words it does not know, or stop words only", () => {
+    expect(index.search("xyzzy plugh")).toEqual([]);
+    expect(index.search("the of and to")).toEqual([]);
+  });
+
+  it("gives a tool found through its vector alone no relevance (auto-discovery's floor keeps it out)", () => {
+    expect(index.scored("will it rain tomorrow", 3)).toEqual([{ name: "get_weather", relevance: 0 }]);
+  });
+
+  it("ranks the same on every build, and after an update as a fresh build", () => {
+    const queries = ["plan a party for my anniversary", "how is the market doing", "cook something tonight", "send the report"];
+    const again = createMiniSearchIndex(catalog);
+    for (const query of queries) expect(again.search(query)).toEqual(index.search(query));
+    const next = [...catalog.slice(1), tool("party_planner", "Organises celebrations and events.")];
+    const updated = createMiniSearchIndex(catalog).update?.(next);
+    expect(updated).toBeDefined();
+    const fresh = createMiniSearchIndex(next);
+    for (const query of queries) expect(updated?.search(query)).toEqual(fresh.search(query));
+  });
+
+  it("rejects a semanticWeight that is negative or not finite, naming it", () => {
+    for (const semanticWeight of [-0.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, semanticWeight })).toThrow(/semanticWeight/);
+    }
+  });
+
+  it("reads identifiers as words, without digits, lone letters or stop words", () => {
+    expect(embeddingWords("showWeatherForecast v2 for the_city")).toEqual(["show", "weather", "forecast", "city"]);
+  });
+});
