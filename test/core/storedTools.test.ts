@@ -49,7 +49,7 @@ describe("registerStoredTools", () => {
     expect(() => registerStoredTools(registry(), stale, v2, () => undefined)).toThrow(/"a" came without its text/u);
   });
 
-  it("skips what does not validate (and still validates it next time), without stopping the others", () => {
+  it("skips what does not validate (and reports it again on every version that stores it), without stopping the others", () => {
     const skipped: string[] = [];
     const bad: StoredTool = { name: "bad", definition: text("bad", ""), context: "runtime" };
     const broken: StoredTool = { name: "broken", definition: "{", context: "runtime" };
