@@ -110,6 +110,7 @@ function textVector(text: string, out: Float32Array): boolean {
   return true;
 }
 
+/** Slots kept free past the catalog: an update that adds a few tools copies no vectors. */
 const SPARE_SLOTS = 64;
 
 /** 2^22: a unit vector's components, multiples of 1 / GRID, need at most 23 bits. */
