@@ -201,8 +201,8 @@ class RankedIndex implements SearchIndex {
   #patchable = true;
   /** Lower-cased name → the slot of the tool so named, or the slots when several are (an array per name is rare). */
   readonly #slotsByLowerName = new Map<string, number | number[]>();
-  /** The tools' word vectors, made on the first search that needs them (and again after an update). */
-  #semantic: SemanticVectors | undefined;
+  /** The tools' word vectors (with semanticWeight > 0), made with the index; `update` adds and drops only the changed. */
+  readonly #semantic: SemanticVectors | undefined;
 
   constructor(tools: readonly ToolDefinition[], tuning: RankingTuning) {
     if (!Number.isFinite(tuning.semanticWeight) || tuning.semanticWeight < 0) {
@@ -217,6 +217,8 @@ class RankedIndex implements SearchIndex {
       fuzzyWeight: FUZZY_WEIGHT,
     };
     this.#add(tools);
+    this.#semantic = tuning.semanticWeight > 0 ? new SemanticVectors(tools) : undefined;
+    this.#semantic?.centre();
     this.#order(tools, Int32Array.from(tools, (_, i) => i));
     this.#patchable = this.#slotByName.size === tools.length;
   }
@@ -246,6 +248,7 @@ class RankedIndex implements SearchIndex {
     const tool = this.#slotTools[slot];
     if (tool === undefined) return;
     this.#postings.removeSlot(slot);
+    this.#semantic?.remove(slot);
     this.#slotTools[slot] = undefined;
     this.#slotByName.delete(tool.name);
     const lower = tool.name.toLowerCase();
@@ -314,8 +317,7 @@ class RankedIndex implements SearchIndex {
     const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));
     const placed = new Set(exactAll);
     const lexical = this.#ranker.rankAll(terms, this.#options, (slot) => !placed.has(slot), this.#position);
-    this.#semantic ??= new SemanticVectors(this.#slotTools);
-    const cosines = this.#semantic.cosines(query);
+    const cosines = this.#semantic?.cosines(query);
     const weight = this.#tuning.semanticWeight;
     const scores = lexical.scores ?? [];
     const best = scores[0] ?? 0;
@@ -372,7 +374,6 @@ class RankedIndex implements SearchIndex {
     const limit = Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * tools.length);
     const emptySlots = this.#slotTools.length - this.#postings.liveCount;
     if (diff.removed.length + diff.added > limit || emptySlots + diff.removed.length > limit) return undefined;
-    this.#semantic = undefined;
     for (const slot of diff.removed) this.#remove(slot);
     const addedAt: number[] = [];
     const added: ToolDefinition[] = [];
@@ -383,6 +384,9 @@ class RankedIndex implements SearchIndex {
       added.push(tool);
     });
     const first = this.#add(added);
+    this.#semantic?.add(added);
+    // The catalog's mean moves: one pass over the vectors now, so that the update carries its whole cost.
+    this.#semantic?.centre();
     addedAt.forEach((i, n) => {
       diff.slotOfNew[i] = first + n;
     });

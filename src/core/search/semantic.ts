@@ -2,15 +2,19 @@
 // average of their words' vectors (embeddings.ts: 15,000 common English words from GloVe, 48 dimensions, int8), and
 // a tool's semantic score is the cosine of the two. It finds the tools a query shares no word with ("plan a
 // celebration" → a gift tool), which the lexical half cannot. A word weighs its rarity in English (SIF: a / (a + p),
-// p its Zipf probability from its frequency rank) times its rarity in the catalog (BM25's IDF over the tools that
-// hold it). Vectors are centred on the catalog's mean, so that what every tool shares (the words of tool
-// descriptions) does not make every tool look alike.
+// p its Zipf probability from its frequency rank), so a tool's vector depends on its own text only: an update computes
+// the vectors of the tools it adds, and no other. Vectors are centred on the catalog's mean, so that what every tool
+// shares (the words of tool descriptions) does not make every tool look alike; the mean is kept as an exact sum
+// (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog.
 import { EMBEDDING_DIMENSIONS, EMBEDDING_SCALES, EMBEDDING_VECTORS, EMBEDDING_WORDS } from "./embeddings.ts";
 import { isStopWord } from "./stemmer.ts";
 import type { ToolDefinition } from "../types.ts";
 
-/** SIF's smoothing: smaller discounts frequent words more (Arora et al. 2017 use 1e-3 to 1e-4). */
-const SIF_A = 1e-4;
+/**
+ * SIF's smoothing: smaller discounts frequent words more (Arora et al. 2017 use 1e-3 to 1e-4; 1e-3 was picked on
+ * bench/tuning.ts's cross-validation folds, every fold, among 1e-4 to 1e-3).
+ */
+const SIF_A = 1e-3;
 /** Zipf's law over GloVe's 400,000-word vocabulary: the word of rank r has probability 1 / (r · ln(1.78 · 400,000)). */
 const ZIPF_NORM = Math.log(1.78 * 400_000);
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -20,7 +24,7 @@ const LETTERS = /^[a-z]+$/;
 interface Table {
   /** Word → its row (its frequency rank among the words kept). */
   rows: Map<string, number>;
-  /** Row-major, dequantized. */
+  /** Row-major, dequantized, each row times its word's weight (SIF). */
   vectors: Float32Array;
 }
 
@@ -51,124 +55,179 @@ function wordTable(): Table {
   const vectors = new Float32Array(words.length * EMBEDDING_DIMENSIONS);
   for (let i = 0; i < vectors.length; i++) {
     const byte = bytes[i] ?? 0;
-    vectors[i] = (byte > 127 ? byte - 256 : byte) * (EMBEDDING_SCALES[i % EMBEDDING_DIMENSIONS] ?? 0);
+    const row = Math.floor(i / EMBEDDING_DIMENSIONS);
+    const probability = 1 / ((row + 1) * ZIPF_NORM);
+    vectors[i] = (byte > 127 ? byte - 256 : byte) * (EMBEDDING_SCALES[i % EMBEDDING_DIMENSIONS] ?? 0) * (SIF_A / (SIF_A + probability));
   }
   table = { rows: new Map(words.map((word, row) => [word, row])), vectors };
   return table;
 }
 
-// Identifier parts repeat across tools and queries: each is read once per isolate (as analyze.ts's terms are).
+// Identifier parts repeat across tools and queries: each is read once per isolate (as analyze.ts's terms are), into
+// its row in the table (-1: a word the vectors do not know, or not a word).
 const PART_CACHE_LIMIT = 100_000;
-const partCache = new Map<string, string | null>();
+const partRows = new Map<string, number>();
+
+/** The lower-case word an identifier part is, or undefined: digits, lone letters and stop words are none. */
+function wordOf(part: string): string | undefined {
+  const lower = part.toLowerCase();
+  return lower.length > 1 && LETTERS.test(lower) && !isStopWord(lower) ? lower : undefined;
+}
 
 /**
  * The lower-case words of `text` the vectors may know: identifiers split (camelCase, snake_case), digits, lone
  * letters and stop words dropped (as the lexical half drops them: a query of stop words finds nothing).
  */
 export function embeddingWords(text: string): string[] {
-  const words: string[] = [];
-  for (const part of text.match(ID_PARTS) ?? []) {
-    let word = partCache.get(part);
-    if (word === undefined) {
-      const lower = part.toLowerCase();
-      word = lower.length > 1 && LETTERS.test(lower) && !isStopWord(lower) ? lower : null;
-      if (partCache.size >= PART_CACHE_LIMIT) partCache.clear();
-      partCache.set(part, word);
-    }
-    if (word !== null) words.push(word);
-  }
-  return words;
+  return (text.match(ID_PARTS) ?? []).flatMap((part) => wordOf(part) ?? []);
 }
 
-/** Scales `vector` to length 1 in place; false when it is zero. */
-function normalize(vector: Float32Array): boolean {
+/**
+ * A tool's or a query's vector into `out`: the weighted average of its words' vectors (embeddingWords), unit length,
+ * each component rounded to a multiple of 1 / GRID (exact in a float32; so a float64 sums millions of them exactly,
+ * in any order); false when the table knows none of its words.
+ */
+function textVector(text: string, out: Float32Array): boolean {
+  const { rows, vectors } = wordTable();
+  out.fill(0);
+  for (const part of text.match(ID_PARTS) ?? []) {
+    let row = partRows.get(part);
+    if (row === undefined) {
+      const word = wordOf(part);
+      row = word === undefined ? -1 : (rows.get(word) ?? -1);
+      if (partRows.size >= PART_CACHE_LIMIT) partRows.clear();
+      partRows.set(part, row);
+    }
+    if (row === -1) continue;
+    const at = row * EMBEDDING_DIMENSIONS;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = (out[d] ?? 0) + (vectors[at + d] ?? 0);
+  }
   let norm = 0;
-  for (const x of vector) norm += x * x;
+  for (const x of out) norm += x * x;
   if (norm === 0) return false;
-  const scale = 1 / Math.sqrt(norm);
-  for (let d = 0; d < vector.length; d++) vector[d] = (vector[d] ?? 0) * scale;
+  const scale = GRID / Math.sqrt(norm);
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = Math.round((out[d] ?? 0) * scale) / GRID;
   return true;
 }
 
-/** The semantic vectors of one catalog's tools (by slot; undefined = an empty slot), and its query vectors. */
+/** Slots kept free past the catalog: an update that adds a few tools copies no vectors. */
+const SPARE_SLOTS = 64;
+
+/** 2^22: a unit vector's components, multiples of 1 / GRID, need at most 23 bits. */
+const GRID = 4_194_304;
+
+/**
+ * The semantic vectors of one catalog's tools, by slot (as the index numbers them: a tool added takes the next slot,
+ * a tool removed leaves its slot empty). Each tool's vector depends on its text only; the catalog's mean, which
+ * centres them, is an exact sum (the vectors are on a grid: GRID), so any sequence of adds and removes leaves the same
+ * mean, and the same cosines, as a fresh build of the catalog that results.
+ */
 export class SemanticVectors {
-  readonly #vectors: Float32Array;
-  /** Per slot: whether the tool has a vector (some word the table knows). */
-  readonly #has: Uint8Array;
+  /** Slot → the tool's unit vector before centring (row-major; with room for SPARE_SLOTS more). */
+  #vectors = new Float32Array(0);
+  /** Slot → whether it holds a tool with a vector (some word the table knows). */
+  #has = new Uint8Array(0);
+  #slots = 0;
+  /** The sum of the vectors held, and how many. */
+  readonly #sum = new Float64Array(EMBEDDING_DIMENSIONS);
+  #count = 0;
+  /** The mean, and each slot's 1 / |vector − mean| (0: no vector, or the mean itself), once per catalog version. */
   readonly #mean = new Float32Array(EMBEDDING_DIMENSIONS);
-  readonly #toolFrequency = new Map<string, number>();
-  readonly #toolCount: number;
-  /** Each row's word's weight in this catalog, once worked out (NaN until then). */
-  readonly #weights = new Float64Array(wordTable().rows.size).fill(Number.NaN);
+  #inverseNorms = new Float32Array(0);
+  #centred = false;
 
   constructor(tools: readonly (ToolDefinition | undefined)[]) {
-    const words = tools.map((tool) => (tool ? embeddingWords(`${tool.name} ${tool.description ?? ""}`) : []));
-    for (const list of words) for (const word of new Set(list)) this.#toolFrequency.set(word, (this.#toolFrequency.get(word) ?? 0) + 1);
-    this.#toolCount = tools.filter((tool) => tool !== undefined).length;
-    this.#vectors = new Float32Array(tools.length * EMBEDDING_DIMENSIONS);
-    this.#has = new Uint8Array(tools.length);
+    // Room for a few tools more: an update that adds them copies nothing.
+    this.#reserve(tools.length + SPARE_SLOTS);
+    this.add(tools);
+  }
+
+  /** The tools of the next slots (undefined: an empty slot). */
+  add(tools: readonly (ToolDefinition | undefined)[]): void {
+    this.#reserve(this.#slots + tools.length);
     const vector = new Float32Array(EMBEDDING_DIMENSIONS);
-    let withVectors = 0;
-    words.forEach((list, slot) => {
-      if (!this.#average(list, vector)) return;
+    for (const tool of tools) {
+      const slot = this.#slots++;
+      if (tool === undefined || !textVector(`${tool.name} ${tool.description ?? ""}`, vector)) continue;
       this.#vectors.set(vector, slot * EMBEDDING_DIMENSIONS);
       this.#has[slot] = 1;
-      withVectors++;
-      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#mean[d] = (this.#mean[d] ?? 0) + (vector[d] ?? 0);
-    });
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#mean[d] = withVectors === 0 ? 0 : (this.#mean[d] ?? 0) / withVectors;
-    for (let slot = 0; slot < tools.length; slot++) {
+      this.#count++;
+      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#sum[d] = (this.#sum[d] ?? 0) + (vector[d] ?? 0);
+    }
+    this.#centred = false;
+  }
+
+  /** Empties `slot`. */
+  remove(slot: number): void {
+    if (this.#has[slot] !== 1) return;
+    this.#has[slot] = 0;
+    this.#count--;
+    const at = slot * EMBEDDING_DIMENSIONS;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#sum[d] = (this.#sum[d] ?? 0) - (this.#vectors[at + d] ?? 0);
+    this.#centred = false;
+  }
+
+  #reserve(slots: number): void {
+    if (slots <= this.#has.length) return;
+    const capacity = Math.max(slots + SPARE_SLOTS, Math.ceil(1.5 * this.#has.length));
+    const vectors = new Float32Array(capacity * EMBEDDING_DIMENSIONS);
+    vectors.set(this.#vectors);
+    this.#vectors = vectors;
+    const has = new Uint8Array(capacity);
+    has.set(this.#has);
+    this.#has = has;
+  }
+
+  /** The mean of this catalog version, and each slot's distance to it: one pass over the vectors, after a change. */
+  centre(): void {
+    if (this.#centred) return;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#mean[d] = this.#count === 0 ? 0 : (this.#sum[d] ?? 0) / this.#count;
+    const inverseNorms = new Float32Array(this.#slots);
+    const mean = this.#mean;
+    const tools = this.#vectors;
+    for (let slot = 0; slot < this.#slots; slot++) {
       if (this.#has[slot] !== 1) continue;
-      const row = this.#vectors.subarray(slot * EMBEDDING_DIMENSIONS, (slot + 1) * EMBEDDING_DIMENSIONS);
-      this.#centre(row);
-      if (!normalize(row)) this.#has[slot] = 0;
+      const at = slot * EMBEDDING_DIMENSIONS;
+      let norm = 0;
+      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
+        const x = (tools[at + d] ?? 0) - (mean[d] ?? 0);
+        norm += x * x;
+      }
+      inverseNorms[slot] = norm === 0 ? 0 : 1 / Math.sqrt(norm);
     }
-  }
-
-  /** The unit-length weighted average of `words`' vectors into `out`; false when the table knows none of them. */
-  #average(words: readonly string[], out: Float32Array): boolean {
-    const { rows, vectors } = wordTable();
-    out.fill(0);
-    for (const word of words) {
-      const row = rows.get(word);
-      if (row === undefined) continue;
-      const weight = this.#weight(word, row);
-      const at = row * EMBEDDING_DIMENSIONS;
-      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = (out[d] ?? 0) + weight * (vectors[at + d] ?? 0);
-    }
-    return normalize(out);
-  }
-
-  /** SIF's weight of the word of `row` (its rank) times its IDF over this catalog's tools. */
-  #weight(word: string, row: number): number {
-    const known = this.#weights[row] ?? Number.NaN;
-    if (!Number.isNaN(known)) return known;
-    const probability = 1 / ((row + 1) * ZIPF_NORM);
-    const weight = (SIF_A / (SIF_A + probability)) * Math.log(1 + this.#toolCount / ((this.#toolFrequency.get(word) ?? 0) + 0.5));
-    this.#weights[row] = weight;
-    return weight;
-  }
-
-  #centre(vector: Float32Array): void {
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) vector[d] = (vector[d] ?? 0) - (this.#mean[d] ?? 0);
+    this.#inverseNorms = inverseNorms;
+    this.#centred = true;
   }
 
   /**
-   * The cosine of `query`'s vector with every slot's (0 for an empty slot or a tool without a vector), or undefined
-   * when the table knows none of the query's words.
+   * The cosine of `query`'s centred vector with every slot's (0 for an empty slot or a tool without a vector), or
+   * undefined when the table knows none of the query's words. With q the query's centred unit vector, a tool's cosine
+   * is q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
    */
   cosines(query: string): Float32Array | undefined {
     const vector = new Float32Array(EMBEDDING_DIMENSIONS);
-    if (!this.#average(embeddingWords(query), vector)) return undefined;
-    this.#centre(vector);
-    if (!normalize(vector)) return undefined;
-    const slots = this.#has.length;
+    if (!textVector(query, vector)) return undefined;
+    this.centre();
+    const mean = this.#mean;
+    let norm = 0;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
+      vector[d] = (vector[d] ?? 0) - (mean[d] ?? 0);
+      norm += (vector[d] ?? 0) ** 2;
+    }
+    if (norm === 0) return undefined;
+    let offset = 0;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
+      vector[d] = (vector[d] ?? 0) / Math.sqrt(norm);
+      offset += (vector[d] ?? 0) * (mean[d] ?? 0);
+    }
+    const slots = this.#slots;
     const cosines = new Float32Array(slots);
     const tools = this.#vectors;
-    const has = this.#has;
+    const inverseNorms = this.#inverseNorms;
     // Four sums at a time (the dimensions are a multiple of 4): the one loop a search runs over every tool.
     for (let slot = 0; slot < slots; slot++) {
-      if (has[slot] !== 1) continue;
+      const inverseNorm = inverseNorms[slot] ?? 0;
+      if (inverseNorm === 0) continue;
       const at = slot * EMBEDDING_DIMENSIONS;
       let a = 0;
       let b = 0;
@@ -180,7 +239,7 @@ export class SemanticVectors {
         c += (vector[d + 2] ?? 0) * (tools[at + d + 2] ?? 0);
         e += (vector[d + 3] ?? 0) * (tools[at + d + 3] ?? 0);
       }
-      cosines[slot] = a + b + c + e;
+      cosines[slot] = (a + b + c + e - offset) * inverseNorm;
     }
     return cosines;
   }
