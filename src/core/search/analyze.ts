@@ -7,7 +7,10 @@ import { hasCjk, tokenize } from "./text.ts";
 const DIGIT = /\p{N}/u;
 
 // Terms repeat across tools and queries: processing each once per isolate keeps index builds and searches cheap.
+// Only terms of up to MAX_CACHED_TERM_LENGTH characters are kept: words are short, and a bound on entries alone would
+// let queries of long made-up words hold 100,000 × 2,000 characters in the isolate.
 const TERM_CACHE_LIMIT = 100_000;
+export const MAX_CACHED_TERM_LENGTH = 40;
 const termCache = new Map<string, string | null>();
 
 let pertainyms: Map<string, string> | undefined;
@@ -32,6 +35,7 @@ export function processTerm(term: string): string | null {
   const lower = term.toLowerCase();
   const dropped = isStopWord(lower) || (lower.length === 1 && !hasCjk(lower) && !DIGIT.test(lower));
   const processed = dropped ? null : stem(pertainsTo(lower));
+  if (term.length > MAX_CACHED_TERM_LENGTH) return processed;
   if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
   termCache.set(term, processed);
   return processed;

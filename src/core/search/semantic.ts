@@ -7,6 +7,7 @@
 // shares (the words of tool descriptions) does not make every tool look alike; the mean is kept as an exact sum
 // (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog.
 import { EMBEDDING_DIMENSIONS, EMBEDDING_SCALES, EMBEDDING_VECTORS, EMBEDDING_WORDS } from "./embeddings.ts";
+import { MAX_CACHED_TERM_LENGTH } from "./analyze.ts";
 import { isStopWord } from "./stemmer.ts";
 import type { ToolDefinition } from "../types.ts";
 
@@ -84,8 +85,11 @@ function textVector(text: string, out: Float32Array): boolean {
     if (row === undefined) {
       const word = wordOf(part);
       row = word === undefined ? -1 : (rows.get(word) ?? -1);
-      if (partRows.size >= PART_CACHE_LIMIT) partRows.clear();
-      partRows.set(part, row);
+      // Long parts are no word the table knows and are not kept (analyze.ts's terms alike): the cache stays small.
+      if (part.length <= MAX_CACHED_TERM_LENGTH) {
+        if (partRows.size >= PART_CACHE_LIMIT) partRows.clear();
+        partRows.set(part, row);
+      }
     }
     if (row === -1) continue;
     const at = row * EMBEDDING_DIMENSIONS;
