@@ -198,7 +198,7 @@ export class ToolRegistry {
       if (adoptable !== undefined && typeof tool === "object" && tool !== null && "name" in tool && typeof tool.name === "string") {
         const held = adoptable.get(tool.name);
         if (held !== undefined && held.tool.definition === tool && held.tool.contextId === contextId && held.tool.handler === undefined && !this.#entries.has(tool.name)) {
-          this.#adopt(held);
+          this.#store(held);
           return held.tool.definition;
         }
       }
@@ -404,29 +404,22 @@ export class ToolRegistry {
     return errorResult(this.#texts.unknownTool(shown, suggestNames(name, pool)));
   }
 
-  /** Takes over another registry's entry for a name this one does not hold. */
-  #adopt(entry: Entry): void {
-    const { name } = entry.tool.definition;
-    if (this.#definitionsByGroups.size > 0) this.#definitionsByGroups.clear();
-    this.#entries.set(name, entry);
-    let names = this.#byContext.get(entry.tool.contextId);
-    if (!names) {
-      names = new Set();
-      this.#byContext.set(entry.tool.contextId, names);
-    }
-    names.add(name);
-  }
-
   /** Stores one definition; returns the registration it replaced, if any. */
   #put(definition: ToolDefinition, contextId: string, handler: ToolHandler | undefined): RegisteredTool | undefined {
-    const { name } = definition;
-    const previous = this.#entries.get(name);
-    if (this.#definitionsByGroups.size > 0) this.#definitionsByGroups.clear();
     const tool: RegisteredTool = handler
       ? { definition: deepFreeze(definition), contextId, handler }
       : { definition: deepFreeze(definition), contextId };
-    this.#entries.set(name, { tool: Object.freeze(tool), token: this.#nextToken++ });
     if (validatedFor.get(definition)?.locale !== this.#locale) validatedFor.set(definition, { locale: this.#locale, definition });
+    return this.#store({ tool: Object.freeze(tool), token: this.#nextToken++ });
+  }
+
+  /** Stores an entry under its tool's name (a new one, or another registry's taken over); returns the one replaced. */
+  #store(entry: Entry): RegisteredTool | undefined {
+    const { name } = entry.tool.definition;
+    const { contextId } = entry.tool;
+    const previous = this.#entries.get(name);
+    if (this.#definitionsByGroups.size > 0) this.#definitionsByGroups.clear();
+    this.#entries.set(name, entry);
     if (previous && previous.tool.contextId !== contextId) this.#byContext.get(previous.tool.contextId)?.delete(name);
     let names = this.#byContext.get(contextId);
     if (!names) {
