@@ -70,6 +70,8 @@ export class Bm25Postings {
   #unsorted: string[] = [];
   /** Term ids by length, for one-edit fuzzy matching. */
   readonly #byLength = new Map<number, number[]>();
+  /** The length of the longest term ever interned (an upper bound of what is held: terms are never dropped). */
+  #longestTermLength = 0;
 
   /**
    * Per slot: `[term * 8 + field, frequency, …]` (what removing it must undo, and how a candidate is rescored); the
@@ -80,6 +82,10 @@ export class Bm25Postings {
   readonly #fieldLength: number[] = [];
   readonly #lengthSum: number[] = FIELDS.map(() => 0);
   #live = 0;
+
+  get longestTermLength(): number {
+    return this.#longestTermLength;
+  }
 
   get liveCount(): number {
     return this.#live;
@@ -219,6 +225,7 @@ export class Bm25Postings {
       this.#minLength.push(UNSEEN_LENGTH);
       this.#maxLength.push(0);
     }
+    if (term.length > this.#longestTermLength) this.#longestTermLength = term.length;
     const byLength = this.#byLength.get(term.length);
     if (byLength) byLength.push(id);
     else this.#byLength.set(term.length, [id]);

@@ -81,6 +81,8 @@ const SURROUNDING_PUNCTUATION = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
 export interface TermStatistics {
   toolCount: number;
   toolFrequency(term: string): number;
+  /** No term the catalog holds is longer (absent: unknown): an unknown word's back-off starts there. */
+  longestTerm?: number;
 }
 
 /** A word of the query, its weight, and the known prefix it backs off to when the catalog lacks it (for relevance). */
@@ -104,7 +106,9 @@ function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning)
   const backoff = (term: string): string | undefined => {
     if (!ASCII_WORD.test(term)) return undefined;
     const shortest = Math.max(MIN_BACKOFF_LENGTH, Math.ceil(MIN_BACKOFF_SHARE * term.length));
-    for (let length = term.length - 1; length >= shortest; length--) {
+    // From the longest term the catalog may hold, not from the word's length: a 2,000-letter made-up word would
+    // otherwise cut and look up 1,200 prefixes of up to 2,000 letters.
+    for (let length = Math.min(term.length - 1, stats.longestTerm ?? Infinity); length >= shortest; length--) {
       const prefix = term.slice(0, length);
       if (known(prefix)) return prefix;
     }
@@ -341,7 +345,11 @@ class RankedIndex implements SearchIndex {
   }
 
   #statistics(): TermStatistics {
-    return { toolCount: this.#names.length, toolFrequency: (term) => this.#postings.toolFrequency(term) };
+    return {
+      toolCount: this.#names.length,
+      toolFrequency: (term) => this.#postings.toolFrequency(term),
+      longestTerm: this.#postings.longestTermLength,
+    };
   }
 
   scored(query: string, limit: number, accept: (name: string) => boolean = () => true): ScoredMatch[] {
