@@ -7,6 +7,7 @@
 // top k are ranked (MaxScore over per-term score bounds, topK.ts).
 import type { ToolDefinition } from "../types.ts";
 import { emptyFieldParts, FIELDS, toolFieldPartsInto } from "./fields.ts";
+import { IntList } from "./intList.ts";
 import { PostingCollector } from "./postings.ts";
 
 const FIELD_COUNT = FIELDS.length;
@@ -49,6 +50,20 @@ export function withinOneEdit(a: string, b: string): boolean {
  * Slots are document ids that never get reused: a tool added later takes a higher slot, so every term's postings
  * stay sorted by slot when appended to. Catalog order (for ties) is kept apart, in `position`.
  */
+const NAME_FIELD = FIELDS.indexOf("name");
+const DESCRIPTION_FIELD = FIELDS.indexOf("description");
+
+/**
+ * The words of the tools a build adds, read with their terms: the semantic half's (semantic.ts) word rows of each
+ * tool's name and description. Tool i's are `rows[ends[i - 1] .. ends[i])`.
+ */
+export interface ToolWords {
+  /** A piece of text (no ASCII separator in it) → its words, in order (asked once per distinct piece per build). */
+  readonly of: (piece: string) => readonly number[];
+  readonly rows: IntList;
+  readonly ends: IntList;
+}
+
 export class Bm25Postings {
   readonly #termIds = new Map<string, number>();
   readonly #terms: string[] = [];
@@ -59,12 +74,12 @@ export class Bm25Postings {
    */
   readonly #postings: Int32Array[] = [];
   /** Per term: in how many live tools it occurs (any field). */
-  readonly #toolCount: number[] = [];
+  readonly #toolCount = new IntList();
   /** Per term and field (`term * FIELD_COUNT + field`): in how many tools; the highest frequency and the field lengths seen (score bounds). */
-  readonly #fieldCount: number[] = [];
-  readonly #maxFrequency: number[] = [];
-  readonly #minLength: number[] = [];
-  readonly #maxLength: number[] = [];
+  readonly #fieldCount = new IntList();
+  readonly #maxFrequency = new IntList();
+  readonly #minLength = new IntList();
+  readonly #maxLength = new IntList();
   /** Terms sorted (UTF-16 order) for prefix ranges, and the terms added since (merged in at the next use). */
   #sorted: string[] = [];
   #unsorted: string[] = [];
@@ -79,7 +94,7 @@ export class Bm25Postings {
    */
   readonly #forward: (Int32Array | undefined)[] = [];
   /** Per slot and field: its length (distinct terms). */
-  readonly #fieldLength: number[] = [];
+  readonly #fieldLength = new IntList();
   readonly #lengthSum: number[] = FIELDS.map(() => 0);
   #live = 0;
 
@@ -106,13 +121,16 @@ export class Bm25Postings {
   /** In how many live tools `term` occurs (0 for a term never seen, or no longer held). */
   toolFrequency(term: string): number {
     const id = this.#termIds.get(term);
-    return id === undefined ? 0 : (this.#toolCount[id] ?? 0);
+    return id === undefined ? 0 : this.#toolCount.at(id);
   }
 
-  /** Adds tools at new slots (`firstSlot`, `firstSlot + 1`, …); returns the first slot. */
-  addTools(tools: readonly ToolDefinition[]): number {
+  /**
+   * Adds tools at new slots (`firstSlot`, `firstSlot + 1`, …); returns the first slot. `words`: also reads the words
+   * of each tool's name and description, in that order, in the same pass (ToolWords).
+   */
+  addTools(tools: readonly ToolDefinition[], words?: ToolWords): number {
     const firstSlot = this.#forward.length;
-    const collector = new PostingCollector();
+    const collector = new PostingCollector(words?.of);
     const lengths = new Int32Array(tools.length * FIELD_COUNT);
     // Plain loops: a callback per tool and field costs a build at 10,000 tools a sixth of its time.
     const parts = emptyFieldParts();
@@ -120,9 +138,11 @@ export class Bm25Postings {
       toolFieldPartsInto(tools[tool] ?? { name: "", description: "", parameters: {} }, parts);
       for (let field = 0; field < FIELD_COUNT; field++) {
         let distinct = 0;
-        for (const text of parts[field] ?? []) distinct += collector.addText(text, tool, field);
+        const wordsInto = field === NAME_FIELD || field === DESCRIPTION_FIELD ? words?.rows : undefined;
+        for (const text of parts[field] ?? []) distinct += collector.addText(text, tool, field, wordsInto);
         lengths[tool * FIELD_COUNT + field] = distinct;
       }
+      words?.ends.push(words.rows.length);
     }
     for (let i = 0; i < lengths.length; i++) {
       const length = lengths[i] ?? 0;
@@ -133,50 +153,46 @@ export class Bm25Postings {
     // Local term ids → global ones.
     const globalIds = Int32Array.from(collector.terms, (term) => this.#intern(term));
     const { postingTerm, postingTool, postingField, postingCount } = collector.postings();
-    // Postings come tool by tool: each tool's forward list is one run of them, in one buffer.
-    const forward = new Int32Array(2 * postingTerm.length);
-    for (let p = 0; p < postingTerm.length; p++) {
-      forward[2 * p] = (globalIds[postingTerm[p] ?? 0] ?? 0) * FIELD_BITS + (postingField[p] ?? 0);
-      forward[2 * p + 1] = postingCount[p] ?? 0;
+    const postingTotal = postingTerm.length;
+    // One pass over the postings in catalog order: each tool's forward list (postings come tool by tool: one run of
+    // them, in one buffer), and each term's list (the run `starts` gives it, in catalog order) with its statistics.
+    const forward = new Int32Array(2 * postingTotal);
+    const lists = new Int32Array(2 * postingTotal);
+    const starts = collector.termStarts();
+    const next = starts.slice(0, globalIds.length);
+    for (let p = 0; p < postingTotal; p++) {
+      const local = postingTerm[p] ?? 0;
+      const term = globalIds[local] ?? 0;
+      const tool = postingTool[p] ?? 0;
+      const field = postingField[p] ?? 0;
+      const frequency = postingCount[p] ?? 0;
+      forward[2 * p] = term * FIELD_BITS + field;
+      forward[2 * p + 1] = frequency;
+      const k = next[local] ?? 0;
+      next[local] = k + 1;
+      lists[2 * k] = (firstSlot + tool) * FIELD_BITS + field;
+      lists[2 * k + 1] = frequency;
+      const cell = term * FIELD_COUNT + field;
+      this.#fieldCount.set(cell, this.#fieldCount.at(cell) + 1);
+      const length = lengths[tool * FIELD_COUNT + field] ?? 0;
+      if (frequency > this.#maxFrequency.at(cell)) this.#maxFrequency.set(cell, frequency);
+      if (length < this.#minLength.at(cell)) this.#minLength.set(cell, length);
+      if (length > this.#maxLength.at(cell)) this.#maxLength.set(cell, length);
     }
     let run = 0;
     for (let tool = 0; tool < tools.length; tool++) {
       let end = run;
-      while (end < postingTool.length && postingTool[end] === tool) end++;
+      while (end < postingTotal && postingTool[end] === tool) end++;
       this.#forward.push(forward.subarray(2 * run, 2 * end));
       run = end;
     }
-    // Term by term (a counting sort keeps catalog order within a term), appended to the term's postings.
-    const { starts, order } = collector.byTerm();
-    const lists = new Int32Array(2 * postingTerm.length);
+    const toolCounts = collector.toolCounts();
     for (let local = 0; local < globalIds.length; local++) {
       const term = globalIds[local] ?? 0;
-      const from = starts[local] ?? 0;
-      const to = starts[local + 1] ?? 0;
-      let lastTool = -1;
-      let toolCount = this.#toolCount[term] ?? 0;
-      for (let k = from; k < to; k++) {
-        const p = order[k] ?? 0;
-        const tool = postingTool[p] ?? 0;
-        const field = postingField[p] ?? 0;
-        const frequency = postingCount[p] ?? 0;
-        lists[2 * k] = (firstSlot + tool) * FIELD_BITS + field;
-        lists[2 * k + 1] = frequency;
-        const cell = term * FIELD_COUNT + field;
-        this.#fieldCount[cell] = (this.#fieldCount[cell] ?? 0) + 1;
-        const length = lengths[tool * FIELD_COUNT + field] ?? 0;
-        if (frequency > (this.#maxFrequency[cell] ?? 0)) this.#maxFrequency[cell] = frequency;
-        if (length < (this.#minLength[cell] ?? 0)) this.#minLength[cell] = length;
-        if (length > (this.#maxLength[cell] ?? 0)) this.#maxLength[cell] = length;
-        if (tool !== lastTool) {
-          lastTool = tool;
-          toolCount++;
-        }
-      }
-      const added = lists.subarray(2 * from, 2 * to);
+      const added = lists.subarray(2 * (starts[local] ?? 0), 2 * (starts[local + 1] ?? 0));
       const held = this.#postings[term];
       this.#postings[term] = held === undefined || held.length === 0 ? added : appended(held, added);
-      this.#toolCount[term] = toolCount;
+      this.#toolCount.set(term, this.#toolCount.at(term) + (toolCounts[local] ?? 0));
     }
     this.#live += tools.length;
     return firstSlot;
@@ -197,15 +213,15 @@ export class Bm25Postings {
         if (at >= 0) this.#postings[term] = withoutPair(list, at);
       }
       const cell = term * FIELD_COUNT + field;
-      this.#fieldCount[cell] = (this.#fieldCount[cell] ?? 0) - 1;
+      this.#fieldCount.set(cell, this.#fieldCount.at(cell) - 1);
       // The tool counted once per term, whatever the number of fields holding it.
       if (!counted.has(term)) {
         counted.add(term);
-        this.#toolCount[term] = (this.#toolCount[term] ?? 0) - 1;
+        this.#toolCount.set(term, this.#toolCount.at(term) - 1);
       }
     }
     for (let field = 0; field < FIELD_COUNT; field++) {
-      this.#lengthSum[field] = (this.#lengthSum[field] ?? 0) - (this.#fieldLength[slot * FIELD_COUNT + field] ?? 0);
+      this.#lengthSum[field] = (this.#lengthSum[field] ?? 0) - this.#fieldLength.at(slot * FIELD_COUNT + field);
     }
     this.#forward[slot] = undefined;
     this.#live--;
@@ -301,16 +317,16 @@ export class Bm25Postings {
 
   /** How many live tools hold `termId`, in any field. */
   toolFrequencyOf(termId: number): number {
-    return this.#toolCount[termId] ?? 0;
+    return this.#toolCount.at(termId);
   }
 
   /** How many live tools hold `termId` in `field` (BM25's document frequency, per field as MiniSearch counts it). */
   fieldFrequency(termId: number, field: number): number {
-    return this.#fieldCount[termId * FIELD_COUNT + field] ?? 0;
+    return this.#fieldCount.at(termId * FIELD_COUNT + field);
   }
 
   fieldLength(slot: number, field: number): number {
-    return this.#fieldLength[slot * FIELD_COUNT + field] ?? 0;
+    return this.#fieldLength.at(slot * FIELD_COUNT + field);
   }
 
   averageFieldLength(field: number): number {
@@ -320,7 +336,7 @@ export class Bm25Postings {
   /** The highest frequency of `termId` in `field`, and the shortest and longest such field, over the tools ever added. */
   fieldBounds(termId: number, field: number): { maxFrequency: number; minLength: number; maxLength: number } {
     const cell = termId * FIELD_COUNT + field;
-    return { maxFrequency: this.#maxFrequency[cell] ?? 0, minLength: this.#minLength[cell] ?? 0, maxLength: this.#maxLength[cell] ?? 0 };
+    return { maxFrequency: this.#maxFrequency.at(cell), minLength: this.#minLength.at(cell), maxLength: this.#maxLength.at(cell) };
   }
 }
 

@@ -15,7 +15,7 @@ import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
-import { SemanticVectors } from "./semantic.ts";
+import { SemanticVectors, toolWords } from "./semantic.ts";
 import { hasCjk } from "./text.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
@@ -220,8 +220,8 @@ class RankedIndex implements SearchIndex {
       prefixWeight: tuning.prefixWeight,
       fuzzyWeight: FUZZY_WEIGHT,
     };
+    this.#semantic = tuning.semanticWeight > 0 ? new SemanticVectors() : undefined;
     this.#add(tools);
-    this.#semantic = tuning.semanticWeight > 0 ? new SemanticVectors(tools) : undefined;
     this.#semantic?.centre();
     this.#order(tools, Int32Array.from(tools, (_, i) => i));
     this.#patchable = this.#slotByName.size === tools.length;
@@ -231,8 +231,11 @@ class RankedIndex implements SearchIndex {
     return this.#names.length;
   }
 
+  /** Adds tools at new slots, to both halves (their texts read once for both); returns the first slot. */
   #add(tools: readonly ToolDefinition[]): number {
-    const first = this.#postings.addTools(tools);
+    const words = this.#semantic ? toolWords() : undefined;
+    const first = this.#postings.addTools(tools, words);
+    if (words) this.#semantic?.add(words);
     let slot = first;
     for (const tool of tools) {
       this.#slotTools.push(tool);
@@ -392,7 +395,6 @@ class RankedIndex implements SearchIndex {
       added.push(tool);
     });
     const first = this.#add(added);
-    this.#semantic?.add(added);
     // The catalog's mean moves: one pass over the vectors now, so that the update carries its whole cost.
     this.#semantic?.centre();
     addedAt.forEach((i, n) => {

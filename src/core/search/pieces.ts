@@ -34,15 +34,25 @@ export class PieceTable {
   readonly #termStarts = new IntList();
   /** The term ids of every piece, one after the other (piece p's are `termStarts[p] .. termStarts[p + 1]`). */
   readonly #terms = new IntList();
+  /** A second reading of a piece (the semantic half's word rows), made once per piece when first asked for. */
+  readonly #analyzeWords: ((piece: string) => readonly number[]) | undefined;
+  /** Per piece: where its words are in `words` (from -1: not read yet), one piece's after another's as asked for. */
+  readonly #wordsFrom = new IntList();
+  readonly #wordsTo = new IntList();
+  readonly #words = new IntList();
 
-  constructor(analyze: (piece: string) => readonly number[]) {
+  constructor(analyze: (piece: string) => readonly number[], words?: (piece: string) => readonly number[]) {
     this.#analyze = analyze;
+    this.#analyzeWords = words;
     this.#termStarts.push(0);
     this.#charStarts.push(0);
   }
 
-  /** Appends to `into` the term ids of every piece of `text` (split where `separatesTerms`), in order. */
-  appendTerms(text: string, into: IntList): void {
+  /**
+   * Appends to `into` the term ids of every piece of `text` (split where `separatesTerms`), in order; and to
+   * `wordsInto`, when given, every piece's words (the second reading the table was made with).
+   */
+  appendTerms(text: string, into: IntList, wordsInto?: IntList): void {
     const length = text.length;
     let end = 0;
     while (end < length) {
@@ -60,7 +70,16 @@ export class PieceTable {
       } while (!separatesTerms(code));
       const piece = this.#find(text, start, end, hash);
       for (let k = this.#termStarts.at(piece), stop = this.#termStarts.at(piece + 1); k < stop; k++) into.push(this.#terms.at(k));
+      if (wordsInto === undefined) continue;
+      if (this.#wordsFrom.at(piece) === -1) this.#readWords(piece, text.slice(start, end));
+      for (let k = this.#wordsFrom.at(piece), stop = this.#wordsTo.at(piece); k < stop; k++) wordsInto.push(this.#words.at(k));
     }
+  }
+
+  #readWords(piece: number, text: string): void {
+    this.#wordsFrom.set(piece, this.#words.length);
+    for (const word of this.#analyzeWords?.(text) ?? []) this.#words.push(word);
+    this.#wordsTo.set(piece, this.#words.length);
   }
 
   /** The id of the piece `text[start..end)`, added (and analyzed) if it is new. */
@@ -94,6 +113,8 @@ export class PieceTable {
     this.#charStarts.push(this.#charCount);
     for (const termId of this.#analyze(text.slice(start, end))) this.#terms.push(termId);
     this.#termStarts.push(this.#terms.length);
+    this.#wordsFrom.push(-1);
+    this.#wordsTo.push(-1);
     this.#slots[slot] = id + 1;
     // At most half full, so that probes stay short.
     if (2 * this.#hashes.length > this.#slots.length) this.#grow();

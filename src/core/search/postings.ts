@@ -30,7 +30,7 @@ const REPEATED_TEXT_LENGTH = 16;
 export class PostingCollector {
   /** Every term seen, by id: in order of first occurrence. */
   readonly terms: string[] = [];
-  readonly #pieces = new PieceTable((piece) => this.#analyzePiece(piece));
+  readonly #pieces: PieceTable;
   /** The term ids of a short text being added (scratch). */
   readonly #textTerms = new IntList();
   /** Longer texts → their run of term ids (run r is `runTerms[runEnds[r - 1] .. runEnds[r])`), analyzed once. */
@@ -50,17 +50,26 @@ export class PostingCollector {
   readonly #postingCount = new IntList();
 
   /**
-   * Records the terms of `text` in a field of a tool (a field's texts may come in several calls); returns how many
-   * terms were new to that field.
+   * `words`: a second reading of each piece of text (the semantic half's word rows, semantic.ts), which addText
+   * gives out where asked: the tools' texts are scanned once for both halves.
    */
-  addText(text: string, toolId: number, fieldId: number): number {
+  constructor(words?: (piece: string) => readonly number[]) {
+    this.#pieces = new PieceTable((piece) => this.#analyzePiece(piece), words);
+  }
+
+  /**
+   * Records the terms of `text` in a field of a tool (a field's texts may come in several calls); returns how many
+   * terms were new to that field. `wordsInto`: where the words of its pieces go, in order (such a text is read
+   * piece by piece, even in a field tools share).
+   */
+  addText(text: string, toolId: number, fieldId: number, wordsInto?: IntList): number {
     const slot = toolId * FIELDS.length + fieldId;
     let terms = this.#textTerms;
     let from = 0;
     let to = 0;
-    if (text.length < REPEATED_TEXT_LENGTH || !SHARED_TEXT_FIELDS.has(fieldId)) {
+    if (wordsInto || text.length < REPEATED_TEXT_LENGTH || !SHARED_TEXT_FIELDS.has(fieldId)) {
       terms.clear();
-      this.#pieces.appendTerms(text, terms);
+      this.#pieces.appendTerms(text, terms, wordsInto);
       to = terms.length;
     } else {
       terms = this.#runTerms;
@@ -135,13 +144,25 @@ export class PostingCollector {
     };
   }
 
+  /** Term → in how many tools it occurs (any field), by term id. */
+  toolCounts(): Int32Array {
+    return this.#toolCounts.view();
+  }
+
+  /** Where each term's postings start when grouped by term (term t's: `starts[t] .. starts[t + 1]`): a counting pass. */
+  termStarts(): Int32Array {
+    const termCount = this.terms.length;
+    const starts = new Int32Array(termCount + 1);
+    for (const termId of this.#postingTerm.view()) starts[termId + 1] = (starts[termId + 1] ?? 0) + 1;
+    for (let termId = 0; termId < termCount; termId++) starts[termId + 1] = (starts[termId + 1] ?? 0) + (starts[termId] ?? 0);
+    return starts;
+  }
+
   /** The postings grouped by term (a counting sort: catalog order stays within each term). */
   byTerm(): PostingsByTerm {
     const termCount = this.terms.length;
     const postingTerm = this.#postingTerm.view();
-    const starts = new Int32Array(termCount + 1);
-    for (const termId of postingTerm) starts[termId + 1] = (starts[termId + 1] ?? 0) + 1;
-    for (let termId = 0; termId < termCount; termId++) starts[termId + 1] = (starts[termId + 1] ?? 0) + (starts[termId] ?? 0);
+    const starts = this.termStarts();
     const next = starts.slice(0, termCount);
     const order = new Int32Array(postingTerm.length);
     postingTerm.forEach((termId, posting) => {

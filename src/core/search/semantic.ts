@@ -9,7 +9,8 @@
 import { EMBEDDING_DIMENSIONS, EMBEDDING_SCALES, EMBEDDING_VECTORS, EMBEDDING_WORDS } from "./embeddings.ts";
 import { MAX_CACHED_TERM_LENGTH } from "./analyze.ts";
 import { isStopWord } from "./stemmer.ts";
-import type { ToolDefinition } from "../types.ts";
+import type { ToolWords } from "./bm25Postings.ts";
+import { IntList } from "./intList.ts";
 
 /**
  * SIF's smoothing: smaller discounts frequent words more (Arora et al. 2017 use 1e-3 to 1e-4; 1e-3 was picked on
@@ -72,27 +73,63 @@ export function embeddingWords(text: string): string[] {
   return (text.match(ID_PARTS) ?? []).flatMap((part) => wordOf(part) ?? []);
 }
 
-/**
- * A tool's or a query's vector into `out`: the weighted average of its words' vectors (embeddingWords), unit length,
- * each component rounded to a multiple of 1 / GRID (exact in a float32; so a float64 sums millions of them exactly,
- * in any order); false when the table knows none of its words.
- */
-function textVector(text: string, out: Float32Array): boolean {
-  const { rows, vectors } = wordTable();
-  out.fill(0);
-  for (const part of text.match(ID_PARTS) ?? []) {
-    let row = partRows.get(part);
-    if (row === undefined) {
-      const word = wordOf(part);
-      row = word === undefined ? -1 : (rows.get(word) ?? -1);
-      // Long parts are no word the table knows and are not kept (analyze.ts's terms alike): the cache stays small.
-      if (part.length <= MAX_CACHED_TERM_LENGTH) {
-        if (partRows.size >= PART_CACHE_LIMIT) partRows.clear();
-        partRows.set(part, row);
-      }
+/** The table's row of an identifier part, or -1. */
+function rowOf(part: string, rows: Map<string, number>): number {
+  let row = partRows.get(part);
+  if (row === undefined) {
+    const word = wordOf(part);
+    row = word === undefined ? -1 : (rows.get(word) ?? -1);
+    // Long parts are no word the table knows and are not kept (analyze.ts's terms alike): the cache stays small.
+    if (part.length <= MAX_CACHED_TERM_LENGTH) {
+      if (partRows.size >= PART_CACHE_LIMIT) partRows.clear();
+      partRows.set(part, row);
     }
-    if (row === -1) continue;
-    const at = row * EMBEDDING_DIMENSIONS;
+  }
+  return row;
+}
+
+/** Appends the rows of the words of `text` the table knows, in order. */
+function appendRows(text: string, into: IntList): void {
+  const { rows } = wordTable();
+  for (const part of text.match(ID_PARTS) ?? []) {
+    const row = rowOf(part, rows);
+    if (row !== -1) into.push(row);
+  }
+}
+
+/**
+ * The rows of a piece of a tool's text (no ASCII separator in it: identifier parts never span one, so a text's rows
+ * are its pieces' rows one after the other): how an index build reads them, with the pieces it reads for its terms.
+ */
+function rowsOfPiece(piece: string): readonly number[] {
+  const { rows } = wordTable();
+  // Most pieces are one lower-case word: no identifier parts to find.
+  if (LETTERS.test(piece)) {
+    const row = rowOf(piece, rows);
+    return row === -1 ? NO_ROWS : [row];
+  }
+  const found = new IntList(8);
+  appendRows(piece, found);
+  return Array.from(found.view());
+}
+
+const NO_ROWS: readonly number[] = Object.freeze([]);
+
+/** An empty ToolWords for an index build to fill (Bm25Postings.addTools), then SemanticVectors.add. */
+export function toolWords(): ToolWords {
+  return { of: rowsOfPiece, rows: new IntList(), ends: new IntList() };
+}
+
+/**
+ * The vector of the words at `rows[from .. to)` into `out`: the weighted average of their vectors, unit length,
+ * each component rounded to a multiple of 1 / GRID (exact in a float32; so a float64 sums millions of them exactly,
+ * in any order); false when there are none.
+ */
+function rowsVector(rows: Int32Array, from: number, to: number, out: Float32Array): boolean {
+  const { vectors } = wordTable();
+  out.fill(0);
+  for (let i = from; i < to; i++) {
+    const at = (rows[i] ?? 0) * EMBEDDING_DIMENSIONS;
     for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = (out[d] ?? 0) + (vectors[at + d] ?? 0);
   }
   let norm = 0;
@@ -101,6 +138,16 @@ function textVector(text: string, out: Float32Array): boolean {
   const scale = GRID / Math.sqrt(norm);
   for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = Math.round((out[d] ?? 0) * scale) / GRID;
   return true;
+}
+
+/** A query's rows (scratch). */
+const queryRows = new IntList(64);
+
+/** A text's vector (rowsVector of its words): a query's; a tool's is made from the same words as its index reads them. */
+function textVector(text: string, out: Float32Array): boolean {
+  queryRows.clear();
+  appendRows(text, queryRows);
+  return rowsVector(queryRows.view(), 0, queryRows.length, out);
 }
 
 /** Slots kept free past the catalog: an update that adds a few tools copies no vectors. */
@@ -129,19 +176,16 @@ export class SemanticVectors {
   #inverseNorms = new Float32Array(0);
   #centred = false;
 
-  constructor(tools: readonly (ToolDefinition | undefined)[]) {
+  /** The tools of the next slots, by their words (ToolWords: as an index build read them, tool by tool). */
+  add(words: ToolWords): void {
+    const ends = words.ends.view();
+    const rows = words.rows.view();
     // Room for a few tools more: an update that adds them copies nothing.
-    this.#reserve(tools.length + SPARE_SLOTS);
-    this.add(tools);
-  }
-
-  /** The tools of the next slots (undefined: an empty slot). */
-  add(tools: readonly (ToolDefinition | undefined)[]): void {
-    this.#reserve(this.#slots + tools.length);
+    this.#reserve(this.#slots + ends.length);
     const vector = new Float32Array(EMBEDDING_DIMENSIONS);
-    for (const tool of tools) {
+    for (let tool = 0; tool < ends.length; tool++) {
       const slot = this.#slots++;
-      if (tool === undefined || !textVector(`${tool.name} ${tool.description ?? ""}`, vector)) continue;
+      if (!rowsVector(rows, tool === 0 ? 0 : (ends[tool - 1] ?? 0), ends[tool] ?? 0, vector)) continue;
       this.#vectors.set(vector, slot * EMBEDDING_DIMENSIONS);
       this.#has[slot] = 1;
       this.#count++;

@@ -1,7 +1,9 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
-import { embeddingWords } from "../../../src/core/search/semantic.ts";
+import { Bm25Postings } from "../../../src/core/search/bm25Postings.ts";
+import { EMBEDDING_WORDS } from "../../../src/core/search/embeddings.ts";
+import { embeddingWords, toolWords } from "../../../src/core/search/semantic.ts";
 import { tool } from "../../support/tools.ts";
 
 const catalog = [
@@ -83,5 +85,28 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
 
   it("reads identifiers as words, without digits, lone letters or stop words", () => {
     expect(embeddingWords("showWeatherForecast v2 for the_city")).toEqual(["show", "weather", "forecast", "city"]);
+  });
+
+  it("reads a tool's words with its terms, in one pass, as its name and description read whole give them", () => {
+    const table = EMBEDDING_WORDS.split(" ");
+    const known = new Set(table);
+    const piece = fc.constantFrom("weather", "Forecast", "getWeather", "HTTPServer", "utf8", "café", "天气", "v2", "the", "x", "Zorivex:", "JSONData", "ünïcode", "ABC", "rain", "2fa", "");
+    const joined = fc
+      .array(fc.tuple(piece, fc.constantFrom(" ", "_", "", "-", ".", "/", "é")), { maxLength: 8 })
+      .map((parts) => parts.map(([word, separator]) => word + separator).join(""));
+    fc.assert(
+      fc.property(fc.array(fc.record({ name: joined, description: joined }), { minLength: 1, maxLength: 6 }), (texts) => {
+        const words = toolWords();
+        new Bm25Postings().addTools(texts.map(({ name, description }) => ({ name, description, parameters: { type: "object", properties: { city: { type: "string", description: "weather" } } } })), words);
+        const ends = words.ends.view();
+        const rows = words.rows.view();
+        expect(ends.length).toBe(texts.length);
+        texts.forEach(({ name, description }, i) => {
+          const read = Array.from(rows.subarray(i === 0 ? 0 : (ends[i - 1] ?? 0), ends[i] ?? 0), (row) => table[row]);
+          expect(read).toEqual(embeddingWords(`${name} ${description}`).filter((word) => known.has(word)));
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
