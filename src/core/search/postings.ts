@@ -153,7 +153,11 @@ export class PostingCollector {
   termStarts(): Int32Array {
     const termCount = this.terms.length;
     const starts = new Int32Array(termCount + 1);
-    for (const termId of this.#postingTerm.view()) starts[termId + 1] = (starts[termId + 1] ?? 0) + 1;
+    const postingTerm = this.#postingTerm.view();
+    for (let p = 0; p < postingTerm.length; p++) {
+      const next = (postingTerm[p] ?? 0) + 1;
+      starts[next] = (starts[next] ?? 0) + 1;
+    }
     for (let termId = 0; termId < termCount; termId++) starts[termId + 1] = (starts[termId + 1] ?? 0) + (starts[termId] ?? 0);
     return starts;
   }
