@@ -88,13 +88,15 @@ function rowOf(part: string, rows: Map<string, number>): number {
   return row;
 }
 
-/** Appends the rows of the words of `text` the table knows, in order. */
-function appendRows(text: string, into: IntList): void {
+/** The rows of the words of `text` the table knows, in order. */
+function textRows(text: string): number[] {
   const { rows } = wordTable();
+  const found: number[] = [];
   for (const part of text.match(ID_PARTS) ?? []) {
     const row = rowOf(part, rows);
-    if (row !== -1) into.push(row);
+    if (row !== -1) found.push(row);
   }
+  return found;
 }
 
 /**
@@ -102,15 +104,10 @@ function appendRows(text: string, into: IntList): void {
  * are its pieces' rows one after the other): how an index build reads them, with the pieces it reads for its terms.
  */
 function rowsOfPiece(piece: string): readonly number[] {
-  const { rows } = wordTable();
   // Most pieces are one lower-case word: no identifier parts to find.
-  if (LETTERS.test(piece)) {
-    const row = rowOf(piece, rows);
-    return row === -1 ? NO_ROWS : [row];
-  }
-  const found = new IntList(8);
-  appendRows(piece, found);
-  return Array.from(found.view());
+  if (!LETTERS.test(piece)) return textRows(piece);
+  const row = rowOf(piece, wordTable().rows);
+  return row === -1 ? NO_ROWS : [row];
 }
 
 const NO_ROWS: readonly number[] = Object.freeze([]);
@@ -147,7 +144,7 @@ const queryRows = new IntList(64);
 /** A text's vector (rowsVector of its words): a query's; a tool's is made from the same words as its index reads them. */
 function textVector(text: string, out: Float32Array): boolean {
   queryRows.clear();
-  appendRows(text, queryRows);
+  for (const row of textRows(text)) queryRows.push(row);
   return rowsVector(queryRows.view(), 0, queryRows.length, out);
 }
 
