@@ -10,13 +10,13 @@
 // can still be found (at a cosine of SEMANTIC_FLOOR or more). semanticWeight 0 is the lexical half alone.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
-import { analyzeQuery } from "./analyze.ts";
+import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { SemanticVectors } from "./semantic.ts";
-import { hasCjk } from "./text.ts";
+import { hasCjk, tokenize } from "./text.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
@@ -51,6 +51,17 @@ export interface RankingTuning {
    * over the query's best one, plus this times the cosine of its and the query's word vectors. 0 = lexical only.
    */
   semanticWeight: number;
+  /**
+   * With the semantic half: a query word's weight in the lexical half is times ((1 + c) / 2) to this power, c the
+   * cosine of its vector with the query's (0 when negative; semantic.ts, wordCentralities): words off the query's
+   * topic ("options", "good", "way") weigh less, down to (1/2)^this. 0 = off; words the vectors lack keep their weight.
+   */
+  centralityExponent: number;
+  /**
+   * With the semantic half: a tool's lexical share is its lexical score over the query's best one, to this power
+   * (below 1: the matches after the best one are nearer to it, so the cosine can reorder them). 1 = the plain ratio.
+   */
+  lexicalExponent: number;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -61,6 +72,8 @@ export const DEFAULT_TUNING: RankingTuning = {
   queryStopWords: new Set(),
   idfScope: "field",
   semanticWeight: 0.5,
+  centralityExponent: 2,
+  lexicalExponent: 0.75,
 };
 
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
@@ -320,9 +333,10 @@ class RankedIndex implements SearchIndex {
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
     const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));
     const placed = new Set(exactAll);
-    const lexical = this.#ranker.rankAll(terms, this.#options, (slot) => !placed.has(slot), this.#position);
+    const lexical = this.#ranker.rankAll(this.#centred(query, terms), this.#options, (slot) => !placed.has(slot), this.#position);
     const cosines = this.#semantic?.cosines(query);
     const weight = this.#tuning.semanticWeight;
+    const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
     const best = scores[0] ?? 0;
     const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
@@ -334,7 +348,7 @@ class RankedIndex implements SearchIndex {
       lexicalHit[slot] = 1;
       if (!acceptSlot(slot)) return;
       total++;
-      top.offer(slot, (best > 0 ? (scores[i] ?? 0) / best : 0) + weight * (cosines?.[slot] ?? 0));
+      top.offer(slot, (best > 0 ? ((scores[i] ?? 0) / best) ** lexicalExponent : 0) + weight * (cosines?.[slot] ?? 0));
     });
     cosines?.forEach((cosine, slot) => {
       if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || placed.has(slot) || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
@@ -342,6 +356,29 @@ class RankedIndex implements SearchIndex {
       top.offer(slot, weight * cosine);
     });
     return { slots: [...exact, ...top.sorted()].slice(0, count), total, exact: new Set(exact) };
+  }
+
+  /**
+   * `terms` with each word's weight times ((1 + c) / 2) ^ centralityExponent, c its centrality in the query
+   * (RankingTuning.centralityExponent). A term keeps its weight when no word of it has a vector (a back-off prefix, a
+   * word the table lacks); of several words with the same term, the most central counts.
+   */
+  #centred(query: string, terms: readonly QueryTerm[]): readonly QueryTerm[] {
+    const exponent = this.#tuning.centralityExponent;
+    if (exponent === 0 || this.#semantic === undefined) return terms;
+    const words = tokenize(query);
+    const centralities = this.#semantic.wordCentralities(
+      query,
+      words.map((word) => word.toLowerCase()),
+    );
+    const factor = new Map<string, number>();
+    words.forEach((word, i) => {
+      const term = processTerm(word);
+      const centrality = centralities[i];
+      if (term === null || centrality === undefined) return;
+      factor.set(term, Math.max(factor.get(term) ?? 0, ((1 + Math.max(0, centrality)) / 2) ** exponent));
+    });
+    return factor.size === 0 ? terms : terms.map((term) => ({ ...term, boost: term.boost * (factor.get(term.term) ?? 1) }));
   }
 
   #statistics(): TermStatistics {

@@ -192,12 +192,8 @@ export class SemanticVectors {
     this.#centred = true;
   }
 
-  /**
-   * The cosine of `query`'s centred vector with every slot's (0 for an empty slot or a tool without a vector), or
-   * undefined when the table knows none of the query's words. With q the query's centred unit vector, a tool's cosine
-   * is q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
-   */
-  cosines(query: string): Float32Array | undefined {
+  /** `query`'s vector centred on this catalog's mean, unit length; undefined when it has none. */
+  #centredQuery(query: string): Float32Array | undefined {
     const vector = new Float32Array(EMBEDDING_DIMENSIONS);
     if (!textVector(query, vector)) return undefined;
     this.centre();
@@ -208,11 +204,45 @@ export class SemanticVectors {
       norm += (vector[d] ?? 0) ** 2;
     }
     if (norm === 0) return undefined;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) vector[d] = (vector[d] ?? 0) / Math.sqrt(norm);
+    return vector;
+  }
+
+  /**
+   * How central each of `words` (lower-case) is to `query`'s meaning: the cosine of the word's vector with the query's
+   * centred vector (as `cosines` compares tools with), or undefined for a word the table does not know, or when the
+   * query has no vector. Query-side only: O(words × dimensions).
+   */
+  wordCentralities(query: string, words: readonly string[]): (number | undefined)[] {
+    const vector = this.#centredQuery(query);
+    if (vector === undefined) return words.map(() => undefined);
+    const { rows, vectors } = wordTable();
+    return words.map((word) => {
+      const row = rows.get(word);
+      if (row === undefined) return undefined;
+      const at = row * EMBEDDING_DIMENSIONS;
+      let dot = 0;
+      let norm = 0;
+      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
+        const x = vectors[at + d] ?? 0;
+        dot += x * (vector[d] ?? 0);
+        norm += x * x;
+      }
+      return norm === 0 ? undefined : dot / Math.sqrt(norm);
+    });
+  }
+
+  /**
+   * The cosine of `query`'s centred vector with every slot's (0 for an empty slot or a tool without a vector), or
+   * undefined when the table knows none of the query's words. With q the query's centred unit vector, a tool's cosine
+   * is q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
+   */
+  cosines(query: string): Float32Array | undefined {
+    const vector = this.#centredQuery(query);
+    if (vector === undefined) return undefined;
+    const mean = this.#mean;
     let offset = 0;
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
-      vector[d] = (vector[d] ?? 0) / Math.sqrt(norm);
-      offset += (vector[d] ?? 0) * (mean[d] ?? 0);
-    }
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (vector[d] ?? 0) * (mean[d] ?? 0);
     const slots = this.#slots;
     const cosines = new Float32Array(slots);
     const tools = this.#vectors;

@@ -1,7 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
-import { embeddingWords } from "../../../src/core/search/semantic.ts";
+import { embeddingWords, SemanticVectors } from "../../../src/core/search/semantic.ts";
 import { tool } from "../../support/tools.ts";
 
 const catalog = [
@@ -73,6 +73,16 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it("weighs a query word off the query's topic less in the lexical half (centralityExponent)", () => {
+    const withMenu = [...catalog, tool("options_menu", "Lists the options of a settings menu.")];
+    const query = "give me options: is rain in the forecast";
+    const [rain = 0, options = 0] = new SemanticVectors(withMenu).wordCentralities(query, ["rain", "options"]);
+    expect(rain).toBeGreaterThan(options);
+    expect(createMiniSearchIndex(withMenu).search(query)[0]).toBe("get_weather");
+    // Without it, "options" (in that tool's name and description) outweighs "forecast", and the menu comes first.
+    expect(createMiniSearchIndex(withMenu, { ...DEFAULT_TUNING, centralityExponent: 0 }).search(query)[0]).toBe("options_menu");
   });
 
   it("rejects a semanticWeight that is negative or not finite, naming it", () => {
