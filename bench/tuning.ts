@@ -4,8 +4,9 @@
 // every fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's
 // own. --variants sweeps the query-side choices instead (the IDF exponent, dropping request-framing words) at the
 // default BM25 settings, the IDF over whole tools (BM25F's) against the default per field (MiniSearch's), the semantic
-// weight, and how the two halves combine (query words weighed by their centrality, the lexical share's power), and
-// says for each whether it beats the default on every held-out fold.
+// weight, how the two halves combine (query words weighed by their centrality, the lexical share's power), and the
+// weight of the near words searched for a word the catalog lacks; and says for each whether it beats the default on
+// every held-out fold.
 import { parseArgs } from "node:util";
 import { REQUEST_FRAMING_WORDS } from "../src/core/search/analyze.ts";
 import { DEFAULT_TUNING, createMiniSearchIndex, type RankingTuning } from "../src/core/search/minisearch.ts";
@@ -51,12 +52,14 @@ function variants(): RankingTuning[] {
   for (const centralityExponent of [0, 1, 2, 3]) {
     for (const lexicalExponent of [1, 0.75, 0.5]) points.push({ ...DEFAULT_TUNING, centralityExponent, lexicalExponent });
   }
+  // Words the catalog lacks searched through their near words (0 = off).
+  for (const expansionWeight of [0, 0.05, 0.1, 0.2]) points.push({ ...DEFAULT_TUNING, expansionWeight });
   return points;
 }
 
 function describe(tuning: RankingTuning): string {
   const framing = tuning.queryStopWords.size > 0 ? `, query drops ${tuning.queryStopWords.size} framing words` : "";
-  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}, semantic ${tuning.semanticWeight}, centrality^${tuning.centralityExponent}, lexical share^${tuning.lexicalExponent}`;
+  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}, semantic ${tuning.semanticWeight}, centrality^${tuning.centralityExponent}, lexical share^${tuning.lexicalExponent}, near words ${tuning.expansionWeight}`;
 }
 
 function mean(scores: Float64Array, keep: (i: number) => boolean): number {

@@ -15,7 +15,7 @@ import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
-import { SemanticVectors } from "./semantic.ts";
+import { nearWords, SemanticVectors } from "./semantic.ts";
 import { hasCjk, tokenize } from "./text.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
@@ -62,6 +62,11 @@ export interface RankingTuning {
    * (below 1: the matches after the best one are nearer to it, so the cosine can reorder them). 1 = the plain ratio.
    */
   lexicalExponent: number;
+  /**
+   * With the semantic half: a query word the catalog does not hold also searches for its near words that it does
+   * (semantic.ts, nearWords: "laptop" → computers, phones), each weighing this × its cosine × its IDF weight. 0 = off.
+   */
+  expansionWeight: number;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -74,7 +79,16 @@ export const DEFAULT_TUNING: RankingTuning = {
   semanticWeight: 0.5,
   centralityExponent: 2,
   lexicalExponent: 0.75,
+  expansionWeight: 0.1,
 };
+
+/**
+ * Of a query's words the catalog does not hold, the EXPANDED_WORDS most central (a bound on the cost: nearWords is a
+ * pass over 5,000 word vectors the first time a word is seen) search for their NEAR_TERMS nearest words the catalog
+ * holds (RankingTuning.expansionWeight).
+ */
+const EXPANDED_WORDS = 4;
+const NEAR_TERMS = 2;
 
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
 export const SEMANTIC_FLOOR = 0.3;
@@ -98,6 +112,13 @@ export interface TermStatistics {
   longestTerm?: number;
 }
 
+/** A query word the word vectors know: lower-case, its term (analyze.ts), its centrality in the query (0 to 1). */
+interface CentralWord {
+  word: string;
+  term: string;
+  centrality: number;
+}
+
 /** A word of the query, its weight, and the known prefix it backs off to when the catalog lacks it (for relevance). */
 interface QueryPart {
   term: string;
@@ -105,16 +126,20 @@ interface QueryPart {
   backoff?: string;
 }
 
-/** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
-function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[] } {
+/** BM25's inverse document frequency over the whole catalog, scaled to about 0..1: rare query words count more. */
+function idfWeightOf(stats: TermStatistics): (term: string) => number {
   const { toolCount } = stats;
-  const known = (term: string): boolean => stats.toolFrequency(term) > 0;
   const maxIdf = Math.log(1 + toolCount);
-  /** BM25's inverse document frequency over the whole catalog, scaled to about 0..1: rare query words count more. */
-  const idfWeight = (term: string): number => {
+  return (term) => {
     const df = stats.toolFrequency(term);
     return maxIdf === 0 ? 1 : Math.log(1 + (toolCount - df + 0.5) / (df + 0.5)) / maxIdf;
   };
+}
+
+/** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
+function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[] } {
+  const known = (term: string): boolean => stats.toolFrequency(term) > 0;
+  const idfWeight = idfWeightOf(stats);
   /** The longest known prefix of an unknown word ("rental" → "rent"), or undefined. */
   const backoff = (term: string): string | undefined => {
     if (!ASCII_WORD.test(term)) return undefined;
@@ -333,7 +358,9 @@ class RankedIndex implements SearchIndex {
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
     const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));
     const placed = new Set(exactAll);
-    const lexical = this.#ranker.rankAll(this.#centred(query, terms), this.#options, (slot) => !placed.has(slot), this.#position);
+    const words = this.#centralWords(query);
+    const searched = this.#expanded(this.#centred(terms, words), words);
+    const lexical = this.#ranker.rankAll(searched, this.#options, (slot) => !placed.has(slot), this.#position);
     const cosines = this.#semantic?.cosines(query);
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
@@ -358,27 +385,63 @@ class RankedIndex implements SearchIndex {
     return { slots: [...exact, ...top.sorted()].slice(0, count), total, exact: new Set(exact) };
   }
 
+  /** The query's words the vectors know, with their term and centrality (semantic.ts, wordCentralities; 0 if negative). */
+  #centralWords(query: string): CentralWord[] {
+    if (this.#semantic === undefined || (this.#tuning.centralityExponent === 0 && this.#tuning.expansionWeight === 0)) return [];
+    const tokens = tokenize(query);
+    const lower = tokens.map((token) => token.toLowerCase());
+    const centralities = this.#semantic.wordCentralities(query, lower);
+    const words: CentralWord[] = [];
+    tokens.forEach((token, i) => {
+      const term = processTerm(token);
+      const centrality = centralities[i];
+      if (term !== null && centrality !== undefined) words.push({ word: lower[i] ?? "", term, centrality: Math.max(0, centrality) });
+    });
+    return words;
+  }
+
   /**
    * `terms` with each word's weight times ((1 + c) / 2) ^ centralityExponent, c its centrality in the query
    * (RankingTuning.centralityExponent). A term keeps its weight when no word of it has a vector (a back-off prefix, a
    * word the table lacks); of several words with the same term, the most central counts.
    */
-  #centred(query: string, terms: readonly QueryTerm[]): readonly QueryTerm[] {
+  #centred(terms: readonly QueryTerm[], words: readonly CentralWord[]): readonly QueryTerm[] {
     const exponent = this.#tuning.centralityExponent;
-    if (exponent === 0 || this.#semantic === undefined) return terms;
-    const words = tokenize(query);
-    const centralities = this.#semantic.wordCentralities(
-      query,
-      words.map((word) => word.toLowerCase()),
-    );
+    if (exponent === 0 || words.length === 0) return terms;
     const factor = new Map<string, number>();
-    words.forEach((word, i) => {
-      const term = processTerm(word);
-      const centrality = centralities[i];
-      if (term === null || centrality === undefined) return;
-      factor.set(term, Math.max(factor.get(term) ?? 0, ((1 + Math.max(0, centrality)) / 2) ** exponent));
-    });
-    return factor.size === 0 ? terms : terms.map((term) => ({ ...term, boost: term.boost * (factor.get(term.term) ?? 1) }));
+    for (const { term, centrality } of words) factor.set(term, Math.max(factor.get(term) ?? 0, ((1 + centrality) / 2) ** exponent));
+    return terms.map((term) => ({ ...term, boost: term.boost * (factor.get(term.term) ?? 1) }));
+  }
+
+  /**
+   * `terms` and, for the EXPANDED_WORDS most central of `words` that the catalog does not hold, the terms of their
+   * NEAR_TERMS nearest words (nearWords) that it holds and the query does not, each weighing expansionWeight × its
+   * cosine × its IDF weight, matched as a query word is (as a prefix from 3 letters, no typos).
+   */
+  #expanded(terms: readonly QueryTerm[], words: readonly CentralWord[]): readonly QueryTerm[] {
+    const weight = this.#tuning.expansionWeight;
+    if (weight === 0) return terms;
+    const stats = this.#statistics();
+    const held = (term: string): boolean => stats.toolFrequency(term) > 0;
+    const unknown = new Map<string, CentralWord>();
+    for (const word of words) if (!held(word.term) && !unknown.has(word.word)) unknown.set(word.word, word);
+    const expanded = [...unknown.values()].toSorted((a, b) => b.centrality - a.centrality).slice(0, EXPANDED_WORDS);
+    if (expanded.length === 0) return terms;
+    const idfWeight = idfWeightOf(stats);
+    const searched = new Set(terms.map((term) => term.term));
+    const added: QueryTerm[] = [];
+    for (const { word, term } of expanded) {
+      const near = nearWords(word)
+        .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine }))
+        .filter((entry): entry is { term: string; cosine: number } => entry.term !== null && entry.term !== term && held(entry.term))
+        .slice(0, NEAR_TERMS);
+      for (const entry of near) {
+        if (searched.has(entry.term)) continue;
+        searched.add(entry.term);
+        added.push({ term: entry.term, boost: weight * entry.cosine * idfWeight(entry.term), prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false });
+      }
+    }
+    return added.length === 0 ? terms : [...terms, ...added];
   }
 
   #statistics(): TermStatistics {

@@ -1,7 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
-import { embeddingWords, SemanticVectors } from "../../../src/core/search/semantic.ts";
+import { embeddingWords, nearWords, SemanticVectors } from "../../../src/core/search/semantic.ts";
 import { tool } from "../../support/tools.ts";
 
 const catalog = [
@@ -80,9 +80,25 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     const query = "give me options: is rain in the forecast";
     const [rain = 0, options = 0] = new SemanticVectors(withMenu).wordCentralities(query, ["rain", "options"]);
     expect(rain).toBeGreaterThan(options);
-    expect(createMiniSearchIndex(withMenu).search(query)[0]).toBe("get_weather");
+    // Near words left out ("rain" would also find "weather"): the centrality alone.
+    const alone = { ...DEFAULT_TUNING, expansionWeight: 0 };
+    expect(createMiniSearchIndex(withMenu, alone).search(query)[0]).toBe("get_weather");
     // Without it, "options" (in that tool's name and description) outweighs "forecast", and the menu comes first.
-    expect(createMiniSearchIndex(withMenu, { ...DEFAULT_TUNING, centralityExponent: 0 }).search(query)[0]).toBe("options_menu");
+    expect(createMiniSearchIndex(withMenu, { ...alone, centralityExponent: 0 }).search(query)[0]).toBe("options_menu");
+  });
+
+  it("reads a word the catalog lacks as its near words that it holds (expansionWeight)", () => {
+    const near = nearWords("rain");
+    expect(near.map((entry) => entry.word)).toContain("weather");
+    expect(near.length).toBeLessThanOrEqual(20);
+    const cosines = near.map((entry) => entry.cosine);
+    expect(cosines).toEqual(cosines.toSorted((a, b) => b - a));
+    expect(Math.min(...cosines)).toBeGreaterThanOrEqual(0.55);
+    expect(nearWords("xyzzy")).toEqual([]);
+    // Both tools hold "city"; no tool holds "rain", whose near word "weather" one of them holds.
+    const cities = [tool("city_news", "Latest news for any city."), tool("weather_station", "Weather data for any city.")];
+    expect(createMiniSearchIndex(cities).search("rain in the city")).toEqual(["weather_station", "city_news"]);
+    expect(createMiniSearchIndex(cities, { ...DEFAULT_TUNING, expansionWeight: 0 }).search("rain in the city")).toEqual(["city_news", "weather_station"]);
   });
 
   it("rejects a semanticWeight that is negative or not finite, naming it", () => {
