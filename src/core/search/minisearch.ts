@@ -5,9 +5,11 @@
 // (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
-// Then the semantic half (semantic.ts): a tool's lexical score over the query's best one, plus semanticWeight times the
-// cosine of its word vectors and the query's, ranks the whole catalog; so a tool that shares no word with the query
-// can still be found (at a cosine of SEMANTIC_FLOOR or more). semanticWeight 0 is the lexical half alone.
+// Then the semantic half (semantic.ts): a tool's lexical score over the query's best one (to the power
+// lexicalExponent), plus semanticWeight times the cosine of its word vectors and the query's, ranks the whole catalog;
+// so a tool that shares no word with the query can still be found (at a cosine of SEMANTIC_FLOOR or more). The vectors
+// also steer the lexical half, on the query side only: a word weighs its centrality in the query, and a word the
+// catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
@@ -351,9 +353,10 @@ class RankedIndex implements SearchIndex {
   }
 
   /**
-   * #page with the semantic half: every tool that matches the query's words, or whose vector is at least
-   * SEMANTIC_FLOOR from the query's, by its lexical score over the best one plus semanticWeight × the cosine. The
-   * whole ranking is scored (brute force over the vectors), then `accept` filters it: the pages are its head.
+   * #page with the semantic half: every tool that matches the query's words (weighed by their centrality, with the near
+   * words of those the catalog lacks), or whose vector is at least SEMANTIC_FLOOR from the query's, by its lexical
+   * score over the best one (to the power lexicalExponent) plus semanticWeight × the cosine. The whole ranking is
+   * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
     const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));

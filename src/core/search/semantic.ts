@@ -5,7 +5,9 @@
 // p its Zipf probability from its frequency rank), so a tool's vector depends on its own text only: an update computes
 // the vectors of the tools it adds, and no other. Vectors are centred on the catalog's mean, so that what every tool
 // shares (the words of tool descriptions) does not make every tool look alike; the mean is kept as an exact sum
-// (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog.
+// (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog. The query side also
+// reads the vectors word by word: how central each word is to the query (wordCentralities), and a word's near words
+// (nearWords), which depend on the table only.
 import { EMBEDDING_DIMENSIONS, EMBEDDING_SCALES, EMBEDDING_VECTORS, EMBEDDING_WORDS } from "./embeddings.ts";
 import { MAX_CACHED_TERM_LENGTH } from "./analyze.ts";
 import { isStopWord } from "./stemmer.ts";
