@@ -3,8 +3,10 @@
 // with the best mean nDCG@10 on the other 4 folds is picked and reported on the held-out fold. Prints one JSON summary:
 // every fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's
 // own. --variants sweeps the query-side choices instead (the IDF exponent, dropping request-framing words) at the
-// default BM25 settings, and the IDF over whole tools (BM25F's) against the default per field (MiniSearch's), and says
-// for each whether it beats the default on every held-out fold.
+// default BM25 settings, the IDF over whole tools (BM25F's) against the default per field (MiniSearch's), the semantic
+// weight, how the two halves combine (query words weighed by their centrality, the lexical share's power), and the
+// weight of the near words searched for a word the catalog lacks; and says for each whether it beats the default on
+// every held-out fold.
 import { parseArgs } from "node:util";
 import { REQUEST_FRAMING_WORDS } from "../src/core/search/analyze.ts";
 import { DEFAULT_TUNING, createMiniSearchIndex, type RankingTuning } from "../src/core/search/minisearch.ts";
@@ -46,12 +48,18 @@ function variants(): RankingTuning[] {
   points.push({ ...DEFAULT_TUNING, idfScope: "tool" });
   // The semantic half's weight (0 = lexical only, the ranking before word vectors).
   for (const semanticWeight of [0, 0.25, 0.5, 0.75, 1]) points.push({ ...DEFAULT_TUNING, semanticWeight });
+  // How the halves combine: query words weighed by their centrality in the query (0 = off), the lexical share's power.
+  for (const centralityExponent of [0, 1, 2, 3]) {
+    for (const lexicalExponent of [1, 0.75, 0.5]) points.push({ ...DEFAULT_TUNING, centralityExponent, lexicalExponent });
+  }
+  // Words the catalog lacks searched through their near words (0 = off).
+  for (const expansionWeight of [0, 0.05, 0.1, 0.2]) points.push({ ...DEFAULT_TUNING, expansionWeight });
   return points;
 }
 
 function describe(tuning: RankingTuning): string {
   const framing = tuning.queryStopWords.size > 0 ? `, query drops ${tuning.queryStopWords.size} framing words` : "";
-  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}, semantic ${tuning.semanticWeight}`;
+  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}, semantic ${tuning.semanticWeight}, centrality^${tuning.centralityExponent}, lexical share^${tuning.lexicalExponent}, near words ${tuning.expansionWeight}`;
 }
 
 function mean(scores: Float64Array, keep: (i: number) => boolean): number {

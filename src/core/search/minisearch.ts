@@ -5,18 +5,20 @@
 // (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
 // match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
-// Then the semantic half (semantic.ts): a tool's lexical score over the query's best one, plus semanticWeight times the
-// cosine of its word vectors and the query's, ranks the whole catalog; so a tool that shares no word with the query
-// can still be found (at a cosine of SEMANTIC_FLOOR or more). semanticWeight 0 is the lexical half alone.
+// Then the semantic half (semantic.ts): a tool's lexical score over the query's best one (to the power
+// lexicalExponent), plus semanticWeight times the cosine of its word vectors and the query's, ranks the whole catalog;
+// so a tool that shares no word with the query can still be found (at a cosine of SEMANTIC_FLOOR or more). The vectors
+// also steer the lexical half, on the query side only: a word weighs its centrality in the query, and a word the
+// catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
-import { analyzeQuery } from "./analyze.ts";
+import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
-import { SemanticVectors, toolWords } from "./semantic.ts";
-import { hasCjk } from "./text.ts";
+import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
+import { hasCjk, tokenize } from "./text.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
@@ -51,6 +53,22 @@ export interface RankingTuning {
    * over the query's best one, plus this times the cosine of its and the query's word vectors. 0 = lexical only.
    */
   semanticWeight: number;
+  /**
+   * With the semantic half: a query word's weight in the lexical half is times ((1 + c) / 2) to this power, c the
+   * cosine of its vector with the query's (0 when negative; semantic.ts, wordCentralities): words off the query's
+   * topic ("options", "good", "way") weigh less, down to (1/2)^this. 0 = off; words the vectors lack keep their weight.
+   */
+  centralityExponent: number;
+  /**
+   * With the semantic half: a tool's lexical share is its lexical score over the query's best one, to this power
+   * (below 1: the matches after the best one are nearer to it, so the cosine can reorder them). 1 = the plain ratio.
+   */
+  lexicalExponent: number;
+  /**
+   * With the semantic half: a query word the catalog does not hold also searches for its near words that it does
+   * (semantic.ts, nearWords: "laptop" → computers, phones), each weighing this × its cosine × its IDF weight. 0 = off.
+   */
+  expansionWeight: number;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -61,7 +79,18 @@ export const DEFAULT_TUNING: RankingTuning = {
   queryStopWords: new Set(),
   idfScope: "field",
   semanticWeight: 0.5,
+  centralityExponent: 2,
+  lexicalExponent: 0.75,
+  expansionWeight: 0.1,
 };
+
+/**
+ * Of a query's words the catalog does not hold, the EXPANDED_WORDS most central (a bound on the cost: nearWords is a
+ * pass over 5,000 word vectors the first time a word is seen) search for their NEAR_TERMS nearest words the catalog
+ * holds (RankingTuning.expansionWeight).
+ */
+const EXPANDED_WORDS = 4;
+const NEAR_TERMS = 2;
 
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
 export const SEMANTIC_FLOOR = 0.3;
@@ -85,6 +114,13 @@ export interface TermStatistics {
   longestTerm?: number;
 }
 
+/** A query word the word vectors know: lower-case, its term (analyze.ts), its centrality in the query (0 to 1). */
+interface CentralWord {
+  word: string;
+  term: string;
+  centrality: number;
+}
+
 /** A word of the query, its weight, and the known prefix it backs off to when the catalog lacks it (for relevance). */
 interface QueryPart {
   term: string;
@@ -92,16 +128,20 @@ interface QueryPart {
   backoff?: string;
 }
 
-/** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
-function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[] } {
+/** BM25's inverse document frequency over the whole catalog, scaled to about 0..1: rare query words count more. */
+function idfWeightOf(stats: TermStatistics): (term: string) => number {
   const { toolCount } = stats;
-  const known = (term: string): boolean => stats.toolFrequency(term) > 0;
   const maxIdf = Math.log(1 + toolCount);
-  /** BM25's inverse document frequency over the whole catalog, scaled to about 0..1: rare query words count more. */
-  const idfWeight = (term: string): number => {
+  return (term) => {
     const df = stats.toolFrequency(term);
     return maxIdf === 0 ? 1 : Math.log(1 + (toolCount - df + 0.5) / (df + 0.5)) / maxIdf;
   };
+}
+
+/** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
+function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[] } {
+  const known = (term: string): boolean => stats.toolFrequency(term) > 0;
+  const idfWeight = idfWeightOf(stats);
   /** The longest known prefix of an unknown word ("rental" → "rent"), or undefined. */
   const backoff = (term: string): string | undefined => {
     if (!ASCII_WORD.test(term)) return undefined;
@@ -316,16 +356,20 @@ class RankedIndex implements SearchIndex {
   }
 
   /**
-   * #page with the semantic half: every tool that matches the query's words, or whose vector is at least
-   * SEMANTIC_FLOOR from the query's, by its lexical score over the best one plus semanticWeight × the cosine. The
-   * whole ranking is scored (brute force over the vectors), then `accept` filters it: the pages are its head.
+   * #page with the semantic half: every tool that matches the query's words (weighed by their centrality, with the near
+   * words of those the catalog lacks), or whose vector is at least SEMANTIC_FLOOR from the query's, by its lexical
+   * score over the best one (to the power lexicalExponent) plus semanticWeight × the cosine. The whole ranking is
+   * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
     const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));
     const placed = new Set(exactAll);
-    const lexical = this.#ranker.rankAll(terms, this.#options, (slot) => !placed.has(slot), this.#position);
+    const words = this.#centralWords(query);
+    const searched = this.#expanded(this.#centred(terms, words), words);
+    const lexical = this.#ranker.rankAll(searched, this.#options, (slot) => !placed.has(slot), this.#position);
     const cosines = this.#semantic?.cosines(query);
     const weight = this.#tuning.semanticWeight;
+    const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
     const best = scores[0] ?? 0;
     const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
@@ -337,7 +381,7 @@ class RankedIndex implements SearchIndex {
       lexicalHit[slot] = 1;
       if (!acceptSlot(slot)) return;
       total++;
-      top.offer(slot, (best > 0 ? (scores[i] ?? 0) / best : 0) + weight * (cosines?.[slot] ?? 0));
+      top.offer(slot, (best > 0 ? ((scores[i] ?? 0) / best) ** lexicalExponent : 0) + weight * (cosines?.[slot] ?? 0));
     });
     cosines?.forEach((cosine, slot) => {
       if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || placed.has(slot) || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
@@ -345,6 +389,65 @@ class RankedIndex implements SearchIndex {
       top.offer(slot, weight * cosine);
     });
     return { slots: [...exact, ...top.sorted()].slice(0, count), total, exact: new Set(exact) };
+  }
+
+  /** The query's words the vectors know, with their term and centrality (semantic.ts, wordCentralities; 0 if negative). */
+  #centralWords(query: string): CentralWord[] {
+    if (this.#semantic === undefined || (this.#tuning.centralityExponent === 0 && this.#tuning.expansionWeight === 0)) return [];
+    const tokens = tokenize(query);
+    const lower = tokens.map((token) => token.toLowerCase());
+    const centralities = this.#semantic.wordCentralities(query, lower);
+    const words: CentralWord[] = [];
+    tokens.forEach((token, i) => {
+      const term = processTerm(token);
+      const centrality = centralities[i];
+      if (term !== null && centrality !== undefined) words.push({ word: lower[i] ?? "", term, centrality: Math.max(0, centrality) });
+    });
+    return words;
+  }
+
+  /**
+   * `terms` with each word's weight times ((1 + c) / 2) ^ centralityExponent, c its centrality in the query
+   * (RankingTuning.centralityExponent). A term keeps its weight when no word of it has a vector (a back-off prefix, a
+   * word the table lacks); of several words with the same term, the most central counts.
+   */
+  #centred(terms: readonly QueryTerm[], words: readonly CentralWord[]): readonly QueryTerm[] {
+    const exponent = this.#tuning.centralityExponent;
+    if (exponent === 0 || words.length === 0) return terms;
+    const factor = new Map<string, number>();
+    for (const { term, centrality } of words) factor.set(term, Math.max(factor.get(term) ?? 0, ((1 + centrality) / 2) ** exponent));
+    return terms.map((term) => ({ ...term, boost: term.boost * (factor.get(term.term) ?? 1) }));
+  }
+
+  /**
+   * `terms` and, for the EXPANDED_WORDS most central of `words` that the catalog does not hold, the terms of their
+   * NEAR_TERMS nearest words (nearWords) that it holds and the query does not, each weighing expansionWeight × its
+   * cosine × its IDF weight, matched as a query word is (as a prefix from 3 letters, no typos).
+   */
+  #expanded(terms: readonly QueryTerm[], words: readonly CentralWord[]): readonly QueryTerm[] {
+    const weight = this.#tuning.expansionWeight;
+    if (weight === 0) return terms;
+    const stats = this.#statistics();
+    const held = (term: string): boolean => stats.toolFrequency(term) > 0;
+    const unknown = new Map<string, CentralWord>();
+    for (const word of words) if (!held(word.term) && !unknown.has(word.word)) unknown.set(word.word, word);
+    const expanded = [...unknown.values()].toSorted((a, b) => b.centrality - a.centrality).slice(0, EXPANDED_WORDS);
+    if (expanded.length === 0) return terms;
+    const idfWeight = idfWeightOf(stats);
+    const searched = new Set(terms.map((term) => term.term));
+    const added: QueryTerm[] = [];
+    for (const { word, term } of expanded) {
+      const near = nearWords(word)
+        .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine }))
+        .filter((entry): entry is { term: string; cosine: number } => entry.term !== null && entry.term !== term && held(entry.term))
+        .slice(0, NEAR_TERMS);
+      for (const entry of near) {
+        if (searched.has(entry.term)) continue;
+        searched.add(entry.term);
+        added.push({ term: entry.term, boost: weight * entry.cosine * idfWeight(entry.term), prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false });
+      }
+    }
+    return added.length === 0 ? terms : [...terms, ...added];
   }
 
   #statistics(): TermStatistics {

@@ -5,7 +5,9 @@
 // p its Zipf probability from its frequency rank), so a tool's vector depends on its own text only: an update computes
 // the vectors of the tools it adds, and no other. Vectors are centred on the catalog's mean, so that what every tool
 // shares (the words of tool descriptions) does not make every tool look alike; the mean is kept as an exact sum
-// (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog.
+// (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog. The query side also
+// reads the vectors word by word: how central each word is to the query (wordCentralities), and a word's near words
+// (nearWords), which depend on the table only.
 import { EMBEDDING_DIMENSIONS, EMBEDDING_SCALES, EMBEDDING_VECTORS, EMBEDDING_WORDS } from "./embeddings.ts";
 import { MAX_CACHED_TERM_LENGTH } from "./analyze.ts";
 import { isStopWord } from "./stemmer.ts";
@@ -148,6 +150,100 @@ function textVector(text: string, out: Float32Array): boolean {
   return rowsVector(queryRows.view(), 0, queryRows.length, out);
 }
 
+/**
+ * A word's near words (nearWords) are looked for among the table's most frequent words only, the NEAR_COUNT nearest
+ * at a cosine of NEAR_MIN_COSINE or more: a word the catalog lacks is read as words a catalog is likely to hold
+ * ("laptop" → computers, phones; "rain" → wind, snow, weather), at a bounded cost (5,000 dot products, once per word and
+ * isolate: the lists are cached, and depend on the table only).
+ */
+const NEAR_ROWS = 5_000;
+const NEAR_COUNT = 20;
+const NEAR_MIN_COSINE = 0.55;
+/** Cached lists: per word its near words' rows and cosines, interleaved (about 200 bytes; 4,000 words under 1 MB). */
+const NEAR_CACHE_LIMIT = 4_000;
+const nearCache = new Map<string, Float32Array>();
+/** The table's NEAR_ROWS most frequent words and their vectors at unit length (0.9 MB), made on first use. */
+interface NearTable {
+  words: string[];
+  units: Float32Array;
+}
+let nearTable: NearTable | undefined;
+
+export interface NearWord {
+  word: string;
+  cosine: number;
+}
+
+/**
+ * The words nearest `word` (lower-case) among the table's NEAR_ROWS most frequent, nearest first, at most NEAR_COUNT
+ * at a cosine of NEAR_MIN_COSINE or more (the word itself left out); none for a word the table lacks.
+ */
+export function nearWords(word: string): NearWord[] {
+  const { rows, vectors } = wordTable();
+  nearTable ??= unitRows(vectors, EMBEDDING_WORDS.split(" ", NEAR_ROWS));
+  const { words } = nearTable;
+  const list = nearCache.get(word) ?? nearList(word, rows, vectors, nearTable);
+  const near: NearWord[] = [];
+  for (let i = 0; i < list.length; i += 2) near.push({ word: words[list[i] ?? 0] ?? "", cosine: list[i + 1] ?? 0 });
+  return near;
+}
+
+/** nearWords's list for `word` as rows and cosines, interleaved; cached. */
+function nearList(word: string, rows: ReadonlyMap<string, number>, vectors: Float32Array, { words, units }: NearTable): Float32Array {
+  const own = rows.get(word);
+  const found: { row: number; cosine: number }[] = [];
+  if (own !== undefined) {
+    const target = new Float32Array(EMBEDDING_DIMENSIONS);
+    if (unitLength(vectors, own, target)) {
+      // Four sums at a time, as in `cosines`: 5,000 dot products the first time a word is seen.
+      for (let row = 0; row < words.length; row++) {
+        const at = row * EMBEDDING_DIMENSIONS;
+        let a = 0;
+        let b = 0;
+        let c = 0;
+        let e = 0;
+        for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+          a += (target[d] ?? 0) * (units[at + d] ?? 0);
+          b += (target[d + 1] ?? 0) * (units[at + d + 1] ?? 0);
+          c += (target[d + 2] ?? 0) * (units[at + d + 2] ?? 0);
+          e += (target[d + 3] ?? 0) * (units[at + d + 3] ?? 0);
+        }
+        const cosine = a + b + c + e;
+        if (cosine >= NEAR_MIN_COSINE && row !== own) found.push({ row, cosine });
+      }
+    }
+  }
+  const nearest = found.toSorted((x, y) => y.cosine - x.cosine).slice(0, NEAR_COUNT);
+  // Rows below 5,000 are exact in a float32.
+  const list = Float32Array.from(nearest.flatMap(({ row, cosine }) => [row, cosine]));
+  if (word.length <= MAX_CACHED_TERM_LENGTH) {
+    if (nearCache.size >= NEAR_CACHE_LIMIT) nearCache.clear();
+    nearCache.set(word, list);
+  }
+  return list;
+}
+
+/** Row `row` of `vectors` at unit length into `out`; false for a zero row. */
+function unitLength(vectors: Float32Array, row: number, out: Float32Array): boolean {
+  const at = row * EMBEDDING_DIMENSIONS;
+  let norm = 0;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) norm += (vectors[at + d] ?? 0) ** 2;
+  if (norm === 0) return false;
+  const scale = 1 / Math.sqrt(norm);
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = (vectors[at + d] ?? 0) * scale;
+  return true;
+}
+
+/** The first rows of `vectors` (one per word of `words`) at unit length. */
+function unitRows(vectors: Float32Array, words: string[]): NearTable {
+  const units = new Float32Array(words.length * EMBEDDING_DIMENSIONS);
+  const row = new Float32Array(EMBEDDING_DIMENSIONS);
+  for (let r = 0; r < words.length; r++) {
+    if (unitLength(vectors, r, row)) units.set(row, r * EMBEDDING_DIMENSIONS);
+  }
+  return { words, units };
+}
+
 /** Slots kept free past the catalog: an update that adds a few tools copies no vectors. */
 const SPARE_SLOTS = 64;
 
@@ -234,12 +330,8 @@ export class SemanticVectors {
     this.#centred = true;
   }
 
-  /**
-   * The cosine of `query`'s centred vector with every slot's (0 for an empty slot or a tool without a vector), or
-   * undefined when the table knows none of the query's words. With q the query's centred unit vector, a tool's cosine
-   * is q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
-   */
-  cosines(query: string): Float32Array | undefined {
+  /** `query`'s vector centred on this catalog's mean, unit length; undefined when it has none. */
+  #centredQuery(query: string): Float32Array | undefined {
     const vector = new Float32Array(EMBEDDING_DIMENSIONS);
     if (!textVector(query, vector)) return undefined;
     this.centre();
@@ -250,11 +342,45 @@ export class SemanticVectors {
       norm += (vector[d] ?? 0) ** 2;
     }
     if (norm === 0) return undefined;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) vector[d] = (vector[d] ?? 0) / Math.sqrt(norm);
+    return vector;
+  }
+
+  /**
+   * How central each of `words` (lower-case) is to `query`'s meaning: the cosine of the word's vector with the query's
+   * centred vector (as `cosines` compares tools with), or undefined for a word the table does not know, or when the
+   * query has no vector. Query-side only: O(words × dimensions).
+   */
+  wordCentralities(query: string, words: readonly string[]): (number | undefined)[] {
+    const vector = this.#centredQuery(query);
+    if (vector === undefined) return words.map(() => undefined);
+    const { rows, vectors } = wordTable();
+    return words.map((word) => {
+      const row = rows.get(word);
+      if (row === undefined) return undefined;
+      const at = row * EMBEDDING_DIMENSIONS;
+      let dot = 0;
+      let norm = 0;
+      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
+        const x = vectors[at + d] ?? 0;
+        dot += x * (vector[d] ?? 0);
+        norm += x * x;
+      }
+      return norm === 0 ? undefined : dot / Math.sqrt(norm);
+    });
+  }
+
+  /**
+   * The cosine of `query`'s centred vector with every slot's (0 for an empty slot or a tool without a vector), or
+   * undefined when the table knows none of the query's words. With q the query's centred unit vector, a tool's cosine
+   * is q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
+   */
+  cosines(query: string): Float32Array | undefined {
+    const vector = this.#centredQuery(query);
+    if (vector === undefined) return undefined;
+    const mean = this.#mean;
     let offset = 0;
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
-      vector[d] = (vector[d] ?? 0) / Math.sqrt(norm);
-      offset += (vector[d] ?? 0) * (mean[d] ?? 0);
-    }
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (vector[d] ?? 0) * (mean[d] ?? 0);
     const slots = this.#slots;
     const cosines = new Float32Array(slots);
     const tools = this.#vectors;

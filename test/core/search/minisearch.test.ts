@@ -230,13 +230,14 @@ describe("buildIndex", () => {
 
 describe("retrieval quality on MetaTool (the README's benchmark targets)", () => {
   everyTestNeedsEvalData();
-  it("reaches nDCG@10 ≥ 0.634 and success@5 ≥ 0.735 over every query whose tools are all in the catalog", () => {
+  // 2,497 searches, most with words seen for the first time (their near words are worked out once: semantic.ts).
+  it("reaches nDCG@10 ≥ 0.651 and success@5 ≥ 0.752 over every query whose tools are all in the catalog", { timeout: 30_000 }, () => {
     const { tools, queries } = evalMetaTool;
     const metaIndex = createMiniSearchIndex(tools.map((t) => tool(t.name, t.description)));
     const quality = measureRetrieval((query) => metaIndex.search(query), queries, new Set(tools.map((t) => t.name)));
     expect(quality.queries).toBe(queries.length);
-    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.634);
-    expect(quality.successAt5).toBeGreaterThanOrEqual(0.735);
+    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.651);
+    expect(quality.successAt5).toBeGreaterThanOrEqual(0.752);
     expect(quality.recallAt5).toBeGreaterThanOrEqual(0.65);
   });
 });

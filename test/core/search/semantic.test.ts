@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
 import { Bm25Postings } from "../../../src/core/search/bm25Postings.ts";
 import { EMBEDDING_WORDS } from "../../../src/core/search/embeddings.ts";
-import { embeddingWords, toolWords } from "../../../src/core/search/semantic.ts";
+import { embeddingWords, nearWords, SemanticVectors, toolWords } from "../../../src/core/search/semantic.ts";
+import type { ToolDefinition } from "../../../src/core/types.ts";
 import { tool } from "../../support/tools.ts";
 
 const catalog = [
@@ -16,6 +17,15 @@ const catalog = [
   tool("recipe_search", "Finds cooking recipes by ingredient."),
 ];
 const LEXICAL = { ...DEFAULT_TUNING, semanticWeight: 0 };
+
+/** The semantic vectors of `tools`, as an index build makes them (their words read with their terms). */
+function vectorsOf(tools: readonly ToolDefinition[]): SemanticVectors {
+  const words = toolWords();
+  new Bm25Postings().addTools(tools, words);
+  const vectors = new SemanticVectors();
+  vectors.add(words);
+  return vectors;
+}
 
 describe("the minisearch mode's semantic half (word vectors)", () => {
   const index = createMiniSearchIndex(catalog);
@@ -75,6 +85,32 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it("weighs a query word off the query's topic less in the lexical half (centralityExponent)", () => {
+    const withMenu = [...catalog, tool("options_menu", "Lists the options of a settings menu.")];
+    const query = "give me options: is rain in the forecast";
+    const [rain = 0, options = 0] = vectorsOf(withMenu).wordCentralities(query, ["rain", "options"]);
+    expect(rain).toBeGreaterThan(options);
+    // Near words left out ("rain" would also find "weather"): the centrality alone.
+    const alone = { ...DEFAULT_TUNING, expansionWeight: 0 };
+    expect(createMiniSearchIndex(withMenu, alone).search(query)[0]).toBe("get_weather");
+    // Without it, "options" (in that tool's name and description) outweighs "forecast", and the menu comes first.
+    expect(createMiniSearchIndex(withMenu, { ...alone, centralityExponent: 0 }).search(query)[0]).toBe("options_menu");
+  });
+
+  it("reads a word the catalog lacks as its near words that it holds (expansionWeight)", () => {
+    const near = nearWords("rain");
+    expect(near.map((entry) => entry.word)).toContain("weather");
+    expect(near.length).toBeLessThanOrEqual(20);
+    const cosines = near.map((entry) => entry.cosine);
+    expect(cosines).toEqual(cosines.toSorted((a, b) => b - a));
+    expect(Math.min(...cosines)).toBeGreaterThanOrEqual(0.55);
+    expect(nearWords("xyzzy")).toEqual([]);
+    // Both tools hold "city"; no tool holds "rain", whose near word "weather" one of them holds.
+    const cities = [tool("city_news", "Latest news for any city."), tool("weather_station", "Weather data for any city.")];
+    expect(createMiniSearchIndex(cities).search("rain in the city")).toEqual(["weather_station", "city_news"]);
+    expect(createMiniSearchIndex(cities, { ...DEFAULT_TUNING, expansionWeight: 0 }).search("rain in the city")).toEqual(["city_news", "weather_station"]);
   });
 
   it("rejects a semanticWeight that is negative or not finite, naming it", () => {
