@@ -149,9 +149,10 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
   const { config } = settings;
   const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
 
-  const persisted = new Set(snapshot.all.map((tool) => tool.name));
-  const removed = new Set(snapshot.removedBuiltins);
   if (settings.demoCatalog && !snapshot.demoDisposed) {
+    // Only here: without the demo catalog (a deployment), no set of every stored name is built per registry version.
+    const persisted = new Set(snapshot.all.map((tool) => tool.name));
+    const removed = new Set(snapshot.removedBuiltins);
     // Demo tools that a persisted tool replaces are left out, rather than registered and replaced (one warning each).
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
