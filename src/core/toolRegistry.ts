@@ -134,8 +134,6 @@ export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
   /** getDefinitions' answers by groups list, emptied on every change of the entries. */
   readonly #definitionsByGroups = new Map<string, readonly ToolDefinition[]>();
-  /** contextId → names it currently holds. */
-  readonly #byContext = new Map<string, Set<string>>();
   readonly #logger: Logger;
   readonly #runner: ExecutorRunner | undefined;
   readonly #locale: Locale;
@@ -250,25 +248,23 @@ export class ToolRegistry {
   unregister(name: string): boolean {
     const entry = this.#entries.get(name);
     if (!entry) return false;
-    this.#remove(name, entry);
+    this.#remove(name);
     this.#version++;
     return true;
   }
 
-  /** Removes every tool the context registered; returns how many. */
+  /**
+   * Removes every tool the context registered; returns how many. One pass over the entries: disposing is rare, and an
+   * index of names per context cost every registration (10,000 per registry version built from stored tools).
+   */
   dispose(contextId: string): number {
-    const names = this.#byContext.get(contextId);
-    if (!names) return 0;
     let removed = 0;
-    // Deleting from a Set while iterating it is well defined: every remaining name is still visited.
-    for (const name of names) {
-      const entry = this.#entries.get(name);
-      if (entry && entry.tool.contextId === contextId) {
-        this.#remove(name, entry);
-        removed++;
-      }
+    // Deleting from a Map while iterating it is well defined: every remaining entry is still visited.
+    for (const [name, entry] of this.#entries) {
+      if (entry.tool.contextId !== contextId) continue;
+      this.#remove(name);
+      removed++;
     }
-    this.#byContext.delete(contextId);
     if (removed > 0) this.#version++;
     return removed;
   }
@@ -416,26 +412,15 @@ export class ToolRegistry {
   /** Stores an entry under its tool's name (a new one, or another registry's taken over); returns the one replaced. */
   #store(entry: Entry): RegisteredTool | undefined {
     const { name } = entry.tool.definition;
-    const { contextId } = entry.tool;
     const previous = this.#entries.get(name);
     if (this.#definitionsByGroups.size > 0) this.#definitionsByGroups.clear();
     this.#entries.set(name, entry);
-    if (previous && previous.tool.contextId !== contextId) this.#byContext.get(previous.tool.contextId)?.delete(name);
-    let names = this.#byContext.get(contextId);
-    if (!names) {
-      names = new Set();
-      this.#byContext.set(contextId, names);
-    }
-    names.add(name);
     return previous?.tool;
   }
 
-  #remove(name: string, entry: Entry): void {
+  #remove(name: string): void {
     this.#entries.delete(name);
     this.#definitionsByGroups.clear();
-    const names = this.#byContext.get(entry.tool.contextId);
-    names?.delete(name);
-    if (names?.size === 0) this.#byContext.delete(entry.tool.contextId);
   }
 
   /** A disposer bound to the registrations current now: later ones of the same names are not its to remove. */
@@ -449,7 +434,7 @@ export class ToolRegistry {
       for (const { name, token } of owned) {
         const entry = this.#entries.get(name);
         if (entry && entry.token === token) {
-          this.#remove(name, entry);
+          this.#remove(name);
           removed++;
         }
       }
