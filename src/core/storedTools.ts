@@ -21,8 +21,44 @@ export type StoredDefinition =
   | { text: string; revision: number; definition: ToolDefinition }
   | { text: string; revision: number; error: unknown };
 
-/** Per stored tool name, what the next version compares with. */
-export type StoredDefinitions = ReadonlyMap<string, StoredDefinition>;
+/** Per stored tool name, what the next version compares with (a Map, or what registerStoredTools returns). */
+export interface StoredDefinitions {
+  get(name: string): StoredDefinition | undefined;
+  /** How many stored tools the version had. */
+  readonly size: number;
+}
+
+/**
+ * What was stored for a definition when it was first registered from a stored tool (its text, the revision that wrote
+ * it), set once: kept with the definition object, which the next version's registry takes over as it is, so that a
+ * version's StoredDefinitions is its registry read through this map, plus what differs (StoredVersion). Nothing is
+ * copied per unchanged tool from one version to the next.
+ */
+const firstStored = new WeakMap<ToolDefinition, Extract<StoredDefinition, { definition: ToolDefinition }>>();
+
+/**
+ * A version's StoredDefinitions: its own entries (the tools that did not validate, and the rare tool whose text or
+ * revision is not what its definition was first stored with: the same text written again), else its registry's
+ * definition of the name as first stored. Never changes once made.
+ */
+class StoredVersion implements StoredDefinitions {
+  readonly #registry: ToolRegistry;
+  readonly #own: ReadonlyMap<string, StoredDefinition>;
+  readonly size: number;
+
+  constructor(registry: ToolRegistry, own: ReadonlyMap<string, StoredDefinition>, size: number) {
+    this.#registry = registry;
+    this.#own = own;
+    this.size = size;
+  }
+
+  get(name: string): StoredDefinition | undefined {
+    const own = this.#own.get(name);
+    if (own !== undefined) return own;
+    const definition = this.#registry.get(name)?.definition;
+    return definition === undefined ? undefined : firstStored.get(definition);
+  }
+}
 
 /**
  * The names of `stored` that come without their text and that `previous` does not hold at that revision: a reader
@@ -51,7 +87,8 @@ export function registerStoredTools(
   /** The registry of the previous version: its entries of unchanged tools are taken over as they are. */
   previousRegistry?: ToolRegistry,
 ): StoredDefinitions {
-  const kept = new Map<string, StoredDefinition>();
+  /** This version's own entries (StoredVersion): usually none. */
+  const own = new Map<string, StoredDefinition>();
   const tools: { tool: unknown; contextId: string }[] = [];
   /** Per tool registered, its name and what is kept of it once registered. */
   const pending: { name: string; text: string; revision: number; same: StoredDefinition | undefined }[] = [];
@@ -63,7 +100,7 @@ export function registerStoredTools(
     if (same === undefined && text === undefined) throw new Error(`stored tool "${name}" came without its text, which the previous version does not hold`);
     if (same !== undefined && "error" in same) {
       skipped(name, same.error);
-      kept.set(name, { ...same, revision });
+      own.set(name, { ...same, revision });
       continue;
     }
     let tool: unknown;
@@ -75,7 +112,7 @@ export function registerStoredTools(
         tool = JSON.parse(fresh);
       } catch (error) {
         skipped(name, error);
-        kept.set(name, { text: fresh, revision, error });
+        own.set(name, { text: fresh, revision, error });
         continue;
       }
     }
@@ -91,10 +128,12 @@ export function registerStoredTools(
     if (!entry) return;
     const { name, text, revision, same } = entry;
     if (!definition) {
-      kept.set(name, { text, revision, error: failures.get(index) });
+      own.set(name, { text, revision, error: failures.get(index) });
       return;
     }
-    kept.set(name, same && "definition" in same && same.definition === definition && same.revision === revision ? same : { text, revision, definition });
+    const first = firstStored.get(definition);
+    if (first === undefined) firstStored.set(definition, { text, revision, definition });
+    else if (first.text !== text || first.revision !== revision) own.set(name, same !== undefined && same.revision === revision && same.text === text ? same : { text, revision, definition });
   });
-  return kept;
+  return new StoredVersion(registry, own, stored.length);
 }

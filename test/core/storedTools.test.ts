@@ -1,6 +1,7 @@
+import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { missingTexts, registerStoredTools } from "../../src/core/storedTools.ts";
-import type { StoredTool } from "../../src/core/storedTools.ts";
+import type { StoredDefinitions, StoredTool } from "../../src/core/storedTools.ts";
 import { ToolRegistry } from "../../src/core/toolRegistry.ts";
 import type { Locale } from "../../src/core/types.ts";
 
@@ -21,7 +22,9 @@ describe("registerStoredTools", () => {
     expect(second.get("b")?.definition).not.toBe(first.get("b")?.definition);
     expect(second.get("b")?.definition.description).toBe("Tool b, changed.");
     expect(second.get("d")?.definition.description).toBe("Tool d.");
-    expect([...v2.keys()]).toEqual(["a", "b", "d"]);
+    // What the next version compares with: the three stored now, not the one removed.
+    expect(v2.size).toBe(3);
+    expect(["a", "b", "c", "d"].map((name) => v2.get(name)?.text === undefined)).toEqual([false, false, true, false]);
     const kept = v2.get("a");
     expect(kept && "definition" in kept ? kept.definition : undefined).toBe(first.get("a")?.definition);
   });
@@ -41,7 +44,10 @@ describe("registerStoredTools", () => {
     // What did not validate is reported again on every version that stores it, and never registered.
     expect(skipped).toEqual(["bad", "bad"]);
     expect(second.get("bad")).toBeUndefined();
-    expect([...v2.keys()].toSorted()).toEqual(["a", "bad", "c"]);
+    expect(v2.size).toBe(3);
+    expect(["a", "bad", "c"].map((name) => v2.get(name)?.revision)).toEqual([3, 3, 4]);
+    const bad = v2.get("bad");
+    expect(bad && "error" in bad).toBe(true);
 
     // A text left out that the previous version does not hold (at that revision): named, and registering throws.
     const stale = [{ name: "a", context: "runtime", revision: 5 }, { name: "z", context: "runtime", revision: 2 }];
@@ -93,5 +99,67 @@ describe("registerStoredTools", () => {
     registerStoredTools(chinese, [stored("a", "Tool a.")], v1, () => undefined);
     expect(chinese.get("a")?.definition).not.toBe(first.get("a")?.definition);
     expect(chinese.get("a")?.definition).toEqual(first.get("a")?.definition);
+  });
+
+  it("answers for every tool of the version it registered, and only those, whether it took tools over or not (property)", () => {
+    const names = ["a", "b", "c", "d", "e", "f"];
+    const toolText = (name: string, body: string): string => (body === "not json" ? "{not json" : text(name, body));
+    const version = fc.uniqueArray(
+      fc.record({ name: fc.constantFrom(...names), body: fc.constantFrom("Tool one.", "Tool two.", "", "not json"), context: fc.constantFrom("c1", "c2") }),
+      { selector: (tool) => tool.name, maxLength: 6 },
+    );
+    /** How the next version lists a tool: unchanged (without its text, or with it), rewritten, in another context, or not at all. */
+    const changes = fc.array(fc.constantFrom("same", "sameWithText", "rewritten", "otherContext", "dropped"), { minLength: 6, maxLength: 6 });
+    const next = (from: readonly StoredTool[], how: readonly string[], revision: number, added: readonly { name: string; body: string; context: string }[]): StoredTool[] => {
+      const listed: StoredTool[] = [];
+      from.forEach((tool, i) => {
+        const kind = how[i] ?? "same";
+        if (kind === "same") listed.push({ name: tool.name, context: tool.context, revision: tool.revision ?? 0 });
+        else if (kind === "sameWithText") listed.push({ ...tool, revision });
+        else if (kind === "rewritten") listed.push({ ...tool, definition: toolText(tool.name, "Rewritten."), revision });
+        else if (kind === "otherContext") listed.push({ ...tool, context: tool.context === "c1" ? "c2" : "c1", revision });
+      });
+      const held = new Set(from.map((tool) => tool.name));
+      for (const { name, body, context } of added) if (!held.has(name)) listed.push({ name, definition: toolText(name, body), context, revision });
+      return listed;
+    };
+    /** Each name's reading: its text, revision, and the registry's definition or that it did not validate. */
+    const reading = (target: ToolRegistry, kept: StoredDefinitions) => ({
+      size: kept.size,
+      byName: names.map((name) => {
+        const entry = kept.get(name);
+        return entry && [entry.text, entry.revision, "definition" in entry ? entry.definition === target.get(name)?.definition : "error"];
+      }),
+    });
+    fc.assert(
+      fc.property(version, changes, version, changes, (first, changed, added, changedLater) => {
+        const v1: StoredTool[] = first.map(({ name, body, context }) => ({ name, definition: toolText(name, body), context, revision: 1 }));
+        const v2 = next(v1, changed, 2, added);
+        const texts = new Map(v1.map((tool) => [tool.name, tool.definition ?? ""]));
+        const v2Texts = v2.map((tool) => ({ ...tool, definition: tool.definition ?? texts.get(tool.name) ?? "" }));
+        const v3 = next(v2Texts, changedLater, 3, []);
+        const expected = (listed: readonly StoredTool[]) => ({
+          size: listed.length,
+          byName: names.map((name) => {
+            const tool = listed.find((other) => other.name === name);
+            if (!tool) return undefined;
+            const body = tool.definition ?? "";
+            return [body, tool.revision, body.startsWith("{not") || body.includes('"description":""') ? "error" : true];
+          }),
+        });
+        for (const takeOver of [true, false]) {
+          const r1 = registry();
+          const k1 = registerStoredTools(r1, v1, new Map(), () => undefined);
+          const r2 = registry();
+          const k2 = registerStoredTools(r2, v2, k1, () => undefined, takeOver ? r1 : undefined);
+          const r3 = registry();
+          const k3 = registerStoredTools(r3, v3, k2, () => undefined, takeOver ? r2 : undefined);
+          expect(reading(r1, k1)).toEqual(expected(v1));
+          expect(reading(r2, k2)).toEqual(expected(v2Texts));
+          expect(reading(r3, k3)).toEqual(expected(v3.map((tool) => ({ ...tool, definition: tool.definition ?? v2Texts.find((other) => other.name === tool.name)?.definition }))));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
