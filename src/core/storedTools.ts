@@ -76,8 +76,9 @@ export function missingTexts(stored: readonly StoredTool[], previous: StoredDefi
 /**
  * Registers `stored` in `registry` (each tool validated, unless `previous` holds its text, or it came without one); a
  * tool that does not validate is left out and reported to `skipped` (again on every version it is stored in). Returns
- * what the next version compares with. Throws when a tool comes without its text and `previous` does not hold it
- * (missingTexts says so beforehand).
+ * what the next version compares with, which reads `registry`: register nothing more in it (a version's registry is
+ * replaced, never changed). Throws when a tool comes without its text and `previous` does not hold it (missingTexts
+ * says so beforehand).
  */
 export function registerStoredTools(
   registry: ToolRegistry,
