@@ -8,6 +8,25 @@ import type { Locale } from "../../src/core/types.ts";
 const text = (name: string, description: string): string =>
   JSON.stringify({ name, description, parameters: { type: "object", properties: { q: { type: "string" } } } });
 const stored = (name: string, description: string): StoredTool => ({ name, definition: text(name, description), context: "runtime" });
+/** A stored text: the tool's JSON, or text that is not JSON at all. */
+const toolText = (name: string, body: string): string => (body === "not json" ? "{not json" : text(name, body));
+/**
+ * The version after `from`: each tool listed as `how` says (unchanged without its text or with it, rewritten, in another
+ * context, or not at all), then the `added` tools `from` lacks, all at `revision`.
+ */
+const nextVersion = (from: readonly StoredTool[], how: readonly string[], revision: number, added: readonly { name: string; body: string; context: string }[]): StoredTool[] => {
+  const listed: StoredTool[] = [];
+  from.forEach((tool, i) => {
+    const kind = how[i] ?? "same";
+    if (kind === "same") listed.push({ name: tool.name, context: tool.context, revision: tool.revision ?? 0 });
+    else if (kind === "sameWithText") listed.push({ ...tool, revision });
+    else if (kind === "rewritten") listed.push({ ...tool, definition: toolText(tool.name, "Rewritten."), revision });
+    else if (kind === "otherContext") listed.push({ ...tool, context: tool.context === "c1" ? "c2" : "c1", revision });
+  });
+  const held = new Set(from.map((tool) => tool.name));
+  for (const { name, body, context } of added) if (!held.has(name)) listed.push({ name, definition: toolText(name, body), context, revision });
+  return listed;
+};
 const registry = (locale: Locale = "en"): ToolRegistry => new ToolRegistry({ logger: { warn: () => undefined }, locale });
 
 describe("registerStoredTools", () => {
@@ -103,26 +122,12 @@ describe("registerStoredTools", () => {
 
   it("answers for every tool of the version it registered, and only those, whether it took tools over or not (property)", () => {
     const names = ["a", "b", "c", "d", "e", "f"];
-    const toolText = (name: string, body: string): string => (body === "not json" ? "{not json" : text(name, body));
     const version = fc.uniqueArray(
       fc.record({ name: fc.constantFrom(...names), body: fc.constantFrom("Tool one.", "Tool two.", "", "not json"), context: fc.constantFrom("c1", "c2") }),
       { selector: (tool) => tool.name, maxLength: 6 },
     );
-    /** How the next version lists a tool: unchanged (without its text, or with it), rewritten, in another context, or not at all. */
+    /** How the next version lists each tool (nextVersion). */
     const changes = fc.array(fc.constantFrom("same", "sameWithText", "rewritten", "otherContext", "dropped"), { minLength: 6, maxLength: 6 });
-    const next = (from: readonly StoredTool[], how: readonly string[], revision: number, added: readonly { name: string; body: string; context: string }[]): StoredTool[] => {
-      const listed: StoredTool[] = [];
-      from.forEach((tool, i) => {
-        const kind = how[i] ?? "same";
-        if (kind === "same") listed.push({ name: tool.name, context: tool.context, revision: tool.revision ?? 0 });
-        else if (kind === "sameWithText") listed.push({ ...tool, revision });
-        else if (kind === "rewritten") listed.push({ ...tool, definition: toolText(tool.name, "Rewritten."), revision });
-        else if (kind === "otherContext") listed.push({ ...tool, context: tool.context === "c1" ? "c2" : "c1", revision });
-      });
-      const held = new Set(from.map((tool) => tool.name));
-      for (const { name, body, context } of added) if (!held.has(name)) listed.push({ name, definition: toolText(name, body), context, revision });
-      return listed;
-    };
     /** Each name's reading: its text, revision, and the registry's definition or that it did not validate. */
     const reading = (target: ToolRegistry, kept: StoredDefinitions) => ({
       size: kept.size,
@@ -131,22 +136,23 @@ describe("registerStoredTools", () => {
         return entry && [entry.text, entry.revision, "definition" in entry ? entry.definition === target.get(name)?.definition : "error"];
       }),
     });
+    /** What a version should answer: each stored tool's text and revision, and whether it validates. */
+    const expected = (listed: readonly StoredTool[]) => ({
+      size: listed.length,
+      byName: names.map((name) => {
+        const tool = listed.find((other) => other.name === name);
+        if (!tool) return undefined;
+        const body = tool.definition ?? "";
+        return [body, tool.revision, body.startsWith("{not") || body.includes('"description":""') ? "error" : true];
+      }),
+    });
     fc.assert(
       fc.property(version, changes, version, changes, (first, changed, added, changedLater) => {
         const v1: StoredTool[] = first.map(({ name, body, context }) => ({ name, definition: toolText(name, body), context, revision: 1 }));
-        const v2 = next(v1, changed, 2, added);
+        const v2 = nextVersion(v1, changed, 2, added);
         const texts = new Map(v1.map((tool) => [tool.name, tool.definition ?? ""]));
         const v2Texts = v2.map((tool) => ({ ...tool, definition: tool.definition ?? texts.get(tool.name) ?? "" }));
-        const v3 = next(v2Texts, changedLater, 3, []);
-        const expected = (listed: readonly StoredTool[]) => ({
-          size: listed.length,
-          byName: names.map((name) => {
-            const tool = listed.find((other) => other.name === name);
-            if (!tool) return undefined;
-            const body = tool.definition ?? "";
-            return [body, tool.revision, body.startsWith("{not") || body.includes('"description":""') ? "error" : true];
-          }),
-        });
+        const v3 = nextVersion(v2Texts, changedLater, 3, []);
         for (const takeOver of [true, false]) {
           const r1 = registry();
           const k1 = registerStoredTools(r1, v1, new Map(), () => undefined);
