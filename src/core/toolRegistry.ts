@@ -246,8 +246,7 @@ export class ToolRegistry {
   }
 
   unregister(name: string): boolean {
-    const entry = this.#entries.get(name);
-    if (!entry) return false;
+    if (!this.#entries.has(name)) return false;
     this.#remove(name);
     this.#version++;
     return true;

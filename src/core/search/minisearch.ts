@@ -364,10 +364,12 @@ class RankedIndex implements SearchIndex {
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
     const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));
     const placed = new Set(exactAll);
-    const words = this.#centralWords(query);
+    // The query's vector, once: it weighs the query's words and scores every tool.
+    const queryVector = this.#semantic?.queryVector(query);
+    const words = this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
     const lexical = this.#ranker.rankAll(searched, this.#options, (slot) => !placed.has(slot), this.#position);
-    const cosines = this.#semantic?.cosines(query);
+    const cosines = this.#semantic?.cosines(queryVector);
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
@@ -392,11 +394,11 @@ class RankedIndex implements SearchIndex {
   }
 
   /** The query's words the vectors know, with their term and centrality (semantic.ts, wordCentralities; 0 if negative). */
-  #centralWords(query: string): CentralWord[] {
+  #centralWords(query: string, queryVector: Float32Array | undefined): CentralWord[] {
     if (this.#semantic === undefined || (this.#tuning.centralityExponent === 0 && this.#tuning.expansionWeight === 0)) return [];
     const tokens = tokenize(query);
     const lower = tokens.map((token) => token.toLowerCase());
-    const centralities = this.#semantic.wordCentralities(query, lower);
+    const centralities = this.#semantic.wordCentralities(queryVector, lower);
     const words: CentralWord[] = [];
     tokens.forEach((token, i) => {
       const term = processTerm(token);

@@ -140,14 +140,10 @@ function rowsVector(rows: Int32Array, from: number, to: number, out: Float32Arra
   return true;
 }
 
-/** A query's rows (scratch). */
-const queryRows = new IntList(64);
-
 /** A text's vector (rowsVector of its words): a query's; a tool's is made from the same words as its index reads them. */
 function textVector(text: string, out: Float32Array): boolean {
-  queryRows.clear();
-  for (const row of textRows(text)) queryRows.push(row);
-  return rowsVector(queryRows.view(), 0, queryRows.length, out);
+  const rows = Int32Array.from(textRows(text));
+  return rowsVector(rows, 0, rows.length, out);
 }
 
 /**
@@ -195,20 +191,9 @@ function nearList(word: string, rows: ReadonlyMap<string, number>, vectors: Floa
   if (own !== undefined) {
     const target = new Float32Array(EMBEDDING_DIMENSIONS);
     if (unitLength(vectors, own, target)) {
-      // Four sums at a time, as in `cosines`: 5,000 dot products the first time a word is seen.
+      // 5,000 dot products the first time a word is seen.
       for (let row = 0; row < words.length; row++) {
-        const at = row * EMBEDDING_DIMENSIONS;
-        let a = 0;
-        let b = 0;
-        let c = 0;
-        let e = 0;
-        for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
-          a += (target[d] ?? 0) * (units[at + d] ?? 0);
-          b += (target[d + 1] ?? 0) * (units[at + d + 1] ?? 0);
-          c += (target[d + 2] ?? 0) * (units[at + d + 2] ?? 0);
-          e += (target[d + 3] ?? 0) * (units[at + d + 3] ?? 0);
-        }
-        const cosine = a + b + c + e;
+        const cosine = dotWithRow(target, units, row * EMBEDDING_DIMENSIONS);
         if (cosine >= NEAR_MIN_COSINE && row !== own) found.push({ row, cosine });
       }
     }
@@ -221,6 +206,21 @@ function nearList(word: string, rows: ReadonlyMap<string, number>, vectors: Floa
     nearCache.set(word, list);
   }
   return list;
+}
+
+/** The dot product of `vector` with the row of `rows` starting at `at`: four sums at a time (the dimensions are a multiple of 4). */
+function dotWithRow(vector: Float32Array, rows: Float32Array, at: number): number {
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let e = 0;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+    a += (vector[d] ?? 0) * (rows[at + d] ?? 0);
+    b += (vector[d + 1] ?? 0) * (rows[at + d + 1] ?? 0);
+    c += (vector[d + 2] ?? 0) * (rows[at + d + 2] ?? 0);
+    e += (vector[d + 3] ?? 0) * (rows[at + d + 3] ?? 0);
+  }
+  return a + b + c + e;
 }
 
 /** Row `row` of `vectors` at unit length into `out`; false for a zero row. */
@@ -330,8 +330,11 @@ export class SemanticVectors {
     this.#centred = true;
   }
 
-  /** `query`'s vector centred on this catalog's mean, unit length; undefined when it has none. */
-  #centredQuery(query: string): Float32Array | undefined {
+  /**
+   * `query`'s vector centred on this catalog's mean, unit length (what wordCentralities and cosines compare with: made
+   * once per search); undefined when it has none.
+   */
+  queryVector(query: string): Float32Array | undefined {
     const vector = new Float32Array(EMBEDDING_DIMENSIONS);
     if (!textVector(query, vector)) return undefined;
     this.centre();
@@ -347,12 +350,11 @@ export class SemanticVectors {
   }
 
   /**
-   * How central each of `words` (lower-case) is to `query`'s meaning: the cosine of the word's vector with the query's
-   * centred vector (as `cosines` compares tools with), or undefined for a word the table does not know, or when the
+   * How central each of `words` (lower-case) is to a query's meaning: the cosine of the word's vector with the query's
+   * (queryVector, as `cosines` compares tools with), or undefined for a word the table does not know, or when the
    * query has no vector. Query-side only: O(words × dimensions).
    */
-  wordCentralities(query: string, words: readonly string[]): (number | undefined)[] {
-    const vector = this.#centredQuery(query);
+  wordCentralities(vector: Float32Array | undefined, words: readonly string[]): (number | undefined)[] {
     if (vector === undefined) return words.map(() => undefined);
     const { rows, vectors } = wordTable();
     return words.map((word) => {
@@ -371,13 +373,13 @@ export class SemanticVectors {
   }
 
   /**
-   * The cosine of `query`'s centred vector with every slot's (0 for an empty slot or a tool without a vector), or
-   * undefined when the table knows none of the query's words. With q the query's centred unit vector, a tool's cosine
-   * is q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
+   * The cosine of a query's vector (queryVector) with every slot's (0 for an empty slot or a tool without a vector), or
+   * undefined when the query has none. With q the query's centred unit vector, a tool's cosine is
+   * q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
    */
-  cosines(query: string): Float32Array | undefined {
-    const vector = this.#centredQuery(query);
+  cosines(vector: Float32Array | undefined): Float32Array | undefined {
     if (vector === undefined) return undefined;
+    this.centre();
     const mean = this.#mean;
     let offset = 0;
     for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (vector[d] ?? 0) * (mean[d] ?? 0);
@@ -385,22 +387,11 @@ export class SemanticVectors {
     const cosines = new Float32Array(slots);
     const tools = this.#vectors;
     const inverseNorms = this.#inverseNorms;
-    // Four sums at a time (the dimensions are a multiple of 4): the one loop a search runs over every tool.
+    // The one loop a search runs over every tool.
     for (let slot = 0; slot < slots; slot++) {
       const inverseNorm = inverseNorms[slot] ?? 0;
       if (inverseNorm === 0) continue;
-      const at = slot * EMBEDDING_DIMENSIONS;
-      let a = 0;
-      let b = 0;
-      let c = 0;
-      let e = 0;
-      for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
-        a += (vector[d] ?? 0) * (tools[at + d] ?? 0);
-        b += (vector[d + 1] ?? 0) * (tools[at + d + 1] ?? 0);
-        c += (vector[d + 2] ?? 0) * (tools[at + d + 2] ?? 0);
-        e += (vector[d + 3] ?? 0) * (tools[at + d + 3] ?? 0);
-      }
-      cosines[slot] = (a + b + c + e - offset) * inverseNorm;
+      cosines[slot] = (dotWithRow(vector, tools, slot * EMBEDDING_DIMENSIONS) - offset) * inverseNorm;
     }
     return cosines;
   }

@@ -90,7 +90,8 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
   it("weighs a query word off the query's topic less in the lexical half (centralityExponent)", () => {
     const withMenu = [...catalog, tool("options_menu", "Lists the options of a settings menu.")];
     const query = "give me options: is rain in the forecast";
-    const [rain = 0, options = 0] = vectorsOf(withMenu).wordCentralities(query, ["rain", "options"]);
+    const vectors = vectorsOf(withMenu);
+    const [rain = 0, options = 0] = vectors.wordCentralities(vectors.queryVector(query), ["rain", "options"]);
     expect(rain).toBeGreaterThan(options);
     // Near words left out ("rain" would also find "weather"): the centrality alone.
     const alone = { ...DEFAULT_TUNING, expansionWeight: 0 };
