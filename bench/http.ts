@@ -35,10 +35,18 @@ export interface LoadResult {
 /** Each route's median latency over `GET /v1/health`'s, measured in the same run (the Worker's own floor). */
 export type RatiosToHealth = Record<string, number>;
 
+/**
+ * How the dev server treats its own tooling: "off" (the bench's measure: no inspector, no local observability
+ * collector, console lines dropped without wrangler's source-mapping; bench/devServer.mjs says why) or "dev-defaults"
+ * (wrangler's local observability and log handling as `wrangler dev` has them; the inspector stays off), for comparison.
+ */
+export type DevTooling = "off" | "dev-defaults";
+
 export type HttpSection =
   | { skipped: string }
   | {
     server: string;
+    devTooling: DevTooling;
     catalogTools: number;
     /** Each route's time is cut into this many windows, taken in turn with the other routes'. */
     rounds: number;
@@ -246,21 +254,26 @@ export async function httpLoad(options: {
   seconds: number;
   /** Windows per route (see interleaved). */
   rounds: number;
+  /** Default "off". */
+  devTooling?: DevTooling;
+  /** Also load MCP's routes (default true). */
+  mcp?: boolean;
   log: (message: string) => void;
 }): Promise<HttpSection> {
   const { repository, catalog, clients, seconds, rounds, log } = options;
+  const devTooling = options.devTooling ?? "off";
   const port = await freePort();
   const base = `http://${HOST}:${port}`;
   const state = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
   // No rate limit, and no session bound: every MCP round opens a session.
   const config = JSON.stringify({ limits: { rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 } });
-  log(`http: starting wrangler dev on ${base}`);
+  log(`http: starting wrangler dev on ${base} (dev tooling ${devTooling})`);
   // wrangler's dev server through its API (bench/devServer.mjs), with the devtools inspector off: with it on (the
   // `wrangler dev` command's default), every console line of the Worker also travels as an inspector event, which
   // doubles the cost of a request that logs (the audit line of execute, prepare's receipt) and has no counterpart in
   // a deployment.
   const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", TOOL_SEARCH_CONFIG: config };
-  const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars)], {
+  const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), devTooling], {
     cwd: repository,
     detached: true,
     stdio: ["ignore", "ignore", "pipe"],
@@ -316,6 +329,16 @@ export async function httpLoad(options: {
       clients, seconds, rounds, child.pid, log,
     );
 
+    const section = (): HttpSection => ({
+      server: `wrangler dev on ${base} (local Durable Objects)`,
+      devTooling,
+      catalogTools: catalog.length,
+      rounds,
+      results,
+      p50RatioToHealth: ratios(results, (result) => result.latency.median),
+      cpuRatioToHealth: ratios(results, (result) => result.serverCpuMsPerRequest),
+    });
+    if (options.mcp === false) return section();
     // MCP: search_tools as tools/call in one open session per client (an SSE answer), then the whole first round of a
     // client (initialize, initialized, tools/list, search_tools), each round a new session.
     const query = "current stock price of a company";
@@ -325,14 +348,7 @@ export async function httpLoad(options: {
       { route: "MCP round: initialize + initialized + tools/list + search_tools", request: () => mcpRound(base, user, query) },
     ];
     results.push(...await interleaved(mcpRoutes, clients, seconds, 1, child.pid, log));
-    return {
-      server: `wrangler dev on ${base} (local Durable Objects)`,
-      catalogTools: catalog.length,
-      rounds,
-      results,
-      p50RatioToHealth: ratios(results, (result) => result.latency.median),
-      cpuRatioToHealth: ratios(results, (result) => result.serverCpuMsPerRequest),
-    };
+    return section();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { skipped: `${reason}${errors ? `; wrangler said: ${errors.trim().slice(-500)}` : ""}` };
