@@ -1,12 +1,15 @@
 // wrangler's dev server (the same Worker, workerd and local Durable Objects as `wrangler dev`) started through its
 // API so that the devtools inspector stays off: with it on, wrangler attaches to the Worker's inspector and every
 // console call then also travels as an inspector event, a cost a deployment does not have.
-// argv: port, state folder, vars as JSON ({name: value}), and "dev-defaults" to keep wrangler's own log handling and
-// local observability (below), for comparison. Plain JavaScript: wrangler's type declarations, once
+// argv: port, state folder, vars as JSON ({name: value}), and "off" (the default) or "dev-defaults" to keep wrangler's
+// own log handling and local observability (below), for comparison. Plain JavaScript: wrangler's type declarations, once
 // imported into the TypeScript program, change the global types the rest of the bench is checked against.
 // Imported by a name read at run time (TOOLGATE_BENCH_WRANGLER: another wrangler build to bench with), so that no
 // type checker follows it.
 const [port, persist, varsJson, tooling] = process.argv.slice(2);
+if (tooling !== undefined && tooling !== "off" && tooling !== "dev-defaults") {
+  throw new Error(`the dev tooling argument must be "off" or "dev-defaults", not ${JSON.stringify(tooling)}`);
+}
 const devDefaults = tooling === "dev-defaults";
 // wrangler's local observability (on unless X_LOCAL_OBSERVABILITY is false) attaches a streaming tail collector to the
 // Worker in the same workerd process: every invocation's events (the request, each Durable Object RPC, each console
@@ -15,7 +18,7 @@ const devDefaults = tooling === "dev-defaults";
 // the most events (prepare: a request, a session RPC, a receipt line, a usage flush) and least on health. Read from
 // the environment, so it is set before wrangler is loaded.
 if (!devDefaults) process.env.X_LOCAL_OBSERVABILITY = "false";
-if (port === undefined || persist === undefined) throw new Error("usage: node bench/devServer.mjs <port> <state folder> [vars JSON]");
+if (port === undefined || persist === undefined) throw new Error("usage: node bench/devServer.mjs <port> <state folder> [vars JSON] [off|dev-defaults]");
 const wranglerModule = process.env.TOOLGATE_BENCH_WRANGLER ?? "wrangler";
 const { unstable_startWorker } = await import(wranglerModule);
 
