@@ -268,10 +268,10 @@ export async function httpLoad(options: {
   // No rate limit, and no session bound: every MCP round opens a session.
   const config = JSON.stringify({ limits: { rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 } });
   log(`http: starting wrangler dev on ${base} (dev tooling ${devTooling})`);
-  // wrangler's dev server through its API (bench/devServer.mjs), with the devtools inspector off: with it on (the
-  // `wrangler dev` command's default), every console line of the Worker also travels as an inspector event, which
-  // doubles the cost of a request that logs (the audit line of execute, prepare's receipt) and has no counterpart in
-  // a deployment.
+  // wrangler's dev server through its API (bench/devServer.mjs, which says why): the devtools inspector always off;
+  // with devTooling "off", also wrangler's local observability collector and its printing of the Worker's console
+  // lines, each a cost per request that falls on the routes that log or make RPCs, and none of them a cost of a
+  // deployed Worker.
   const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", TOOL_SEARCH_CONFIG: config };
   const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), devTooling], {
     cwd: repository,

@@ -46,10 +46,6 @@ export function withinOneEdit(a: string, b: string): boolean {
   return true;
 }
 
-/**
- * Slots are document ids that never get reused: a tool added later takes a higher slot, so every term's postings
- * stay sorted by slot when appended to. Catalog order (for ties) is kept apart, in `position`.
- */
 const NAME_FIELD = FIELDS.indexOf("name");
 const DESCRIPTION_FIELD = FIELDS.indexOf("description");
 
@@ -64,6 +60,10 @@ export interface ToolWords {
   readonly ends: IntList;
 }
 
+/**
+ * Slots are document ids that never get reused: a tool added later takes a higher slot, so every term's postings
+ * stay sorted by slot when appended to. Catalog order (for ties) is kept apart, in `position`.
+ */
 export class Bm25Postings {
   readonly #termIds = new Map<string, number>();
   readonly #terms: string[] = [];
