@@ -5,11 +5,11 @@
 // with gpt-tokenizer as the rest of the bench counts). A sample of queries runs through prepareTurn itself, to check
 // that the figures are what the gateway does.
 import { defaultConfig, type SearchMode } from "../src/core/config.ts";
-import { prepareTurn, WarnOnce } from "../src/core/prepare.ts";
+import { prepareTurn, WarnOnce } from "../src/core/turn/prepare.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import type { ScoredMatch } from "../src/core/search/types.ts";
-import { toShape } from "../src/core/shapes.ts";
-import { countTokens } from "../src/core/tokens.ts";
+import { toShape } from "../src/core/tools/shapes.ts";
+import { countTokens } from "../src/core/tools/tokens.ts";
 import { metaToolCatalog, type MetaToolSet } from "./catalog.ts";
 
 export const AUTO_K = [1, 3, 5] as const;

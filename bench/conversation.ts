@@ -5,10 +5,10 @@
 // The provider is modelled as caching the previous request: the leading segments equal to the previous request's
 // are read from the cache, the rest is read (and written) at full price.
 import { defaultConfig, discoveredLimit, type GatewayConfig, type ToolListMode } from "../src/core/config.ts";
-import { DiscoveredSet } from "../src/core/discovered.ts";
-import { evictionFor, prepareTurn, WarnOnce } from "../src/core/prepare.ts";
-import { toShape } from "../src/core/shapes.ts";
-import { countTokens } from "../src/core/tokens.ts";
+import { DiscoveredSet } from "../src/core/turn/discovered.ts";
+import { evictionFor, prepareTurn, WarnOnce } from "../src/core/turn/prepare.ts";
+import { toShape } from "../src/core/tools/shapes.ts";
+import { countTokens } from "../src/core/tools/tokens.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 
 /** Prices relative to an uncached input token. */

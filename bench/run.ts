@@ -7,11 +7,11 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { defaultConfig, type SearchMode } from "../src/core/config.ts";
-import { prepareTurn, WarnOnce } from "../src/core/prepare.ts";
+import { prepareTurn, WarnOnce } from "../src/core/turn/prepare.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
-import { runSearchTools } from "../src/core/searchTools.ts";
-import { registerStoredTools, type StoredDefinitions, type StoredTool } from "../src/core/storedTools.ts";
-import { ToolRegistry } from "../src/core/toolRegistry.ts";
+import { runSearchTools } from "../src/core/turn/searchTools.ts";
+import { registerStoredTools, type StoredDefinitions, type StoredTool } from "../src/core/tools/storedTools.ts";
+import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { SearchIndex } from "../src/core/search/types.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import {

@@ -86,7 +86,7 @@ function violations(files: Readonly<Record<string, string>>): string[] {
 describe("layers", () => {
   it("reads every source under src/", () => {
     expect(Object.keys(sources).length).toBeGreaterThan(50);
-    expect(Object.keys(sources)).toContain("/src/core/toolRegistry.ts");
+    expect(Object.keys(sources)).toContain("/src/core/tools/toolRegistry.ts");
   });
 
   it("every import goes where the table allows", () => {

@@ -13,6 +13,7 @@ import type {
   ShapedTool,
   ToolShape,
 } from "./types.ts";
+import { isObject } from "./records.ts";
 
 /** `fetch`, or anything that answers like it: a service binding's `fetch`, a Worker's `exports.default.fetch`. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -136,9 +137,6 @@ function sessionPath(sessionId: string): string {
 }
 
 // What each answer must hold before it is handed out as its type (the top-level fields; the Worker's types say the rest).
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 function isPrepareAnswer(value: unknown): value is PrepareAnswer {
   return isObject(value) && Array.isArray(value["tools"]) && typeof value["applied"] === "boolean" && Array.isArray(value["discovered"]) && isObject(value["stats"]);
 }

@@ -1,6 +1,7 @@
 // A ready model function for runTurn: any OpenAI-compatible Chat Completions endpoint, called with fetch (no SDK).
 import type { FetchLike } from "./client.ts";
 import type { ChatMessage, ChatToolCall, ModelRequest } from "./runTurn.ts";
+import { isObject } from "./records.ts";
 
 export interface ChatCompletionsOptions {
   /** The API's base URL, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
@@ -14,9 +15,6 @@ export interface ChatCompletionsOptions {
   body?: Readonly<Record<string, unknown>>;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function toolCallOf(value: unknown): ChatToolCall[] {
   if (!isObject(value)) return [];

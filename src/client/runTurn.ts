@@ -4,6 +4,7 @@
 import type { Toolgate } from "./client.ts";
 import { ToolgateError } from "./client.ts";
 import type { ConfirmationRequest, ExecuteAnswer, ShapedTool } from "./types.ts";
+import { isObject } from "./records.ts";
 
 // ---- The three message shapes, as far as the loop reads them ----
 
@@ -131,9 +132,6 @@ interface Adapter<Message, Reply> {
 
 const DEFAULT_MAX_TURNS = 8;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 const chat: Adapter<ChatMessage, ChatMessage> = {
   replyMessages: (reply) => [reply],

@@ -1,8 +1,8 @@
 // The API's request and answer types, built from the types the Worker itself uses (src/core): a change of contract
 // there breaks this file's type-check, and every client built on it. Types only: the client ships no Worker code.
-import type { PrepareOutput } from "../core/prepare.ts";
-import type { SearchToolsResult } from "../core/searchTools.ts";
-import type { ToolShape } from "../core/shapes.ts";
+import type { PrepareOutput } from "../core/turn/prepare.ts";
+import type { SearchToolsResult } from "../core/turn/searchTools.ts";
+import type { ToolShape } from "../core/tools/shapes.ts";
 import type { ConfirmationRequest, JsonValue, OpenConfirmation, ToolDefinition, ToolResult } from "../core/types.ts";
 
 export type { ConfirmationRequest, JsonValue, SearchToolsResult, ToolDefinition, ToolShape };

@@ -1,7 +1,7 @@
 // Gateway configuration (the README's Configuration; docs/DESIGN.md, "Limits and bounds"), with its defaults,
 // validated field by field.
-import { HOST_PATTERN, isLocalName, MAX_HOST_LENGTH, normalizeHost } from "./hosts.ts";
-import type { HostLists } from "./hosts.ts";
+import { HOST_PATTERN, isLocalName, MAX_HOST_LENGTH, normalizeHost } from "./boundary/hosts.ts";
+import type { HostLists } from "./boundary/hosts.ts";
 import { isRecord } from "./records.ts";
 import type { ConfirmMode, Locale } from "./types.ts";
 
@@ -95,7 +95,7 @@ export interface GatewayConfig {
   toolList: ToolListMode;
   /**
    * Answer prepare in the Anthropic and OpenAI Responses shapes with the provider's own tool search and every tool
-   * deferred (`defer_loading`), rather than search_tools (src/core/nativeDeferral.ts). Off by default: it needs a
+   * deferred (`defer_loading`), rather than search_tools (src/core/turn/nativeDeferral.ts). Off by default: it needs a
    * model that supports it, and the provider's search then decides what is loaded.
    */
   nativeDeferral: boolean;

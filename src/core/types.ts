@@ -106,7 +106,7 @@ export interface OpenConfirmation {
 }
 
 /**
- * A pending confirmation with what its approver is shown (core/approval.ts): the tool, its description's first line
+ * A pending confirmation with what its approver is shown (core/guard/approval.ts): the tool, its description's first line
  * and the call's arguments, bounded. `always`: the approval runs exactly these arguments once; `session`: this tool
  * with any arguments in this session until the grant expires.
  */

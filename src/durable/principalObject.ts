@@ -4,8 +4,8 @@
 // SYNC_LIMIT sessions the rest continues in alarm invocations (each with a fresh subrequest budget), so any
 // number of sessions is cleared without one request exceeding the platform's subrequest limit.
 import { DurableObject } from "cloudflare:workers";
-import { addBatch, emptyUsage } from "../core/usage.ts";
-import type { UsageBatch, UsageFigures } from "../core/usage.ts";
+import { addBatch, emptyUsage } from "../core/turn/usage.ts";
+import type { UsageBatch, UsageFigures } from "../core/turn/usage.ts";
 import { sessionStub } from "./stubs.ts";
 
 /** Sessions cleared inside the clear request itself; the rest follows through the alarm. */

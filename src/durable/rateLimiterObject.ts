@@ -1,12 +1,12 @@
 // One rate-limit counter per principal: a SQLite-backed Durable Object named by the principal id, asked through RPC
 // (`hit`) once per rate-limited call (src/http/limits.ts says which, and what each costs). It stores the window state;
-// the counting is core's (core/rateLimit.ts). An idle counter deletes itself (alarm).
+// the counting is core's (core/guard/rateLimit.ts). An idle counter deletes itself (alarm).
 //
 // A Durable Object rather than the Workers rate-limit binding: that binding only offers 10 s / 60 s periods per
 // location and cannot answer how long to wait; the counter is exact across locations and gives Retry-After.
 import { DurableObject } from "cloudflare:workers";
-import { countCall, WINDOW_MS } from "../core/rateLimit.ts";
-import type { RateLimitOutcome, WindowState } from "../core/rateLimit.ts";
+import { countCall, WINDOW_MS } from "../core/guard/rateLimit.ts";
+import type { RateLimitOutcome, WindowState } from "../core/guard/rateLimit.ts";
 
 export class RateLimiterObject extends DurableObject<Env> {
   #ready = false;

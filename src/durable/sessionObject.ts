@@ -10,19 +10,19 @@
 // that leaves it empty): it joins the principal's index (PrincipalObject) before that write is kept, and a session
 // the index has no room for stores nothing and answers a SessionRefusal (429 over HTTP).
 import { DurableObject } from "cloudflare:workers";
-import { callToolAllows } from "../core/callTool.ts";
+import { callToolAllows } from "../core/turn/callTool.ts";
 import type { GatewayConfig, SearchMode } from "../core/config.ts";
 import { defaultConfig, discoveredLimit } from "../core/config.ts";
-import { DiscoveredSet } from "../core/discovered.ts";
-import { createExecutionGuard } from "../core/executionGuard.ts";
-import { ConfirmationLedger } from "../core/grants.ts";
-import { evictionFor } from "../core/prepare.ts";
-import type { GrantBinding, GrantState, ResolveOutcome } from "../core/grants.ts";
-import { validateToolDefinition } from "../core/definition.ts";
+import { DiscoveredSet } from "../core/turn/discovered.ts";
+import { createExecutionGuard } from "../core/guard/executionGuard.ts";
+import { ConfirmationLedger } from "../core/guard/grants.ts";
+import { evictionFor } from "../core/turn/prepare.ts";
+import type { GrantBinding, GrantState, ResolveOutcome } from "../core/guard/grants.ts";
+import { validateToolDefinition } from "../core/tools/definition.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
-import { runSearchTools } from "../core/searchTools.ts";
-import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
-import { ToolRegistry } from "../core/toolRegistry.ts";
+import { runSearchTools } from "../core/turn/searchTools.ts";
+import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
+import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolOutcome } from "../core/types.ts";
 import { parseSessionObjectName } from "./names.ts";
 import type { SessionIdentity } from "./names.ts";

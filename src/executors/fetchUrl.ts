@@ -2,7 +2,7 @@
 //
 // The URL comes from the model, which may be under a prompt injection, so it is checked before every hop: http or
 // https only, no credentials in it, no local or private address literal, no name that only resolves locally
-// (single-label names, `.local`, `.internal`, … see core/hosts.ts), and the owner's `fetchUrl` host lists. Redirects
+// (single-label names, `.local`, `.internal`, … see core/boundary/hosts.ts), and the owner's `fetchUrl` host lists. Redirects
 // are followed by hand (at most MAX_REDIRECTS) so that each target passes the same checks. One timeout covers every
 // hop and the body.
 //
@@ -11,9 +11,9 @@
 // the Worker's outbound fetch does not reach private networks; on self-hosted workerd or `wrangler dev` it is the
 // network around the process that must keep the fetch out (or an allow list).
 import type { GatewayConfig } from "../core/config.ts";
-import { hostListRefusal, isLocalHost } from "../core/hosts.ts";
-import type { HostLists } from "../core/hosts.ts";
-import { wrapFetchedContent } from "../core/untrusted.ts";
+import { hostListRefusal, isLocalHost } from "../core/boundary/hosts.ts";
+import type { HostLists } from "../core/boundary/hosts.ts";
+import { wrapFetchedContent } from "../core/boundary/untrusted.ts";
 import { fetchFailure, readTextBody, type ReadOptions } from "./response.ts";
 
 /** Longest URL accepted; 8 KiB is what common servers and proxies accept. */

@@ -9,8 +9,8 @@
 // - The answer is external content, wrapped by default (`untrusted: false` hands back the raw text).
 import type { GatewayConfig } from "../core/config.ts";
 import type { ExecutorSpec } from "../core/types.ts";
-import { secretHeaderValues, TOOL_SECRET_PREFIX } from "../core/secrets.ts";
-import { wrapFetchedContent } from "../core/untrusted.ts";
+import { secretHeaderValues, TOOL_SECRET_PREFIX } from "../core/boundary/secrets.ts";
+import { wrapFetchedContent } from "../core/boundary/untrusted.ts";
 import { fetchFailure, readTextBody, type ReadOptions } from "./response.ts";
 
 export type HttpExecutorSpec = Extract<ExecutorSpec, { type: "http" }>;

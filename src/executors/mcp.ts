@@ -4,7 +4,7 @@
 // a tool error, never a failed request.
 import type { GatewayConfig } from "../core/config.ts";
 import type { ExecutorSpec, ToolCallContext } from "../core/types.ts";
-import { wrapFetchedContent } from "../core/untrusted.ts";
+import { wrapFetchedContent } from "../core/boundary/untrusted.ts";
 import { resultText } from "../core/upstream/result.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 

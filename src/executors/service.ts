@@ -5,7 +5,7 @@
 // `http`: a service binding says where the text comes from, not that it is safe to obey).
 import type { GatewayConfig } from "../core/config.ts";
 import type { ExecutorSpec } from "../core/types.ts";
-import { wrapFetchedContent } from "../core/untrusted.ts";
+import { wrapFetchedContent } from "../core/boundary/untrusted.ts";
 import { fetchFailure, readTextBody, type ReadOptions } from "./response.ts";
 
 export type ServiceExecutorSpec = Extract<ExecutorSpec, { type: "service" }>;

@@ -2,7 +2,7 @@
 // principal when the settings allow it. Also the rule that a request's enabledGroups never exceed the token's.
 import { createRemoteJWKSet, errors, jwtVerify } from "jose";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";
-import { ANONYMOUS_PRINCIPAL_ID } from "../core/authority.ts";
+import { ANONYMOUS_PRINCIPAL_ID } from "../core/guard/authority.ts";
 import type { Principal } from "../core/types.ts";
 import type { AuthSettings } from "../isolate/settings.ts";
 import { HttpError } from "./errors.ts";

@@ -1,7 +1,7 @@
 // The tools a client sends to prepare: any of the four shapes, read into ungrouped definitions.
-import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
-import { detectToolsShape, fromShape, ShapeError } from "../core/shapes.ts";
-import type { ToolShape } from "../core/shapes.ts";
+import { SEARCH_TOOLS_NAME } from "../core/turn/searchTools.ts";
+import { detectToolsShape, fromShape, ShapeError } from "../core/tools/shapes.ts";
+import type { ToolShape } from "../core/tools/shapes.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
 import { readToolDefinition, SHAPE_FIELDS } from "./definitions.ts";
 import { badField, HttpError } from "./errors.ts";

@@ -1,7 +1,7 @@
 // A tool definition from a request, validated by the core; its errors become 400s naming the field in the request.
-import { ToolDefinitionError, validateToolDefinition } from "../core/definition.ts";
-import type { DefinitionOptions } from "../core/definition.ts";
-import type { ToolShape } from "../core/shapes.ts";
+import { ToolDefinitionError, validateToolDefinition } from "../core/tools/definition.ts";
+import type { DefinitionOptions } from "../core/tools/definition.ts";
+import type { ToolShape } from "../core/tools/shapes.ts";
 import type { ToolDefinition } from "../core/types.ts";
 import { badField } from "./errors.ts";
 import { fieldPath } from "./validate.ts";

@@ -1,4 +1,4 @@
-// The per-principal rate limit (the window arithmetic is core/rateLimit.ts, the counter durable/rateLimiterObject.ts). Every route a caller can repeat at
+// The per-principal rate limit (the window arithmetic is core/guard/rateLimit.ts, the counter durable/rateLimiterObject.ts). Every route a caller can repeat at
 // will, owner routes aside, draws on ONE budget per principal, limits.rateLimitPerMinute: execute, search, prepare,
 // confirmations, memory/clear, untrusted/wrap and GET /v1/tools. One budget, rather than one per route, because
 // separate budgets would multiply what a client may do (seven routes, seven times the limit) and leave the owner seven
@@ -7,7 +7,7 @@
 // the request (the rest by alarm), work that ten ordinary calls do not come near.
 import { TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import type { SessionRefusal } from "../durable/sessionLimit.ts";
-import type { RateLimitOutcome } from "../core/rateLimit.ts";
+import type { RateLimitOutcome } from "../core/guard/rateLimit.ts";
 import { rateLimiterStub } from "../durable/stubs.ts";
 import type { Call } from "./stage.ts";
 import { HttpError } from "./errors.ts";

@@ -1,8 +1,8 @@
 // One search in a session's catalog (its client tools, else the registry); the tools it returns join the session's
 // discovered set at once. Shared by the search route and by execute of `search_tools`.
 import type { SearchMode } from "../core/config.ts";
-import { runSearchTools } from "../core/searchTools.ts";
-import type { SearchToolsParams, SearchToolsResult } from "../core/searchTools.ts";
+import { runSearchTools } from "../core/turn/searchTools.ts";
+import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
 import { currentRegistry, registrySearchIndex } from "../isolate/registryCache.ts";
 import { sessionStub } from "../durable/stubs.ts";

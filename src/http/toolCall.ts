@@ -2,12 +2,12 @@
 // resolved (search_tools; the session's client catalog first, then the registry), the registry's gate, validation and
 // guard, and one audit line per call (docs/DESIGN.md, "Flows"). Every tool-level outcome is a ToolResult; an
 // HttpError only for the rate limit and the principal's session limit (429).
-import { auditDecisionOf, auditLine } from "../core/audit.ts";
-import type { AuditDecision } from "../core/audit.ts";
-import { CALL_TOOL_NAME, callToolEnabled, parseCallToolParams } from "../core/callTool.ts";
+import { auditDecisionOf, auditLine } from "../core/guard/audit.ts";
+import type { AuditDecision } from "../core/guard/audit.ts";
+import { CALL_TOOL_NAME, callToolEnabled, parseCallToolParams } from "../core/turn/callTool.ts";
 import { texts } from "../core/locale.ts";
-import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
-import { errorResult } from "../core/toolRegistry.ts";
+import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../core/turn/searchTools.ts";
+import { errorResult } from "../core/tools/toolRegistry.ts";
 import type { ToolCallContext, ToolOutcome, ToolResult } from "../core/types.ts";
 import { isSessionRefusal, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { sessionStub } from "../durable/stubs.ts";

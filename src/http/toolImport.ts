@@ -1,9 +1,9 @@
 // A tool to register, in any shape: toolgate's own, or OpenAI Chat, OpenAI Responses, Anthropic or MCP (the shapes a
 // client may send to prepare), with toolgate's guard fields beside the shape's own. The answer says which it read.
 import { ID_PATTERN } from "../core/ids.ts";
-import { detectToolShape, fromShape, guardFromMcpAnnotations, ShapeError } from "../core/shapes.ts";
-import type { ToolShape } from "../core/shapes.ts";
-import { fitToolName } from "../core/toolNames.ts";
+import { detectToolShape, fromShape, guardFromMcpAnnotations, ShapeError } from "../core/tools/shapes.ts";
+import type { ToolShape } from "../core/tools/shapes.ts";
+import { fitToolName } from "../core/tools/toolNames.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
 import type { StoredTool } from "../durable/registryObject.ts";
 import { executorProblems } from "../executors/index.ts";

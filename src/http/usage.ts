@@ -2,10 +2,10 @@
 // to the principal's object once per `usageFlushMs` (one RPC per batch, after the answer, through the waitUntil of
 // the request that opened the batch); a failure is logged, never the caller's problem. An isolate that dies holds at
 // most one batch (under usageFlushMs of counts).
-import { receiptLine } from "../core/audit.ts";
-import type { DiscoveryReceipt } from "../core/audit.ts";
-import { addToBatch, emptyBatch } from "../core/usage.ts";
-import type { UsageBatch, UsageDelta } from "../core/usage.ts";
+import { receiptLine } from "../core/guard/audit.ts";
+import type { DiscoveryReceipt } from "../core/guard/audit.ts";
+import { addToBatch, emptyBatch } from "../core/turn/usage.ts";
+import type { UsageBatch, UsageDelta } from "../core/turn/usage.ts";
 import { principalStub } from "../durable/stubs.ts";
 import type { Call } from "./stage.ts";
 

@@ -1,6 +1,6 @@
 // Client catalogs seen by this isolate, by content: a client sends the same tools on every turn, and a turn whose
 // catalog hashes like an earlier one's gets that turn's definition objects back, so that what is kept with a
-// definition (its token counts, core/toolTokens.ts) is found again instead of recomputed. Bounded by count and by
+// definition (its token counts, core/tools/toolTokens.ts) is found again instead of recomputed. Bounded by count and by
 // the catalogs' JSON size; the least recently used catalog goes first.
 import { sha256Hex } from "../core/digest.ts";
 import type { ToolDefinition } from "../core/types.ts";
@@ -15,7 +15,7 @@ let totalChars = 0;
 
 /** The catalog's content hash (what the session object stores it under) and its definitions, shared across turns. */
 export async function internCatalog(tools: ToolDefinition[]): Promise<ClientCatalog> {
-  // Frozen, so that what the core keeps per tools array (core/prepare.ts, toolTokens.ts) may be kept for it.
+  // Frozen, so that what the core keeps per tools array (core/turn/prepare.ts, toolTokens.ts) may be kept for it.
   Object.freeze(tools);
   const text = JSON.stringify(tools);
   const hash = await sha256Hex(text);

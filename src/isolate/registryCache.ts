@@ -8,12 +8,12 @@
 // (the others by name and revision), so a change of a few tools in a large registry moves a few texts, not all.
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
-import { createExecutionGuard } from "../core/executionGuard.ts";
+import { createExecutionGuard } from "../core/guard/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
-import { missingTexts, registerStoredTools } from "../core/storedTools.ts";
-import type { StoredDefinitions } from "../core/storedTools.ts";
+import { missingTexts, registerStoredTools } from "../core/tools/storedTools.ts";
+import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
-import { ToolRegistry } from "../core/toolRegistry.ts";
+import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";

@@ -13,10 +13,10 @@ import type {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { texts } from "../core/locale.ts";
-import { CALL_TOOL_NAME, callToolDefinition, callToolEnabled } from "../core/callTool.ts";
-import { prepareTurn, toolListChangesOnDiscovery, WarnOnce } from "../core/prepare.ts";
-import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
-import { toolListTokens } from "../core/toolTokens.ts";
+import { CALL_TOOL_NAME, callToolDefinition, callToolEnabled } from "../core/turn/callTool.ts";
+import { prepareTurn, toolListChangesOnDiscovery, WarnOnce } from "../core/turn/prepare.ts";
+import { SEARCH_TOOLS_NAME } from "../core/turn/searchTools.ts";
+import { toolListTokens } from "../core/tools/toolTokens.ts";
 import type { ConfirmationRequest, ToolResult } from "../core/types.ts";
 import { CORE_VERSION } from "../core/version.ts";
 import type { McpSessionRecord } from "../durable/sessionObject.ts";

@@ -11,10 +11,10 @@
 // - search_tools is read-only and closed-world (it only reads the registry and notes what was found); call_tool may
 //   run any tool, so it says the worst: not read-only, destructive, open world.
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { confirmMode } from "../core/authority.ts";
-import { CALL_TOOL_NAME } from "../core/callTool.ts";
+import { confirmMode } from "../core/guard/authority.ts";
+import { CALL_TOOL_NAME } from "../core/turn/callTool.ts";
 import type { GatewayConfig } from "../core/config.ts";
-import { SEARCH_TOOLS_NAME } from "../core/searchTools.ts";
+import { SEARCH_TOOLS_NAME } from "../core/turn/searchTools.ts";
 import type { ToolDefinition } from "../core/types.ts";
 
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_CONTEXT, demoCatalog } from "../../src/catalog/demo.ts";
-import { confirmMode, minimumLevel } from "../../src/core/authority.ts";
+import { confirmMode, minimumLevel } from "../../src/core/guard/authority.ts";
 import { isRecord } from "../../src/core/records.ts";
-import { ToolRegistry } from "../../src/core/toolRegistry.ts";
-import { validateArguments } from "../../src/core/arguments.ts";
-import { validateToolDefinition } from "../../src/core/definition.ts";
+import { ToolRegistry } from "../../src/core/tools/toolRegistry.ts";
+import { validateArguments } from "../../src/core/tools/arguments.ts";
+import { validateToolDefinition } from "../../src/core/tools/definition.ts";
 import type { JsonSchema, ToolDefinition } from "../../src/core/types.ts";
 
 const catalog = demoCatalog();

@@ -2,7 +2,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { RateLimitOutcome } from "../../src/core/rateLimit.ts";
+import type { RateLimitOutcome } from "../../src/core/guard/rateLimit.ts";
 import { rateLimiterStub } from "../../src/durable/stubs.ts";
 import { checkRateLimit } from "../../src/http/limits.ts";
 

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
-import { sanitizeSource } from "../../src/core/untrusted.ts";
+import { sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { devToken, freePort, ROOT, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 

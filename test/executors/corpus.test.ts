@@ -2,7 +2,7 @@
 // through the fetch_url executor, as a model's call would be.
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
-import { countBannerMarkers, sanitizeSource } from "../../src/core/untrusted.ts";
+import { countBannerMarkers, sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { evalInjections, everyTestNeedsEvalData } from "../evalData.ts";
 import { configWith, fetchUrlTool, run, textUrl } from "./helpers.ts";
 

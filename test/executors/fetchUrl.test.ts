@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
-import { countBannerMarkers, sanitizeSource } from "../../src/core/untrusted.ts";
+import { countBannerMarkers, sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { checkFetchUrl } from "../../src/executors/fetchUrl.ts";
 import { configWith, fetchUrlTool, REMOTE, run, textUrl } from "./helpers.ts";
 
@@ -139,7 +139,7 @@ describe("fetch_url: failures", () => {
     ["http://[ff02::1]/", /local or private/],
     ["http://198.18.0.1/", /local or private/],
     ["http://192.0.0.170/", /local or private/],
-    // Names that only resolve inside a private network: single labels and special-use suffixes (core/hosts.ts).
+    // Names that only resolve inside a private network: single labels and special-use suffixes (core/boundary/hosts.ts).
     ["http://intranet/", /local or private address \(intranet\)/],
     ["http://router./wpad.dat", /local or private/],
     ["http://LOCALHOST./", /local or private/],

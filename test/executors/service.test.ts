@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import type { ExecutorSpec } from "../../src/core/types.ts";
-import { sanitizeSource } from "../../src/core/untrusted.ts";
+import { sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { configWith, jsonObject, run } from "./helpers.ts";
 
 function service(spec: Partial<Extract<ExecutorSpec, { type: "service" }>> = {}): ExecutorSpec {

@@ -3,7 +3,7 @@
 // sent by a client, come back clean from GET /v1/tools, search and prepare.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
-import { countBannerMarkers, sanitizeSource } from "../../src/core/untrusted.ts";
+import { countBannerMarkers, sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { textUrl } from "../executors/helpers.ts";
 import { api, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
 import { evalInjections, needsEvalData } from "../evalData.ts";

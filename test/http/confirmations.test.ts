@@ -6,7 +6,7 @@
 // The remote end is test/fixtures/remote-worker.ts: its /echo answers with the request it received, so an answer
 // that echoes a body proves that the http executor ran, with exactly that body.
 import { beforeAll, describe, expect, it } from "vitest";
-import { PREVIEW_MAX_STRING } from "../../src/core/approval.ts";
+import { PREVIEW_MAX_STRING } from "../../src/core/guard/approval.ts";
 import { texts } from "../../src/core/locale.ts";
 import type { ConfirmationRequest, ToolResult } from "../../src/core/types.ts";
 import { anError, api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";

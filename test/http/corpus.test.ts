@@ -5,7 +5,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { BANNER_MARKERS, texts } from "../../src/core/locale.ts";
-import { countBannerMarkers, sanitizeSource } from "../../src/core/untrusted.ts";
+import { countBannerMarkers, sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { evalInjections, needsEvalData } from "../evalData.ts";
 import { textUrl } from "../executors/helpers.ts";
 import { api, json, sessionId, token } from "./helpers.ts";

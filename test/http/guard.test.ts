@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { texts } from "../../src/core/locale.ts";
 import type { ConfirmationRequest, ToolResult } from "../../src/core/types.ts";
-import { sanitizeSource } from "../../src/core/untrusted.ts";
+import { sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { sessionStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
 

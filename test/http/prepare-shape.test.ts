@@ -1,7 +1,7 @@
 // POST /v1/sessions/:sid/prepare without tools answers in the shape of the messages: an Anthropic or MCP
 // history, or OpenAI Responses input items, get their own tool shape back. `format` still wins, then the tools' shape.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ToolShape } from "../../src/core/shapes.ts";
+import type { ToolShape } from "../../src/core/tools/shapes.ts";
 import { api, json, sessionId, token } from "./helpers.ts";
 import { historyInShape, inShape, nameInShape, plainTools } from "./shapes.ts";
 

@@ -2,7 +2,7 @@
 // concurrency on one session, untrusted/wrap, and the rate limit.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ToolShape } from "../../src/core/shapes.ts";
+import type { ToolShape } from "../../src/core/tools/shapes.ts";
 import { sessionStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
 import { historyInShape, inShape, nameInShape, plainTools } from "./shapes.ts";

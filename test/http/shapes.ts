@@ -1,6 +1,6 @@
 // Tool lists and message histories in the four client shapes, written out by hand (not with the code under test).
 import { isRecord } from "../../src/core/records.ts";
-import type { ToolShape } from "../../src/core/shapes.ts";
+import type { ToolShape } from "../../src/core/tools/shapes.ts";
 
 export interface PlainTool {
   name: string;

@@ -3,7 +3,7 @@
 // names that not every provider accepts fitted to one that all do, the source's spelling kept.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fitToolName } from "../../src/core/toolNames.ts";
+import { fitToolName } from "../../src/core/tools/toolNames.ts";
 import { registryStub } from "../../src/durable/stubs.ts";
 import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
 import { nameInShape } from "./shapes.ts";

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { UPSTREAM_LIMITS } from "../../src/core/upstream/config.ts";
-import { sanitizeSource } from "../../src/core/untrusted.ts";
+import { sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { connect } from "../mcp/helpers.ts";
 import { anError, api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";
 

@@ -8,7 +8,7 @@ import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/type
 import { beforeAll, describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { api, json } from "../http/helpers.ts";
-import { CALL_TOOL_NAME } from "../../src/core/callTool.ts";
+import { CALL_TOOL_NAME } from "../../src/core/turn/callTool.ts";
 import { SEARCH_RESULT_SCHEMA } from "../../src/mcp/tools.ts";
 import { confirmationOf, connect, principal, textOf, warmUp } from "./helpers.ts";
 import type { Connected } from "./helpers.ts";

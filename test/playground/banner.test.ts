@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { wrapUntrustedContent } from "../../src/core/untrusted.ts";
+import { wrapUntrustedContent } from "../../src/core/boundary/untrusted.ts";
 import { splitUntrustedBanner } from "../../src/playground/banner.ts";
 
 describe("the page's untrusted banner split", () => {

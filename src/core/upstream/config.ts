@@ -1,5 +1,5 @@
 // An upstream MCP server as the owner configures it (PUT /v1/upstreams/:id), its limits, and the rule for its URL.
-import { isLocalHost } from "../hosts.ts";
+import { isLocalHost } from "../boundary/hosts.ts";
 import type { DeclaredConfirm, Risk, Visibility } from "../types.ts";
 import type { NewToolsPolicy } from "./pins.ts";
 

@@ -3,10 +3,10 @@
 // and safe; `destructiveHint` (on a tool that is not read-only) → dangerous, which asks for confirmation; any other
 // tool may change its world (MCP's default reading of a tool without hints), so it is sensitive. The owner's settings
 // on the upstream replace what the annotations say.
-import { DEFINITION_LIMITS, SOURCE_NAME_MAX_LENGTH, utf8Length, validateToolDefinition } from "../definition.ts";
+import { DEFINITION_LIMITS, SOURCE_NAME_MAX_LENGTH, utf8Length, validateToolDefinition } from "../tools/definition.ts";
 import { canonicalJson, TooDeep } from "../jsonSchema/canonical.ts";
 import { isRecord } from "../records.ts";
-import { fitToolName, prefixedToolName } from "../toolNames.ts";
+import { fitToolName, prefixedToolName } from "../tools/toolNames.ts";
 import { HASH_DEPTH } from "./pins.ts";
 import type { DeclaredConfirm, ExecutorSpec, JsonSchema, Locale, Risk, ToolDefinition, Visibility } from "../types.ts";
 

@@ -1,7 +1,7 @@
 // POST /v1/sessions/:sid/execute: one tool call (toolCall.ts: the registry, its guard, the audit line). Every
 // tool-level outcome is 200 {content, isError, confirmation?}; 4xx only for a malformed request.
 import { isRecord } from "../../core/records.ts";
-import { fitToolName } from "../../core/toolNames.ts";
+import { fitToolName } from "../../core/tools/toolNames.ts";
 import { readJsonObject } from "../body.ts";
 import { badField } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";

@@ -1,6 +1,6 @@
 // Health, memory clearing and the untrusted-content boundary.
 import { CORE_VERSION } from "../../core/version.ts";
-import { wrapFetchedContent } from "../../core/untrusted.ts";
+import { wrapFetchedContent } from "../../core/boundary/untrusted.ts";
 import { loadSettings } from "../../isolate/settings.ts";
 import { principalStub, sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";

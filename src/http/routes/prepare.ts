@@ -1,13 +1,13 @@
 // POST /v1/sessions/:sid/prepare: the tool list for one LLM turn, in the shape the client uses (docs/DESIGN.md, "Flows").
-import type { DiscoveryReceipt } from "../../core/audit.ts";
-import { detectMessagesShape, latestUserText } from "../../core/history.ts";
+import type { DiscoveryReceipt } from "../../core/guard/audit.ts";
+import { detectMessagesShape, latestUserText } from "../../core/turn/history.ts";
 import type { SearchIndex } from "../../core/search/types.ts";
-import { nativeDeferredTools } from "../../core/nativeDeferral.ts";
-import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/prepare.ts";
-import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
-import type { ToolShape } from "../../core/shapes.ts";
-import { countTokens } from "../../core/tokens.ts";
-import { toolTokens } from "../../core/toolTokens.ts";
+import { nativeDeferredTools } from "../../core/turn/nativeDeferral.ts";
+import { discoveredInHistory, prepareTurn, WarnOnce } from "../../core/turn/prepare.ts";
+import { TOOL_SHAPES, toShape } from "../../core/tools/shapes.ts";
+import type { ToolShape } from "../../core/tools/shapes.ts";
+import { countTokens } from "../../core/tools/tokens.ts";
+import { toolTokens } from "../../core/tools/toolTokens.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";

@@ -1,6 +1,6 @@
 // POST /v1/sessions/:sid/search: the search_tools result object itself (docs/DESIGN.md, "Flows").
 import { SEARCH_MODES } from "../../core/config.ts";
-import { parseSearchToolsParams } from "../../core/searchTools.ts";
+import { parseSearchToolsParams } from "../../core/turn/searchTools.ts";
 import { readJsonObject } from "../body.ts";
 import { HttpError } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";

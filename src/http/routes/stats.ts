@@ -1,5 +1,5 @@
-// GET /v1/stats: the caller's usage figures (core/usage.ts), or with ?principal= any principal's, for the owner.
-import { savedPercent } from "../../core/usage.ts";
+// GET /v1/stats: the caller's usage figures (core/turn/usage.ts), or with ?principal= any principal's, for the owner.
+import { savedPercent } from "../../core/turn/usage.ts";
 import { principalStub } from "../../durable/stubs.ts";
 import { badField, HttpError } from "../errors.ts";
 import { enforceRateLimit } from "../limits.ts";

@@ -1,7 +1,7 @@
 // The registry routes: list (anyone, gated by groups), register / replace / remove / dispose (the owner only).
 import { ID_PATTERN } from "../../core/ids.ts";
-import { readName, ToolDefinitionError } from "../../core/definition.ts";
-import { TOOL_SHAPES, toShape } from "../../core/shapes.ts";
+import { readName, ToolDefinitionError } from "../../core/tools/definition.ts";
+import { TOOL_SHAPES, toShape } from "../../core/tools/shapes.ts";
 import { registryStub } from "../../durable/stubs.ts";
 import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";

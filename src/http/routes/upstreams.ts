@@ -1,7 +1,7 @@
 // Upstream MCP servers (the owner only): configure, list, show, remove, refresh, accept what quarantine holds. The
 // upstream's Durable Object does the work (durable/upstreamObject.ts); these routes validate and answer.
-import { GROUP_NAME_PATTERN, SECRET_NAME_PATTERN, UPSTREAM_ID_PATTERN } from "../../core/definition.ts";
-import { TOOL_SECRET_PREFIX } from "../../core/secrets.ts";
+import { GROUP_NAME_PATTERN, SECRET_NAME_PATTERN, UPSTREAM_ID_PATTERN } from "../../core/tools/definition.ts";
+import { TOOL_SECRET_PREFIX } from "../../core/boundary/secrets.ts";
 import { UPSTREAM_LIMITS, upstreamUrlRefusal } from "../../core/upstream/config.ts";
 import type { UpstreamConfig } from "../../core/upstream/config.ts";
 import { NEW_TOOLS_POLICIES } from "../../core/upstream/pins.ts";

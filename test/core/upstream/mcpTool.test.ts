@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolDefinitionError } from "../../../src/core/definition.ts";
+import { ToolDefinitionError } from "../../../src/core/tools/definition.ts";
 import { definitionFromMcpTool, guardFromAnnotations, readMcpTool } from "../../../src/core/upstream/mcpTool.ts";
 import type { McpTool } from "../../../src/core/upstream/mcpTool.ts";
 

@@ -1,0 +1,79 @@
+// The `call_tool` meta-tool of a "fixed" tool list: the list never changes, so a found tool is run through
+// `call_tool {name, arguments}` rather than by its own name. Its definition, its arguments, and who may be called.
+import type { GatewayConfig } from "../config.ts";
+import { texts } from "../locale.ts";
+import { isRecord } from "../records.ts";
+import { SEARCH_TOOLS_NAME } from "./searchTools.ts";
+import type { Locale, ToolDefinition } from "../types.ts";
+
+export const CALL_TOOL_NAME = "call_tool";
+
+/** Whether `call_tool` is one of the gateway's meta-tools under this configuration (a "fixed" list). */
+export function callToolEnabled(config: Pick<GatewayConfig, "enabled" | "toolList">): boolean {
+  return config.enabled && config.toolList === "fixed";
+}
+
+/** The `call_tool` definition (kept small: it is sent on every turn). */
+export function callToolDefinition(config: Pick<GatewayConfig, "locale">): ToolDefinition {
+  const t = texts(config.locale);
+  return {
+    name: CALL_TOOL_NAME,
+    description: t.callToolDescription,
+    parameters: {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        arguments: { type: "object" },
+      },
+      required: ["name"],
+      additionalProperties: false,
+    },
+  };
+}
+
+export interface CallToolParams {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * Reads `call_tool` arguments: `name` (a non-empty string) and `arguments` (an object, or the JSON text of one, as
+ * models often write it; absent or null = {}). Returns the problems (for a tool error, in `locale`) or the params.
+ */
+export function parseCallToolParams(
+  args: unknown,
+  locale: Locale = "en",
+): { ok: true; params: CallToolParams } | { ok: false; problems: string[] } {
+  const t = texts(locale);
+  if (!isRecord(args)) return { ok: false, problems: [t.searchArgumentsNotObject] };
+  const problems: string[] = [];
+  const name = args.name;
+  if (typeof name !== "string" || name.length === 0) problems.push(t.callToolNameMissing);
+  let inner: Record<string, unknown> = {};
+  const given = args.arguments ?? undefined;
+  if (typeof given === "string") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(given);
+    } catch {
+      parsed = undefined;
+    }
+    if (isRecord(parsed)) inner = parsed;
+    else problems.push(t.callToolArgumentsNotObject);
+  } else if (isRecord(given)) inner = given;
+  else if (given !== undefined) problems.push(t.callToolArgumentsNotObject);
+  for (const key of Object.keys(args)) if (key !== "name" && key !== "arguments") problems.push(t.callToolUnknownArgument(key));
+  if (problems.length > 0 || typeof name !== "string") return { ok: false, problems };
+  return { ok: true, params: { name, arguments: inner } };
+}
+
+/**
+ * Whether `call_tool` may run `name` in a session whose discovered set is `discovered`: the seed requires that a tool
+ * be searched before it is called, so only a found tool (or an always-direct one, which the model sees anyway) may
+ * be. The meta-tools themselves never run through it (search_tools is called directly; call_tool does not nest).
+ * A refusal reads the same whether the tool exists or not, so call_tool reveals nothing search would not.
+ */
+export function callToolAllows(name: string, discovered: readonly string[], config: Pick<GatewayConfig, "alwaysDirectTools">): boolean {
+  if (name === CALL_TOOL_NAME || name === SEARCH_TOOLS_NAME) return false;
+  return discovered.includes(name) || config.alwaysDirectTools.includes(name);
+}

@@ -1,0 +1,254 @@
+// The prepare step (docs/DESIGN.md, "Flows"): recomputed on every turn, independent of anything else.
+import { CALL_TOOL_NAME, callToolDefinition } from "./callTool.ts";
+import type { GatewayConfig, ToolListMode } from "../config.ts";
+import { discoveredLimit } from "../config.ts";
+import { DiscoveredSet } from "./discovered.ts";
+import type { Eviction } from "./discovered.ts";
+import { extractDiscovered, latestUserText } from "./history.ts";
+import type { SearchIndex } from "../search/types.ts";
+import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
+import type { ToolShape } from "../tools/shapes.ts";
+import { toolListTokens } from "../tools/toolTokens.ts";
+import type { Logger, ToolDefinition } from "../types.ts";
+
+/** Logs each warning key once per instance (e.g. once per isolate), not once per turn. */
+export class WarnOnce {
+  private readonly logger: Logger;
+  private readonly warned = new Set<string>();
+
+  constructor(logger: Logger) {
+    this.logger = logger;
+  }
+
+  warn(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.logger.warn(message);
+  }
+}
+
+export interface PrepareInput {
+  /** This turn's tools, already filtered to what the caller may see. */
+  tools: readonly ToolDefinition[];
+  messages: readonly unknown[];
+  /** The session's stored discovered set, most recent first. */
+  discovered: readonly string[];
+  /** The same names in the order found, first found first (the order a "stable" list sends them in). */
+  foundOrder?: readonly string[];
+  config: GatewayConfig;
+  warnings: WarnOnce;
+  /** The shape tokens are counted in (the shape the answer uses). Default `openai`. */
+  shape?: ToolShape;
+  /**
+   * The index auto-discovery searches (config.autoDiscover), over a catalog that holds this turn's tools (it may hold
+   * more, e.g. tools the caller's groups hide: those are never sent). Without it, no auto-discovery.
+   */
+  searchIndex?: SearchIndex;
+  /** The latest user message's text, when the caller has read it already; otherwise it is read from `messages`. */
+  userText?: string;
+}
+
+export interface PrepareOutput {
+  /** What the model receives this turn. */
+  tools: ToolDefinition[];
+  /** Whether the search layer replaced the list. */
+  applied: boolean;
+  /** The session's new discovered set (history merged in), most recent first, bounded. */
+  discovered: string[];
+  /** The discovered set in the order found, first found first. */
+  foundOrder: string[];
+  /**
+   * The tools sent this turn only because the latest user message matched them (config.autoDiscover), best first;
+   * they are last in `tools` and are not in `discovered` (a call makes them discovered, as for any tool).
+   */
+  autoDiscovered: string[];
+  stats: { total: number; sent: number; tokensAll: number; tokensSent: number };
+}
+
+/** How a session's discovered set makes room under this tool-list mode (see Eviction). */
+export function evictionFor(mode: ToolListMode): Eviction {
+  return mode === "stable" ? "stable" : "lru";
+}
+
+/**
+ * Whether the tool list a session's turns send may change when the model finds or uses tools (for the MCP face: in
+ * a "fixed" list `tools/list` never changes and no `notifications/tools/list_changed` is due; a list that sends
+ * every tool, with the layer off, does not change either). A change of the catalog itself (registration, another
+ * client catalog, other groups) changes any list.
+ */
+export function toolListChangesOnDiscovery(config: Pick<GatewayConfig, "enabled" | "toolList">): boolean {
+  return config.enabled && config.toolList !== "fixed";
+}
+
+/**
+ * The tools this history discovered (oldest first) that this turn's tools hold: a made-up name the model called
+ * never joins the set. The Worker merges these into the session's stored set; prepareTurn merges them the same way.
+ */
+export function discoveredInHistory(messages: readonly unknown[], tools: readonly ToolDefinition[]): string[] {
+  const present = presentTools(tools);
+  return extractDiscovered(messages, SEARCH_TOOLS_NAME).filter((name) => present.has(name));
+}
+
+/**
+ * What a turn derives from its tools alone, kept per frozen tools array: the registry hands out the same frozen array
+ * for the same groups until it changes, and a client catalog is interned, so from one turn to the next these are
+ * found again instead of rebuilt over every tool (a mutable array is never kept: it could change under the entry).
+ */
+interface ToolsView {
+  /** Name → tool, first of a name, search_tools left out. */
+  present: ReadonlyMap<string, ToolDefinition>;
+  /** The tools a list leaves to search_tools, by the always-direct names (and whether call_tool is left out too). */
+  hidden: Map<string, readonly ToolDefinition[]>;
+}
+
+const toolsViews = new WeakMap<readonly ToolDefinition[], ToolsView>();
+
+function toolsView(tools: readonly ToolDefinition[]): ToolsView {
+  const kept = toolsViews.get(tools);
+  if (kept) return kept;
+  const present = new Map<string, ToolDefinition>();
+  for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
+  const view: ToolsView = { present, hidden: new Map() };
+  if (Object.isFrozen(tools)) toolsViews.set(tools, view);
+  return view;
+}
+
+function presentTools(tools: readonly ToolDefinition[]): ReadonlyMap<string, ToolDefinition> {
+  return toolsView(tools).present;
+}
+
+/** The present tools not in `directNames` (and not call_tool, when `withoutCallTool`), in catalog order. */
+function hiddenTools(tools: readonly ToolDefinition[], directNames: ReadonlySet<string>, withoutCallTool: boolean): readonly ToolDefinition[] {
+  const view = toolsView(tools);
+  const key = `${withoutCallTool ? "1" : "0"}${JSON.stringify([...directNames])}`;
+  const kept = view.hidden.get(key);
+  if (kept) return kept;
+  const hidden: ToolDefinition[] = [];
+  for (const tool of view.present.values()) {
+    if (directNames.has(tool.name) || (withoutCallTool && tool.name === CALL_TOOL_NAME)) continue;
+    hidden.push(tool);
+  }
+  // Bounded: one entry per always-direct list and mode this isolate's configurations use.
+  if (view.hidden.size >= 8) view.hidden.clear();
+  const frozen = Object.freeze(hidden);
+  view.hidden.set(key, frozen);
+  return frozen;
+}
+
+/**
+ * The tools auto-discovery adds to this turn (config.autoDiscover): the latest user message is searched in the
+ * configured mode; of the ranking, the first `topK` tools that this turn holds and does not send already are taken,
+ * and those whose relevance (0..1, ScoredMatch) is under `minScore` dropped. The meta-tools never are; a tool the
+ * caller's groups hide is not in `present`, so it never is either.
+ */
+function autoDiscover(input: PrepareInput, present: ReadonlyMap<string, ToolDefinition>, sent: readonly ToolDefinition[]): ToolDefinition[] {
+  const { topK, minScore } = input.config.autoDiscover;
+  const index = input.searchIndex;
+  if (topK === 0 || !index) return [];
+  const maxChars = input.config.limits.maxQueryLength;
+  const text = (input.userText ?? latestUserText(input.messages, maxChars))?.slice(0, maxChars);
+  if (text === undefined || text.trim() === "") return [];
+  const taken = new Set(sent.map((tool) => tool.name));
+  taken.add(SEARCH_TOOLS_NAME);
+  if (input.config.toolList === "fixed") taken.add(CALL_TOOL_NAME);
+  const sendable = (name: string): boolean => present.has(name) && !taken.has(name);
+  const auto: ToolDefinition[] = [];
+  for (const match of index.scored(text, topK, sendable)) {
+    const tool = present.get(match.name);
+    if (tool && match.relevance >= minScore) auto.push(tool);
+  }
+  return auto;
+}
+
+/**
+ * One turn of the search layer.
+ *
+ * Decisions where the design documents are silent:
+ * - Names found in this turn's history join the discovered set only when this turn's tools hold them (a call to a
+ *   name that does not exist, answered with an error, must not push real tools out of the bounded set). Names
+ *   already in the stored set stay even when absent this turn, since a session's catalog may vary per turn; only
+ *   the ones present are sent.
+ * - `toolList: "grow"`: the list sent is `search_tools` (naming the tools not yet found), then the always-direct
+ *   tools in configuration order, then the discovered tools in this turn's catalog order (not most-recent order):
+ *   the list stays byte-identical while the set's membership does.
+ * - `toolList: "stable"`: the name list covers every tool but the always-direct ones and does not change when tools
+ *   are found; the discovered tools follow in the order found, so a discovery appends and the prefix stays cached.
+ * - `toolList: "fixed"`: `search_tools`, `call_tool`, the always-direct tools; nothing else, ever.
+ * - The once-only warning for an always-direct name is given when the layer applies (step 2 follows step 1).
+ * - Auto-discovered tools (config.autoDiscover) come last in every mode, after everything a mode sends anyway: the
+ *   list before them is exactly the list without auto-discovery, so a provider's cached prefix keeps that much.
+ */
+export function prepareTurn(input: PrepareInput): PrepareOutput {
+  const { tools, config, warnings } = input;
+  const shape = input.shape ?? "openai";
+
+  const present = presentTools(tools);
+
+  const set = new DiscoveredSet(discoveredLimit(config), input.discovered, {
+    eviction: evictionFor(config.toolList),
+    ...(input.foundOrder ? { foundOrder: input.foundOrder } : {}),
+  });
+  set.touch(discoveredInHistory(input.messages, tools));
+  const discovered = set.toArray();
+  const foundOrder = set.foundOrder();
+
+  const tokensAll = toolListTokens(tools, shape);
+  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
+  if (!config.enabled || countable <= config.maxDirectTools) {
+    return {
+      tools: [...tools],
+      applied: false,
+      discovered,
+      foundOrder,
+      autoDiscovered: [],
+      stats: { total: tools.length, sent: tools.length, tokensAll, tokensSent: tokensAll },
+    };
+  }
+
+  const direct: ToolDefinition[] = [];
+  const directNames = new Set<string>();
+  for (const name of config.alwaysDirectTools) {
+    const tool = present.get(name);
+    if (!tool) {
+      warnings.warn(
+        `alwaysDirectTools:${name}`,
+        `tool search: alwaysDirectTools lists "${name}", which is not registered or not available; it is ignored`,
+      );
+      continue;
+    }
+    if (directNames.has(name)) continue;
+    directNames.add(name);
+    direct.push(tool);
+  }
+
+  let sent: ToolDefinition[];
+  if (config.toolList === "fixed") {
+    // A client tool named call_tool is shadowed by the meta-tool, as one named search_tools is.
+    sent = [searchToolsDefinition(config, hiddenTools(tools, directNames, true)), callToolDefinition(config), ...direct];
+  } else if (config.toolList === "stable") {
+    const hidden = hiddenTools(tools, directNames, false);
+    const inOrder = foundOrder.flatMap((name) => {
+      const tool = present.get(name);
+      return tool && !directNames.has(name) ? [tool] : [];
+    });
+    sent = [searchToolsDefinition(config, hidden), ...direct, ...inOrder];
+  } else {
+    const discoveredSent: ToolDefinition[] = [];
+    const remaining: ToolDefinition[] = [];
+    for (const tool of hiddenTools(tools, directNames, false)) {
+      if (set.has(tool.name)) discoveredSent.push(tool);
+      else remaining.push(tool);
+    }
+    sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
+  }
+  const auto = autoDiscover(input, present, sent);
+  sent.push(...auto);
+  return {
+    tools: sent,
+    applied: true,
+    discovered,
+    foundOrder,
+    autoDiscovered: auto.map((tool) => tool.name),
+    stats: { total: tools.length, sent: sent.length, tokensAll, tokensSent: toolListTokens(sent, shape) },
+  };
+}
