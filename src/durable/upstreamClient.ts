@@ -1,11 +1,12 @@
 // toolgate as an MCP client of an upstream server: the SDK's Client over Streamable HTTP, falling back to the legacy
 // HTTP+SSE transport when the server refuses Streamable HTTP's initialize with a 4xx (the fallback the MCP
-// specification describes for backwards compatibility). One connection per refresh or call: a Durable Object cannot
-// hold a stream open for ever, so notifications (tools/list_changed) are heard while a connection is open.
+// specification describes for backwards compatibility). One connection per refresh and one per call, closed when it
+// is done: no call ever shares a connection (and the server's MCP session) with another caller's, so none can close
+// another's; notifications (tools/list_changed) are heard while a connection is open.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { isRecord } from "../core/records.ts";
@@ -180,61 +181,20 @@ export async function callUpstreamTool(
   };
 }
 
-/** Whether a request failed because the server no longer knows the connection's session (it restarted, it expired). */
-function isSessionGone(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
+/**
+ * Whether a failure is the server's own (it could not be reached, answered 5xx, closed the connection or broke the
+ * protocol): those count toward skipping it. A timeout (the server is slow, perhaps under one caller's load), an answer
+ * past the size cap (the caller's arguments asked for it: the caller checks the connection's signal), a 4xx such as
+ * 429, and a JSON-RPC error the server answered (the tool's own error) do not.
+ */
+export function isServerFailure(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code === undefined || error.code >= 500 || error.code === -1;
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.ParseError || error.code === ErrorCode.InvalidRequest;
+  // fetch's TypeError (unreachable), a JSON SyntaxError or a schema error on the answer: the server's doing.
+  return true;
 }
 
-/**
- * One connection kept open between calls, so that a call costs one request instead of initialize, call and end.
- * Closed after `idleMs` without a call (an open connection may hold an event stream, which keeps the object in
- * memory), on any failure, and when the key (the configuration) changes. A call on a kept connection whose session the
- * server has forgotten (404) is sent once more on a fresh one: the server never saw it.
- */
-export class ConnectionKeeper {
-  readonly #idleMs: number;
-  #live: { key: string; connection: Promise<UpstreamConnection> } | undefined;
-  #inFlight = 0;
-  #idle: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(idleMs: number) {
-    this.#idleMs = idleMs;
-  }
-
-  async use<T>(key: string, connect: () => Promise<UpstreamConnection>, run: (connection: UpstreamConnection) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const reused = this.#live?.key === key;
-      if (!reused) {
-        this.drop();
-        this.#live = { key, connection: connect() };
-      }
-      const live = this.#live;
-      if (!live) throw new Error("no connection");
-      this.#inFlight += 1;
-      this.#stopIdleTimer();
-      try {
-        return await run(await live.connection);
-      } catch (error) {
-        if (this.#live === live) this.drop();
-        if (reused && attempt === 0 && isSessionGone(error)) continue;
-        throw error;
-      } finally {
-        this.#inFlight -= 1;
-        if (this.#inFlight === 0 && this.#live) this.#idle = setTimeout(() => this.drop(), this.#idleMs);
-      }
-    }
-  }
-
-  #stopIdleTimer(): void {
-    if (this.#idle !== undefined) clearTimeout(this.#idle);
-    this.#idle = undefined;
-  }
-
-  /** Closes the kept connection (if any); calls in flight on it finish or fail on their own. */
-  drop(): void {
-    const live = this.#live;
-    this.#live = undefined;
-    this.#stopIdleTimer();
-    if (live) void live.connection.then((connection) => connection.close()).catch(() => undefined);
-  }
+/** Whether the server answered the request with a JSON-RPC error (it heard the call and said no, or the tool failed). */
+export function isServerAnswer(error: unknown): boolean {
+  return error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout;
 }

@@ -8,18 +8,20 @@ import type { UpstreamHealth } from "../core/upstream/backoff.ts";
 import { UPSTREAM_LIMITS, upstreamContext } from "../core/upstream/config.ts";
 import type { UpstreamConfig } from "../core/upstream/config.ts";
 import { definitionFromMcpTool, readMcpTool } from "../core/upstream/mcpTool.ts";
-import type { McpTool } from "../core/upstream/mcpTool.ts";
+import type { McpTool, McpToolAnnotations } from "../core/upstream/mcpTool.ts";
+import { upstreamToolGuard } from "../core/upstream/toolGuard.ts";
+import type { UpstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import { acceptQuarantined, planImport } from "../core/upstream/pins.ts";
-import type { Pin, QuarantinedTool } from "../core/upstream/pins.ts";
+import type { AcceptChoice, Pin, QuarantinedTool } from "../core/upstream/pins.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 import { isRecord } from "../core/records.ts";
 import { secretHeaderValues } from "../core/boundary/secrets.ts";
 import { prefixedToolName } from "../core/tools/toolNames.ts";
 import { utf8Length } from "../core/tools/definition.ts";
-import type { ToolDefinition } from "../core/types.ts";
+import type { DeclaredConfirm, Risk, ToolDefinition, Visibility } from "../core/types.ts";
 import type { RegistryVersion } from "./registryObject.ts";
 import { registryStub } from "./stubs.ts";
-import { callUpstreamTool, connectUpstream, ConnectionKeeper, listAllTools } from "./upstreamClient.ts";
+import { callUpstreamTool, connectUpstream, isServerAnswer, isServerFailure, listAllTools } from "./upstreamClient.ts";
 import type { UpstreamConnection, UpstreamTransport } from "./upstreamClient.ts";
 
 /** A listed tool toolgate could not take, and why. */
@@ -36,6 +38,8 @@ interface UpstreamState {
   quarantine: Record<string, QuarantinedTool>;
   /** The tools registered now (pinned and unchanged, or accepted). */
   accepted: McpTool[];
+  /** What the last list left out (read when it came); `rejected` adds what registering it left out. */
+  listRejected?: RejectedTool[];
   rejected: RejectedTool[];
   health: UpstreamHealth;
   /** Epoch milliseconds of the last successful list; 0 before the first. */
@@ -65,12 +69,14 @@ export interface UpstreamSummary {
 /** GET /v1/upstreams/:id: the summary, the configuration, every tool's catalog name and what is held or refused. */
 export interface UpstreamDetail extends UpstreamSummary {
   config: UpstreamConfig;
-  toolNames: { name: string; upstreamName: string }[];
-  quarantine: QuarantinedTool[];
+  /** Each registered tool: its catalog name, the server's name, its annotations and the guard they mapped to. */
+  toolNames: { name: string; upstreamName: string; annotations: McpToolAnnotations; visibility: Visibility; risk: Risk; confirm: DeclaredConfirm | "off" }[];
+  /** Each held tool with `digest`, what POST accept names it by. */
+  quarantine: (QuarantinedTool & { digest: string })[];
   rejectedTools: RejectedTool[];
 }
 
-export type UpstreamAnswer<T> = { ok: true; value: T; registry?: RegistryVersion } | { ok: false; code: "not_found" | "too_many_tools" | "not_in_quarantine"; message: string };
+export type UpstreamAnswer<T> = { ok: true; value: T; registry?: RegistryVersion } | { ok: false; code: "not_found" | "too_many_tools" | "not_in_quarantine" | "quarantine_changed"; message: string };
 
 const STATE_KEY = "state";
 
@@ -83,9 +89,6 @@ function errorText(error: unknown): string {
   return message.length > 0 ? message : "unknown error";
 }
 
-/** A kept connection closes after this long without a call. */
-const KEEP_CONNECTION_MS = 30_000;
-
 /** What the stored state may take (UTF-16 units of its JSON: at least its bytes' worth of room under the 2 MB cap). */
 const STATE_BUDGET = 1_500_000;
 
@@ -97,8 +100,6 @@ function withinStorageBudget(state: UpstreamState): UpstreamState {
 }
 
 export class UpstreamObject extends DurableObject<Env> {
-  private readonly keeper = new ConnectionKeeper(KEEP_CONNECTION_MS);
-
   private state(): UpstreamState | undefined {
     return this.ctx.storage.kv.get<UpstreamState>(STATE_KEY);
   }
@@ -121,6 +122,7 @@ export class UpstreamObject extends DurableObject<Env> {
       pins: previous?.pins ?? {},
       quarantine: previous?.quarantine ?? {},
       accepted: previous?.accepted ?? [],
+      listRejected: previous?.listRejected ?? [],
       rejected: previous?.rejected ?? [],
       // A new URL or new headers: the old failures say nothing about them.
       health: previous && previous.config.url === config.url ? previous.health : HEALTHY,
@@ -184,7 +186,8 @@ export class UpstreamObject extends DurableObject<Env> {
     for (const item of listed) {
       const read = readMcpTool(item);
       if ("problem" in read) {
-        const name = isRecord(item) && typeof item.name === "string" ? item.name.slice(0, 256) : "?";
+        // A name too long to take is shown cut, marked so: never the same as a tool that was taken.
+        const name = isRecord(item) && typeof item.name === "string" ? (item.name.length > 256 ? `${item.name.slice(0, 255)}…` : item.name) : "?";
         rejected.push({ name, reason: read.problem });
       } else if (seen.has(read.tool.name)) {
         rejected.push({ name: read.tool.name, reason: "listed twice" });
@@ -215,6 +218,7 @@ export class UpstreamObject extends DurableObject<Env> {
       pins: plan.pins,
       quarantine: Object.fromEntries(plan.quarantined.map((held) => [held.name, held])),
       accepted: plan.accepted,
+      listRejected: rejected,
       rejected,
       health: afterSuccess(latest.health),
       lastRefresh: now,
@@ -223,13 +227,21 @@ export class UpstreamObject extends DurableObject<Env> {
     return this.register(next);
   }
 
-  /** Accepts what the quarantine holds (all, or the named upstream tools) and registers it. */
-  async accept(names: string[] | undefined): Promise<UpstreamAnswer<UpstreamDetail>> {
+  /** Accepts the named quarantined tools, each only in the version whose digest the owner was shown, and registers them. */
+  async accept(choices: AcceptChoice[]): Promise<UpstreamAnswer<UpstreamDetail>> {
     const state = this.state();
     if (!state) return { ok: false, code: "not_found", message: "no such upstream" };
-    const outcome = acceptQuarantined(state.pins, state.quarantine, names, Date.now());
-    if (outcome.unknown.length > 0) {
-      return { ok: false, code: "not_in_quarantine", message: `not in quarantine: ${outcome.unknown.slice(0, 10).join(", ")}` };
+    const outcome = acceptQuarantined(state.pins, state.quarantine, choices, Date.now());
+    if (!outcome.ok) {
+      if (outcome.unknown.length > 0) {
+        return { ok: false, code: "not_in_quarantine", message: `not in quarantine: ${outcome.unknown.slice(0, 10).join(", ")}` };
+      }
+      const changed = outcome.changed.slice(0, 10).map((held) => `${held.name} (now ${held.digest})`).join(", ");
+      return {
+        ok: false,
+        code: "quarantine_changed",
+        message: `the upstream listed another version since the digest you accepted; nothing was accepted; look again: ${changed}`,
+      };
     }
     const acceptedNames = new Set(outcome.accepted.map((tool) => tool.name));
     return this.register({
@@ -242,7 +254,6 @@ export class UpstreamObject extends DurableObject<Env> {
 
   /** Removes the upstream: its tools leave the registry, its state and alarm go. */
   async remove(id: string): Promise<{ removed: boolean; tools: number } & RegistryVersion> {
-    this.keeper.drop();
     const state = this.state();
     const registry = registryStub(this.env);
     const disposed = await registry.disposeContext(upstreamContext(id));
@@ -253,10 +264,13 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /**
-   * tools/call on the upstream, for the `mcp` executor, on a connection kept for `caller` only. Refused while the tool is not registered (quarantined, gone)
-   * or the server is skipped; a failure to reach the server counts toward the skip, the tool's own error does not.
+   * tools/call on the upstream, for the `mcp` executor, on a connection of its own, closed when the call is done: no
+   * call shares a connection (or the server's MCP session) with another, so no caller can cut off another's call.
+   * Refused while the tool is not registered (quarantined, gone) or the server is skipped. Only the server's own
+   * failures count toward the skip (isServerFailure); a call cut off after it was sent is never sent again (it may
+   * have run), and its error says so.
    */
-  async callTool(tool: string, args: Record<string, unknown>, maxResultBytes: number, caller = ""): Promise<UpstreamCallOutcome> {
+  async callTool(tool: string, args: Record<string, unknown>, maxResultBytes: number): Promise<UpstreamCallOutcome> {
     const state = this.state();
     if (!state) return { ok: false, error: "this upstream MCP server was removed" };
     const { id } = state.config;
@@ -271,21 +285,29 @@ export class UpstreamObject extends DurableObject<Env> {
         error: `the MCP server ${id} is skipped until ${iso(state.health.skippedUntil) ?? "later"} after ${state.health.failures} failures in a row (last: ${state.health.lastError ?? "unknown"})`,
       };
     }
+    let connection: UpstreamConnection;
     try {
-      const result = await this.keeper.use(
-        // Kept per caller (principal and session, executors/mcp.ts): what the server keeps in its MCP session stays
-        // with the toolgate session that made it; another caller gets a connection of its own.
-        JSON.stringify([state.config, state.transport, maxResultBytes, caller]),
-        // A list_changed heard on this connection: list again soon (the alarm), not in a call's time.
-        () => this.openConnection(state, maxResultBytes, () => this.listSoon()),
-        (connection) => callUpstreamTool(connection, tool, args, state.config.timeoutMs),
-      );
+      // A list_changed heard on this connection: list again soon (the alarm), not in a call's time.
+      connection = await this.openConnection(state, maxResultBytes, () => this.listSoon());
+    } catch (error) {
+      if (isServerFailure(error)) this.noteHealth((health) => afterFailure(health, `tools/call ${tool}: ${errorText(error)}`, now));
+      // The text may carry the server's own words (an HTTP body, a JSON-RPC error message): the executor wraps it.
+      return { ok: false, error: `${id}: ${errorText(error)} (the call was not sent)`, fromUpstream: true };
+    }
+    try {
+      const result = await callUpstreamTool(connection, tool, args, state.config.timeoutMs);
       this.noteHealth(afterSuccess);
       return { ok: true, result };
     } catch (error) {
-      this.noteHealth((health) => afterFailure(health, `tools/call ${tool}: ${errorText(error)}`, now));
-      // The text may carry the server's own words (an HTTP body, a JSON-RPC error message): the executor wraps it.
-      return { ok: false, error: `${id}: ${errorText(error)}`, fromUpstream: true };
+      // Past the size cap the caller's arguments asked for too much: the server worked.
+      if (!connection.signal.aborted && isServerFailure(error)) {
+        this.noteHealth((health) => afterFailure(health, `tools/call ${tool}: ${errorText(error)}`, now));
+      }
+      const sent = isServerAnswer(error) ? "" : " (the call was sent and may have run on the server; it was not sent again)";
+      return { ok: false, error: `${id}: ${errorText(error)}${sent}`, fromUpstream: true };
+    } finally {
+      // Ending the server's session (a DELETE) is not the caller's wait.
+      void connection.close().catch(() => undefined);
     }
   }
 
@@ -332,7 +354,8 @@ export class UpstreamObject extends DurableObject<Env> {
   private async register(next: UpstreamState): Promise<UpstreamAnswer<UpstreamDetail>> {
     const { config } = next;
     const definitions: ToolDefinition[] = [];
-    const rejected = next.rejected.filter((item) => !next.accepted.some((tool) => tool.name === item.name));
+    // Every refusal is listed: what the list left out, then what registering leaves out now (computed afresh each time).
+    const rejected = [...(next.listRejected ?? [])];
     const names = new Set<string>();
     for (const tool of next.accepted) {
       try {
@@ -340,9 +363,7 @@ export class UpstreamObject extends DurableObject<Env> {
           prefix: config.prefix,
           executor: { type: "mcp", upstream: config.id, tool: tool.name },
           ...(config.groups ? { groups: config.groups } : {}),
-          ...(config.visibility ? { visibility: config.visibility } : {}),
-          ...(config.risk ? { risk: config.risk } : {}),
-          ...(config.confirm ? { confirm: config.confirm } : {}),
+          ...this.guardOf(config, tool),
         });
         if (names.has(definition.name)) {
           rejected.push({ name: tool.name, reason: `its catalog name ${definition.name} is another tool's` });
@@ -365,6 +386,12 @@ export class UpstreamObject extends DurableObject<Env> {
     const saved: UpstreamState = { ...next, accepted: next.accepted.filter((tool) => registeredUpstreamNames.has(tool.name)), rejected };
     this.save(saved);
     return { ok: true, value: this.describe(saved), registry: { epoch: outcome.epoch, version: outcome.version } };
+  }
+
+  /** The tool's guard: restricted unless the owner says public; its annotations raise it, never lower it. */
+  private guardOf(config: UpstreamConfig, tool: McpTool): UpstreamToolGuard {
+    const own = config.tools && Object.hasOwn(config.tools, tool.name) ? config.tools[tool.name] : undefined;
+    return upstreamToolGuard(tool.annotations, config, own);
   }
 
   private summarize(state: UpstreamState): UpstreamSummary {
@@ -395,11 +422,18 @@ export class UpstreamObject extends DurableObject<Env> {
     return {
       ...this.summarize(state),
       config,
-      toolNames: state.accepted.map((tool) => ({
-        name: prefixedToolName(config.prefix, tool.name),
-        upstreamName: tool.name,
-      })),
-      quarantine: Object.values(state.quarantine),
+      toolNames: state.accepted.map((tool) => {
+        const guard = this.guardOf(config, tool);
+        return {
+          name: prefixedToolName(config.prefix, tool.name),
+          upstreamName: tool.name,
+          annotations: tool.annotations ?? {},
+          visibility: guard.visibility,
+          risk: guard.risk,
+          confirm: guard.confirm ?? "off",
+        };
+      }),
+      quarantine: Object.values(state.quarantine).map((held) => ({ ...held, digest: held.hash })),
       rejectedTools: state.rejected,
     };
   }

@@ -27,7 +27,7 @@ export function createExecutorRunner(deps: ExecutorDeps): ExecutorRunner {
     if (!spec) throw new Error(`tool "${tool.definition.name}" has no server-side executor: the client runs it`);
     if (spec.type === "builtin") return runBuiltin(spec.name, args, config);
     if (spec.type === "http") return runHttpExecutor(spec, args, config, env);
-    if (spec.type === "mcp") return runMcpExecutor(spec, args, config, callUpstream, context);
+    if (spec.type === "mcp") return runMcpExecutor(spec, args, config, callUpstream);
     return runServiceExecutor(spec, args, config, env);
   };
 }

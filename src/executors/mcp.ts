@@ -3,7 +3,7 @@
 // errors too (they reach the model as well). An upstream's isError, a timeout or a server that is down or skipped is
 // a tool error, never a failed request.
 import type { GatewayConfig } from "../core/config.ts";
-import type { ExecutorSpec, ToolCallContext } from "../core/types.ts";
+import type { ExecutorSpec } from "../core/types.ts";
 import { wrapFetchedContent } from "../core/boundary/untrusted.ts";
 import { resultText } from "../core/upstream/result.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
@@ -11,28 +11,19 @@ import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 export type McpExecutorSpec = Extract<ExecutorSpec, { type: "mcp" }>;
 
 /**
- * tools/call of `tool` on upstream `upstream` for `caller` (who calls: principal and session, opaque); the Worker
- * supplies it (the upstream object's RPC).
+ * tools/call of `tool` on upstream `upstream`; the Worker supplies it (the upstream object's RPC, which opens a
+ * connection for this call alone).
  */
-export type UpstreamCaller = (upstream: string, tool: string, args: Record<string, unknown>, caller: string) => Promise<UpstreamCallOutcome>;
-
-/**
- * Who calls, as the upstream object keys its kept connection: an MCP session upstream may hold state (a browser, a
- * memory), so one principal's session never shares it with another session or principal.
- */
-export function upstreamCallerKey(context: ToolCallContext): string {
-  return JSON.stringify([context.principal?.id ?? "", context.sessionId ?? ""]);
-}
+export type UpstreamCaller = (upstream: string, tool: string, args: Record<string, unknown>) => Promise<UpstreamCallOutcome>;
 
 export async function runMcpExecutor(
   spec: McpExecutorSpec,
   args: Record<string, unknown>,
   config: GatewayConfig,
   callUpstream: UpstreamCaller | undefined,
-  context: ToolCallContext,
 ): Promise<string> {
   if (!callUpstream) throw new Error("upstream MCP servers are not available here");
-  const outcome = await callUpstream(spec.upstream, spec.tool, args, upstreamCallerKey(context));
+  const outcome = await callUpstream(spec.upstream, spec.tool, args);
   const wrap = (text: string): string =>
     wrapFetchedContent(text, `mcp ${spec.upstream} ${spec.tool}`, { locale: config.locale, maxChars: config.limits.maxUntrustedChars });
   if (!outcome.ok) throw new Error(outcome.fromUpstream === true ? wrap(outcome.error) : outcome.error);

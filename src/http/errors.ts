@@ -7,7 +7,7 @@ export type ErrorCode =
   | "forbidden" | "banned" | "forbidden_origin" // 403
   | "not_found" | "tool_not_found" | "confirmation_not_found" | "session_not_found" | "upstream_not_found" // 404
   | "method_not_allowed" // 405
-  | "too_many_tools" | "too_many_upstreams" | "not_in_quarantine" // 409
+  | "too_many_tools" | "too_many_upstreams" | "not_in_quarantine" | "quarantine_changed" // 409
   | "confirmation_expired" // 410
   | "payload_too_large" | "too_many_items" // 413
   | "rate_limited" | "too_many_sessions" // 429
@@ -21,7 +21,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403, banned: 403, forbidden_origin: 403,
   not_found: 404, tool_not_found: 404, confirmation_not_found: 404, session_not_found: 404, upstream_not_found: 404,
   method_not_allowed: 405,
-  too_many_tools: 409, too_many_upstreams: 409, not_in_quarantine: 409,
+  too_many_tools: 409, too_many_upstreams: 409, not_in_quarantine: 409, quarantine_changed: 409,
   confirmation_expired: 410,
   payload_too_large: 413, too_many_items: 413,
   rate_limited: 429, too_many_sessions: 429,

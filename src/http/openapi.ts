@@ -72,6 +72,11 @@ const upstreamBody = obj({
   visibility: { enum: ["public", "restricted"] },
   risk: { enum: ["safe", "sensitive", "dangerous"] },
   confirm: { enum: ["session", "always"] },
+  tools: {
+    type: "object",
+    description: "the server's tool name → visibility, risk, confirm for that tool (over the upstream's)",
+    additionalProperties: obj({ visibility: { enum: ["public", "restricted"] }, risk: { enum: ["safe", "sensitive", "dangerous"] }, confirm: { enum: ["session", "always"] } }, [], { additionalProperties: false }),
+  },
   prefix: { type: "string", pattern: "^[a-zA-Z0-9_-]{1,32}$" },
   refreshSeconds: { type: "integer", minimum: 60, maximum: 604800 },
   timeoutMs: { type: "integer", minimum: 100, maximum: 120000 },
@@ -88,8 +93,14 @@ const upstreamSummary = obj(upstreamSummaryProperties);
 const upstreamDetail = obj({
   ...upstreamSummaryProperties,
   config: anyObject,
-  toolNames: { type: "array", items: obj({ name: str, upstreamName: str }) },
-  quarantine: { type: "array", items: obj({ name: str, reason: { enum: ["changed", "new"] }, hash: str, tool: anyObject, diff: { type: "array", items: obj({ field: str, before: { type: ["string", "null"] }, after: { type: ["string", "null"] } }) }, since: int }) },
+  toolNames: {
+    type: "array",
+    items: obj({
+      name: str, upstreamName: str, annotations: anyObject,
+      visibility: { enum: ["public", "restricted"] }, risk: { enum: ["safe", "sensitive", "dangerous"] }, confirm: { enum: ["session", "always", "off"] },
+    }),
+  },
+  quarantine: { type: "array", items: obj({ name: str, reason: { enum: ["changed", "new"] }, hash: str, digest: str, tool: anyObject, diff: { type: "array", items: obj({ field: str, before: { type: ["string", "null"] }, after: { type: ["string", "null"] } }) }, since: int }) },
   rejectedTools: { type: "array", items: obj({ name: str, reason: str }) },
 });
 const upstreamAnswer = obj({ upstream: upstreamDetail, version: int }, ["upstream"]);
@@ -114,7 +125,7 @@ export const OPERATIONS: readonly Operation[] = [
     examples: [{ summary: "the document", token: "none", status: 200 }],
   },
   {
-    method: "GET", path: "/v1/tools", summary: "Tool definitions visible to the caller",
+    method: "GET", path: "/v1/tools", summary: "Tool definitions visible to the caller (format=summary: each upstream tool's guard under `upstream`)",
     query: { groups: { type: "string", description: "comma-separated groups" }, format: { enum: ["openai", "responses", "anthropic", "mcp", "summary"] } },
     ok: { 200: { description: "the tools", schema: obj({ tools: { type: "array", items: anyObject } }, ["tools"]) } },
     errors: [...CALLER, "invalid_request", "rate_limited"],
@@ -200,12 +211,13 @@ export const OPERATIONS: readonly Operation[] = [
     examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
   },
   {
-    method: "POST", path: "/v1/upstreams/:id/accept", summary: "Accepts what quarantine holds: every tool, or the named upstream tools (owner)", owner: true,
-    body: obj({ tools: strings }, [], { additionalProperties: false }),
+    method: "POST", path: "/v1/upstreams/:id/accept", summary: "Accepts quarantined tools, each named with the digest of the version the owner saw (owner)", owner: true,
+    body: obj({ tools: { type: "array", minItems: 1, items: obj({ name: str, digest: { type: "string", pattern: "^[0-9a-f]{64}$" } }, ["name", "digest"], { additionalProperties: false }) } }, ["tools"], { additionalProperties: false }),
     ok: { 200: { description: "accepted and registered", schema: upstreamAnswer } },
-    errors: [...CALLER, ...BODY, "forbidden", "rate_limited", "upstream_not_found", "not_in_quarantine", "too_many_tools"],
+    errors: [...CALLER, ...BODY, "forbidden", "rate_limited", "upstream_not_found", "not_in_quarantine", "quarantine_changed", "too_many_tools"],
     examples: [
-      { summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, body: {}, status: 404 },
+      { summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, body: { tools: [{ name: "x", digest: "0".repeat(64) }] }, status: 404 },
+      { summary: "a bare name", token: "owner", params: { id: "openapi-absent" }, body: { tools: ["x"] }, status: 400 },
       { summary: "an unknown field", token: "owner", params: { id: "openapi-absent" }, body: { all: true }, status: 400 },
     ],
   },

@@ -4,6 +4,7 @@ import { ID_PATTERN } from "../core/ids.ts";
 import { detectToolShape, fromShape, guardFromMcpAnnotations, ShapeError } from "../core/tools/shapes.ts";
 import type { ToolShape } from "../core/tools/shapes.ts";
 import { fitToolName } from "../core/tools/toolNames.ts";
+import { UPSTREAM_CONTEXT_PREFIX } from "../core/upstream/config.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
 import type { StoredTool } from "../durable/registryObject.ts";
 import { executorProblems } from "../executors/index.ts";
@@ -53,6 +54,18 @@ function toolgateInput(item: JsonObject, shape: ToolShape, prefix: string, defau
   return input;
 }
 
+/**
+ * The `context` field of a body: an id, never one of the upstreams' own (`upstream:<id>`), which the upstream's next
+ * list would replace, taking the tool with it.
+ */
+export function readContext(body: JsonObject, prefix: string): string | undefined {
+  const context = optionalString(body, "context", prefix, { pattern: ID_PATTERN, patternText: ID_PATTERN.source });
+  if (context?.startsWith(UPSTREAM_CONTEXT_PREFIX) === true) {
+    throw badField(fieldPath(prefix, "context"), `contexts starting with "${UPSTREAM_CONTEXT_PREFIX}" belong to upstream MCP servers (PUT /v1/upstreams/:id)`);
+  }
+  return context;
+}
+
 /** One tool of a request body → its validated definition and context. `prefix` names it in errors. */
 export function readTool(
   body: JsonObject,
@@ -61,7 +74,7 @@ export function readTool(
   locale: Locale,
   options: { pathName?: string; defaults?: JsonObject } = {},
 ): StoredTool {
-  const context = optionalString(body, "context", prefix, { pattern: ID_PATTERN, patternText: ID_PATTERN.source });
+  const context = readContext(body, prefix);
   let input: JsonObject;
   if (shape === "toolgate") {
     input = { ...options.defaults, ...body };

@@ -176,7 +176,7 @@ function executorRunner(env: Env, settings: Settings): ExecutorRunner {
     return createExecutorRunner({
       config: settings.config,
       env: { ...env },
-      callUpstream: (upstream, tool, args, caller) => upstreamStub(env, upstream).callTool(tool, args, settings.config.limits.maxResponseBytes, caller),
+      callUpstream: (upstream, tool, args) => upstreamStub(env, upstream).callTool(tool, args, settings.config.limits.maxResponseBytes),
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

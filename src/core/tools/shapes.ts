@@ -182,9 +182,10 @@ export function fromShape(tool: unknown, shape: ToolShape, path = "tool"): ToolD
 }
 
 /**
- * What an MCP tool's annotations tell the guard, by the one rule upstream servers' tools follow too
- * (upstream/mcpTool.ts `guardFromAnnotations`): read-only → public and safe; destructive → dangerous; else sensitive
- * (MCP presumes an unannotated tool may change things). The owner's settings override what this returns.
+ * What an MCP tool the owner imports tells the guard through its annotations (upstream/mcpTool.ts
+ * `guardFromAnnotations`): destructive → dangerous; read-only → public and safe; else sensitive (MCP presumes an
+ * unannotated tool may change things). The owner's settings override what this returns. An upstream server's tools
+ * follow upstream/toolGuard.ts instead (restricted unless the owner says otherwise).
  */
 export function guardFromMcpAnnotations(tool: unknown): { visibility?: Visibility; risk: Risk } {
   const annotations = isRecord(tool) && isRecord(tool["annotations"]) ? tool["annotations"] : {};

@@ -20,19 +20,16 @@ const SCHEMA_LIST_KEYWORDS = ["items", "prefixItems", "allOf", "anyOf", "oneOf"]
 const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
 
 /**
- * A copy of `schema` whose every title and description (at schema positions, however deep: the walk is iterative)
- * is cleaned. Everything else is copied as it is.
+ * Calls `visit` with every schema node of `schema` (a copy is the caller's business), however deep: the walk is
+ * iterative. Nodes that are not objects (`true` / `false` schemas, a list of names under `dependencies`) are skipped.
  */
-export function cleanSchemaTexts(schema: JsonSchema, locale: Locale = "en"): JsonSchema {
-  const copy: unknown = JSON.parse(JSON.stringify(schema));
-  if (!isRecord(copy)) return schema;
-  const stack: unknown[] = [copy];
+export function forEachSchemaNode(schema: unknown, visit: (node: Record<string, unknown>) => void): void {
+  const stack: unknown[] = [schema];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (!isRecord(node)) continue; // `true` / `false` schemas, or a list of names under `dependencies`
+    if (!isRecord(node)) continue;
+    visit(node);
     for (const [key, value] of Object.entries(node)) {
-      if (TEXT_KEYWORDS.includes(key)) {
-        if (typeof value === "string") node[key] = cleanUntrustedText(value, locale);
-      } else if (SCHEMA_KEYWORDS.includes(key)) {
+      if (SCHEMA_KEYWORDS.includes(key)) {
         stack.push(value);
       } else if (SCHEMA_LIST_KEYWORDS.includes(key)) {
         if (Array.isArray(value)) for (const item of value) stack.push(item);
@@ -42,6 +39,18 @@ export function cleanSchemaTexts(schema: JsonSchema, locale: Locale = "en"): Jso
       }
     }
   }
+}
+
+/** A copy of `schema` whose every title and description (at schema positions) is cleaned. Everything else as it is. */
+export function cleanSchemaTexts(schema: JsonSchema, locale: Locale = "en"): JsonSchema {
+  const copy: unknown = JSON.parse(JSON.stringify(schema));
+  if (!isRecord(copy)) return schema;
+  forEachSchemaNode(copy, (node) => {
+    for (const key of TEXT_KEYWORDS) {
+      const value = node[key];
+      if (typeof value === "string") node[key] = cleanUntrustedText(value, locale);
+    }
+  });
   return copy;
 }
 

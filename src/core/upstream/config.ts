@@ -2,6 +2,7 @@
 import { isLocalHost } from "../boundary/hosts.ts";
 import type { DeclaredConfirm, Risk, Visibility } from "../types.ts";
 import type { NewToolsPolicy } from "./pins.ts";
+import type { UpstreamGuardSettings } from "./toolGuard.ts";
 
 export interface UpstreamConfig {
   id: string;
@@ -14,6 +15,8 @@ export interface UpstreamConfig {
   visibility?: Visibility;
   risk?: Risk;
   confirm?: DeclaredConfirm;
+  /** Per upstream tool (by the server's name): guard settings that replace the upstream's for that tool. */
+  tools?: Record<string, UpstreamGuardSettings>;
   /** Re-list every this many seconds (a Durable Object alarm); absent: only on refresh and list_changed. */
   refreshSeconds?: number;
   timeoutMs: number;
@@ -48,9 +51,12 @@ export const UPSTREAM_LIMITS = Object.freeze({
   prefixChars: 32,
 });
 
+/** Contexts that start with this belong to upstreams: the owner's tools may not be put there (a refresh replaces them). */
+export const UPSTREAM_CONTEXT_PREFIX = "upstream:";
+
 /** The context an upstream's tools are registered in (DELETE /v1/contexts/:id disposes it too). */
 export function upstreamContext(id: string): string {
-  return `upstream:${id}`;
+  return `${UPSTREAM_CONTEXT_PREFIX}${id}`;
 }
 
 /**

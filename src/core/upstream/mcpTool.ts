@@ -8,6 +8,7 @@ import { canonicalJson, TooDeep } from "../jsonSchema/canonical.ts";
 import { isRecord } from "../records.ts";
 import { fitToolName, prefixedToolName } from "../tools/toolNames.ts";
 import { HASH_DEPTH } from "./pins.ts";
+import { cleanSchemaData, hiddenPropertyName } from "./schemaData.ts";
 import type { DeclaredConfirm, ExecutorSpec, JsonSchema, Locale, Risk, ToolDefinition, Visibility } from "../types.ts";
 
 /** The fields of an MCP tool that toolgate reads (anything else a server sends is ignored). */
@@ -64,6 +65,10 @@ export function readMcpTool(value: unknown): { tool: McpTool } | { problem: stri
   if (!isRecord(inputSchema)) return { problem: `"${name}": inputSchema must be an object schema` };
   const schemaProblem = inputSchemaProblem(inputSchema);
   if (schemaProblem !== undefined) return { problem: `"${name}": ${schemaProblem}` };
+  const hidden = hiddenPropertyName(inputSchema);
+  if (hidden !== undefined) {
+    return { problem: `"${name}": the property name ${hidden} carries hidden, bidi or banner characters; a tool's property names must read as they are` };
+  }
   tool.inputSchema = inputSchema;
   if (isRecord(annotations)) {
     const read: McpToolAnnotations = {};
@@ -95,10 +100,14 @@ function inputSchemaProblem(schema: JsonSchema): string | undefined {
   return undefined;
 }
 
-/** The guard's reading of the annotations: read-only → public and safe; destructive → dangerous; else sensitive. */
+/**
+ * The guard's reading of the annotations of a tool the owner imports: destructive (even when it also says read-only)
+ * → dangerous; read-only → public and safe; else sensitive. An upstream server's tools follow toolGuard.ts instead
+ * (restricted unless the owner says otherwise).
+ */
 export function guardFromAnnotations(annotations: McpToolAnnotations | undefined): { visibility?: Visibility; risk: Risk } {
-  if (annotations?.readOnlyHint === true) return { visibility: "public", risk: "safe" };
   if (annotations?.destructiveHint === true) return { risk: "dangerous" };
+  if (annotations?.readOnlyHint === true) return { visibility: "public", risk: "safe" };
   return { risk: "sensitive" };
 }
 
@@ -116,7 +125,8 @@ export function definitionFromMcpTool(tool: McpTool, options: McpToolOptions = {
     name,
     description,
     // MCP requires an object schema; a server that leaves out `type` still means one.
-    parameters: tool.inputSchema.type === undefined ? { ...tool.inputSchema, type: "object" } : tool.inputSchema,
+    // enum, const, default and examples cleaned as descriptions are (the registry cleans the texts).
+    parameters: cleanSchemaData(tool.inputSchema.type === undefined ? { ...tool.inputSchema, type: "object" } : tool.inputSchema, options.locale ?? "en"),
   };
   if (options.groups !== undefined && options.groups.length > 0) input.groups = options.groups;
   const visibility = options.visibility ?? guard.visibility;

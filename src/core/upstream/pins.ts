@@ -118,32 +118,42 @@ export async function planImport(input: ImportInput): Promise<ImportPlan> {
   return { accepted, quarantined, pins };
 }
 
-export interface AcceptOutcome {
-  pins: Record<string, Pin>;
-  quarantine: Record<string, QuarantinedTool>;
-  accepted: McpTool[];
-  /** Names asked for that are not in quarantine. */
-  unknown: string[];
+/** One tool the owner accepts: its upstream name and the digest of the definition the owner was shown. */
+export interface AcceptChoice {
+  name: string;
+  digest: string;
 }
 
-/** Pins what the quarantine holds (every tool, or the named ones): exactly the version the owner was shown. */
+export type AcceptOutcome =
+  | { ok: true; pins: Record<string, Pin>; quarantine: Record<string, QuarantinedTool>; accepted: McpTool[] }
+  /** `unknown`: names not in quarantine; `changed`: held now in another version than the digest names. */
+  | { ok: false; unknown: string[]; changed: { name: string; digest: string }[] };
+
+/**
+ * Pins exactly what the owner was shown: each chosen tool only while the quarantine still holds the version with the
+ * given digest (an upstream may list a new version between the owner's look and the accept). All or nothing.
+ */
 export function acceptQuarantined(
   pins: Readonly<Record<string, Pin>>,
   quarantine: Readonly<Record<string, QuarantinedTool>>,
-  names: readonly string[] | undefined,
+  choices: readonly AcceptChoice[],
   now: number,
 ): AcceptOutcome {
-  const chosen = names ?? Object.keys(quarantine);
-  const unknown = chosen.filter((name) => !Object.hasOwn(quarantine, name));
+  const unknown: string[] = [];
+  const changed: { name: string; digest: string }[] = [];
   const nextPins = { ...pins };
   const nextQuarantine = { ...quarantine };
   const accepted: McpTool[] = [];
-  for (const name of chosen) {
+  for (const { name, digest } of choices) {
     const held = Object.hasOwn(quarantine, name) ? quarantine[name] : undefined;
-    if (held === undefined) continue;
-    nextPins[name] = { hash: held.hash, tool: held.tool, pinnedAt: now };
-    delete nextQuarantine[name];
-    accepted.push(held.tool);
+    if (held === undefined) unknown.push(name);
+    else if (held.hash !== digest) changed.push({ name, digest: held.hash });
+    else if (Object.hasOwn(nextQuarantine, name)) {
+      nextPins[name] = { hash: held.hash, tool: held.tool, pinnedAt: now };
+      delete nextQuarantine[name];
+      accepted.push(held.tool);
+    }
   }
-  return { pins: nextPins, quarantine: nextQuarantine, accepted, unknown };
+  if (unknown.length > 0 || changed.length > 0) return { ok: false, unknown, changed };
+  return { ok: true, pins: nextPins, quarantine: nextQuarantine, accepted };
 }

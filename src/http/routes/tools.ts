@@ -2,11 +2,12 @@
 import { ID_PATTERN } from "../../core/ids.ts";
 import { readName, ToolDefinitionError } from "../../core/tools/definition.ts";
 import { TOOL_SHAPES, toShape } from "../../core/tools/shapes.ts";
+import type { ToolDefinition } from "../../core/types.ts";
 import { registryStub } from "../../durable/stubs.ts";
 import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
-import { itemShape, readDefaults, readTool } from "../toolImport.ts";
+import { itemShape, readContext, readDefaults, readTool } from "../toolImport.ts";
 import type { ImportShape } from "../toolImport.ts";
 import { badField, HttpError } from "../errors.ts";
 import { GROUP_NAME_MAX } from "../groups.ts";
@@ -36,6 +37,20 @@ function parseGroupList(text: string): string[] {
   return groups;
 }
 
+function isUpstreamTool(tool: ToolDefinition): boolean {
+  return tool.executor?.type === "mcp";
+}
+
+/** What an upstream tool's annotations and the owner's settings mapped to (upstream/toolGuard.ts), as declared. */
+function upstreamGuardView(tool: ToolDefinition): Record<string, unknown> {
+  const executor = tool.executor?.type === "mcp" ? tool.executor : undefined;
+  const risk = tool.risk ?? "safe";
+  return {
+    id: executor?.upstream, tool: executor?.tool,
+    visibility: tool.visibility ?? "public", risk, confirm: tool.confirm ?? (risk === "dangerous" ? "session" : "off"),
+  };
+}
+
 export async function listTools(request: RouteRequest, call: Call): Promise<Response> {
   const params = queryParams(request, ["groups", "format"]);
   const format = params.get("format") ?? "openai";
@@ -44,7 +59,15 @@ export async function listTools(request: RouteRequest, call: Call): Promise<Resp
   const groups = effectiveGroups(call.principal, requested);
   await enforceRateLimit(call);
   const { registry } = await currentRegistry(call.env, call.settings);
-  if (format === "summary") return Response.json({ tools: registry.getSummaries({ groups }) });
+  if (format === "summary") {
+    const upstreamTools = new Map(registry.getDefinitions({ groups }).filter(isUpstreamTool).map((tool) => [tool.name, tool]));
+    return Response.json({
+      tools: registry.getSummaries({ groups }).map((summary) => {
+        const tool = upstreamTools.get(summary.name);
+        return tool ? { ...summary, upstream: upstreamGuardView(tool) } : summary;
+      }),
+    });
+  }
   return Response.json({ tools: registry.getDefinitions({ groups }).map((tool) => toShape(tool, format)) });
 }
 
@@ -90,7 +113,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
   const body = await readJsonObject(request, limits.maxBulkBodyBytes);
   // `nextCursor`: a whole MCP tools/list result may be sent as it came (one page of it; the answer says so).
   rejectUnknownFields(body, ["tools", "context", "defaults", "nextCursor"]);
-  const defaultContext = optionalString(body, "context", "", { pattern: ID_PATTERN, patternText: ID_PATTERN.source });
+  const defaultContext = readContext(body, "");
   const defaults = readDefaults(body);
   const nextCursor = optionalString(body, "nextCursor", "", { maxLength: 4_096 });
   const items = requiredArray(body, "tools", "", limits.maxTools);

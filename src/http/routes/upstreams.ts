@@ -5,6 +5,8 @@ import { TOOL_SECRET_PREFIX } from "../../core/boundary/secrets.ts";
 import { UPSTREAM_LIMITS, upstreamUrlRefusal } from "../../core/upstream/config.ts";
 import type { UpstreamConfig } from "../../core/upstream/config.ts";
 import { NEW_TOOLS_POLICIES } from "../../core/upstream/pins.ts";
+import type { AcceptChoice } from "../../core/upstream/pins.ts";
+import type { UpstreamGuardSettings } from "../../core/upstream/toolGuard.ts";
 import type { UpstreamAnswer } from "../../durable/upstreamObject.ts";
 import { registryStub, upstreamStub } from "../../durable/stubs.ts";
 import { noteRegistryVersion } from "../../isolate/registryCache.ts";
@@ -15,7 +17,7 @@ import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import type { Call } from "../stage.ts";
 import {
-  expectObject, optionalInteger, optionalOneOf, optionalString, optionalStringArray, rejectUnknownFields, requiredString,
+  expectObject, optionalInteger, optionalOneOf, optionalString, optionalStringArray, rejectUnknownFields, requiredArray, requiredString,
 } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
 
@@ -25,8 +27,39 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 /** Default for new tools from a known upstream: held, like a changed one (see README, "Pinned descriptions"). */
 const DEFAULT_NEW_TOOLS = "quarantine";
 const UPSTREAM_FIELDS = [
-  "url", "headers", "groups", "visibility", "risk", "confirm", "prefix", "refreshSeconds", "timeoutMs", "allowPrivate", "newTools",
+  "url", "headers", "groups", "visibility", "risk", "confirm", "tools", "prefix", "refreshSeconds", "timeoutMs", "allowPrivate", "newTools",
 ];
+const VISIBILITIES = ["public", "restricted"] as const;
+const RISKS = ["safe", "sensitive", "dangerous"] as const;
+const CONFIRMS = ["session", "always"] as const;
+
+/** visibility, risk and confirm of an object (the upstream's body, or one entry of `tools`). */
+function readGuardSettings(object: JsonObject, prefix: string): UpstreamGuardSettings {
+  const settings: UpstreamGuardSettings = {};
+  const visibility = optionalOneOf(object, "visibility", prefix, VISIBILITIES);
+  if (visibility !== undefined) settings.visibility = visibility;
+  const risk = optionalOneOf(object, "risk", prefix, RISKS);
+  if (risk !== undefined) settings.risk = risk;
+  const confirm = optionalOneOf(object, "confirm", prefix, CONFIRMS);
+  if (confirm !== undefined) settings.confirm = confirm;
+  return settings;
+}
+
+/** `tools`: the server's tool name → that tool's guard settings. */
+function readToolSettings(body: JsonObject): Record<string, UpstreamGuardSettings> | undefined {
+  if (body.tools === undefined) return undefined;
+  const entries = Object.entries(expectObject(body.tools, "tools"));
+  if (entries.length > UPSTREAM_LIMITS.toolsPerUpstream) throw badField("tools", `names more than ${UPSTREAM_LIMITS.toolsPerUpstream} tools`);
+  const read: Record<string, UpstreamGuardSettings> = {};
+  for (const [name, value] of entries) {
+    const prefix = `tools["${name.slice(0, 64)}"]`;
+    if (name.length === 0 || name.length > 256) throw badField(prefix, "a tool name has 1 to 256 characters");
+    const object = expectObject(value, prefix);
+    rejectUnknownFields(object, ["visibility", "risk", "confirm"], prefix);
+    read[name] = readGuardSettings(object, prefix);
+  }
+  return read;
+}
 
 function upstreamId(request: RouteRequest): string {
   const id = request.params.id;
@@ -90,12 +123,9 @@ export function readUpstreamConfig(id: string, body: JsonObject): UpstreamConfig
   };
   const groups = optionalStringArray(body, "groups", "", 32, { pattern: GROUP_NAME_PATTERN, patternText: GROUP_NAME_PATTERN.source });
   if (groups !== undefined && groups.length > 0) config.groups = [...new Set(groups)];
-  const visibility = optionalOneOf(body, "visibility", "", ["public", "restricted"] as const);
-  if (visibility !== undefined) config.visibility = visibility;
-  const risk = optionalOneOf(body, "risk", "", ["safe", "sensitive", "dangerous"] as const);
-  if (risk !== undefined) config.risk = risk;
-  const confirm = optionalOneOf(body, "confirm", "", ["session", "always"] as const);
-  if (confirm !== undefined) config.confirm = confirm;
+  Object.assign(config, readGuardSettings(body, ""));
+  const tools = readToolSettings(body);
+  if (tools !== undefined) config.tools = tools;
   const refreshSeconds = optionalInteger(body, "refreshSeconds", "", UPSTREAM_LIMITS.minRefreshSeconds, UPSTREAM_LIMITS.maxRefreshSeconds);
   if (refreshSeconds !== undefined) config.refreshSeconds = refreshSeconds;
   return config;
@@ -105,7 +135,6 @@ export function readUpstreamConfig(id: string, body: JsonObject): UpstreamConfig
 function answer<T>(outcome: UpstreamAnswer<T>, status = 200): Response {
   if (!outcome.ok) {
     if (outcome.code === "not_found") throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id");
-    if (outcome.code === "not_in_quarantine") throw new HttpError(409, "not_in_quarantine", outcome.message);
     throw new HttpError(409, outcome.code, outcome.message);
   }
   if (outcome.registry) noteRegistryVersion(outcome.registry);
@@ -159,13 +188,34 @@ export async function refreshUpstream(request: RouteRequest, call: Call): Promis
   return answer(await upstreamStub(call.env, id).refresh(true));
 }
 
+/**
+ * `{"tools": [{"name", "digest"}]}`: each quarantined tool named with the digest GET /v1/upstreams/:id showed, so that
+ * what is accepted is the version the owner looked at (409 quarantine_changed when the upstream listed another since).
+ * A bare name, or no list, is refused: it would accept whatever the upstream listed last.
+ */
+export function readAcceptChoices(body: JsonObject): AcceptChoice[] {
+  rejectUnknownFields(body, ["tools"]);
+  const items = requiredArray(body, "tools", "", UPSTREAM_LIMITS.toolsPerUpstream);
+  if (items.length === 0) throw badField("tools", "must name at least one quarantined tool");
+  return items.map((item, index) => {
+    const prefix = `tools[${index}]`;
+    if (typeof item === "string") {
+      throw badField(prefix, 'must be {"name", "digest"}: the digest GET /v1/upstreams/:id shows for the version you accept');
+    }
+    const object = expectObject(item, prefix);
+    rejectUnknownFields(object, ["name", "digest"], prefix);
+    return {
+      name: requiredString(object, "name", prefix, { maxLength: 256 }),
+      digest: requiredString(object, "digest", prefix, { maxLength: 64, pattern: /^[0-9a-f]{64}$/, patternText: "64 lowercase hex digits" }),
+    };
+  });
+}
+
 export async function acceptUpstream(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const id = upstreamId(request);
-  // Everything it takes is optional: no body accepts all that quarantine holds, as `{}` does.
-  const body = await readJsonObject(request, call.settings.config.limits.maxBodyBytes, { emptyIsObject: true });
-  rejectUnknownFields(body, ["tools"]);
-  const tools = optionalStringArray(body, "tools", "", UPSTREAM_LIMITS.toolsPerUpstream, { maxLength: 256 });
+  // No body reads as `{}`, which names no tool: refused with the shape to send.
+  const choices = readAcceptChoices(await readJsonObject(request, call.settings.config.limits.maxBodyBytes, { emptyIsObject: true }));
   await enforceRateLimit(call);
-  return answer(await upstreamStub(call.env, id).accept(tools));
+  return answer(await upstreamStub(call.env, id).accept(choices));
 }

@@ -213,7 +213,8 @@ describe("fromShape", () => {
 
   it("reads MCP annotations as the guard's settings; a tool that says nothing is sensitive", () => {
     expect(guardFromMcpAnnotations({ name: "a", annotations: { readOnlyHint: true, destructiveHint: true } }))
-      .toStrictEqual({ visibility: "public", risk: "safe" });
+      .toStrictEqual({ risk: "dangerous" });
+    expect(guardFromMcpAnnotations({ name: "a", annotations: { readOnlyHint: true } })).toStrictEqual({ visibility: "public", risk: "safe" });
     expect(guardFromMcpAnnotations({ name: "a", annotations: { destructiveHint: true } })).toStrictEqual({ risk: "dangerous" });
     expect(guardFromMcpAnnotations({ name: "a", annotations: { destructiveHint: false, idempotentHint: true } })).toStrictEqual({ risk: "sensitive" });
     expect(guardFromMcpAnnotations({ name: "a" })).toStrictEqual({ risk: "sensitive" });

@@ -34,8 +34,8 @@ describe("readMcpTool", () => {
 describe("guardFromAnnotations", () => {
   it("maps readOnlyHint to public and safe, destructiveHint to dangerous, nothing to sensitive", () => {
     expect(guardFromAnnotations({ readOnlyHint: true })).toEqual({ visibility: "public", risk: "safe" });
-    // Read-only wins: MCP says destructiveHint means nothing on a read-only tool.
-    expect(guardFromAnnotations({ readOnlyHint: true, destructiveHint: true })).toEqual({ visibility: "public", risk: "safe" });
+    // Destructive wins: a tool that says both is not trusted to be harmless.
+    expect(guardFromAnnotations({ readOnlyHint: true, destructiveHint: true })).toEqual({ risk: "dangerous" });
     expect(guardFromAnnotations({ destructiveHint: true })).toEqual({ risk: "dangerous" });
     expect(guardFromAnnotations({ destructiveHint: false })).toEqual({ risk: "sensitive" });
     expect(guardFromAnnotations(undefined)).toEqual({ risk: "sensitive" });

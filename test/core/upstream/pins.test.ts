@@ -77,18 +77,24 @@ describe("planImport", () => {
 });
 
 describe("acceptQuarantined", () => {
-  it("pins exactly what was held (all, or the named ones) and names what is not held", async () => {
+  it("pins exactly the version the digest names, all or nothing, and names what is not held or held in another version", async () => {
     const first = await planImport(input([tool("a"), tool("b")], { firstImport: true }));
     const plan = await planImport(input([tool("a", "A2"), tool("b", "B2"), tool("c")], { pins: first.pins }));
     const quarantine = Object.fromEntries(plan.quarantined.map((held) => [held.name, held]));
-    const some = acceptQuarantined(plan.pins, quarantine, ["a"], 5_000);
+    const digest = (name: string): string => quarantine[name]?.hash ?? "";
+    const some = acceptQuarantined(plan.pins, quarantine, [{ name: "a", digest: digest("a") }], 5_000);
+    if (!some.ok) throw new Error("refused");
     expect(some.accepted.map((t) => t.name)).toEqual(["a"]);
     expect(some.pins.a).toEqual({ hash: await toolHash(tool("a", "A2")), tool: tool("a", "A2"), pinnedAt: 5_000 });
     expect(Object.keys(some.quarantine).toSorted()).toEqual(["b", "c"]);
-    expect(acceptQuarantined(plan.pins, quarantine, ["a", "zzz"], 5_000).unknown).toEqual(["zzz"]);
-    const all = acceptQuarantined(plan.pins, quarantine, undefined, 5_000);
-    expect(all.accepted.map((t) => t.name).toSorted()).toEqual(["a", "b", "c"]);
-    expect(all.quarantine).toEqual({});
+
+    expect(acceptQuarantined(plan.pins, quarantine, [{ name: "a", digest: digest("a") }, { name: "zzz", digest: "0" }], 5_000))
+      .toEqual({ ok: false, unknown: ["zzz"], changed: [] });
+    // The owner saw version A2 of "a"; the upstream has listed A3 since: nothing is accepted, the current digest named.
+    const later = await planImport(input([tool("a", "A3"), tool("b", "B2"), tool("c")], { pins: first.pins, quarantine }));
+    const now = Object.fromEntries(later.quarantined.map((held) => [held.name, held]));
+    const stale = acceptQuarantined(later.pins, now, [{ name: "b", digest: digest("b") }, { name: "a", digest: digest("a") }], 6_000);
+    expect(stale).toEqual({ ok: false, unknown: [], changed: [{ name: "a", digest: await toolHash(tool("a", "A3")) }] });
   });
 });
 
