@@ -242,6 +242,61 @@ async function interleaved(
   return routes.map(({ route }) => merged(route, clients, windows.get(route) ?? []));
 }
 
+/** A bench's `wrangler dev` (bench/devServer.mjs), its state in a fresh folder: up once `ready()` resolves. */
+export interface BenchServer {
+  base: string;
+  child: ChildProcess;
+  ready(): Promise<void>;
+  /** A token the server accepts (HS256 with the bench's secret). */
+  token(claims: Record<string, unknown>, subject: string): Promise<string>;
+  /** Why the bench could not go on, with the end of what wrangler printed. */
+  failure(error: unknown): string;
+  stop(): Promise<void>;
+}
+
+export async function startBenchServer(repository: string, devTooling: DevTooling, log: (message: string) => void): Promise<BenchServer> {
+  const port = await freePort();
+  const base = `http://${HOST}:${port}`;
+  const state = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
+  // No rate limit, and no session bound: every MCP round opens a session.
+  const config = JSON.stringify({ limits: { rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 } });
+  log(`starting wrangler dev on ${base} (dev tooling ${devTooling})`);
+  // wrangler's dev server through its API (bench/devServer.mjs, which says why): the devtools inspector always off;
+  // with devTooling "off", also wrangler's local observability collector and its printing of the Worker's console
+  // lines, each a cost per request that falls on the routes that log or make RPCs, and none of them a cost of a
+  // deployed Worker.
+  const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", TOOL_SEARCH_CONFIG: config };
+  const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), devTooling], {
+    cwd: repository,
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    // The page build that wrangler runs first needs this Node (a system Node may be older) and the project's tools.
+    env: { ...process.env, PATH: `${join(repository, "node_modules", ".bin")}:${process.env.PATH ?? ""}`, WRANGLER_SEND_METRICS: "false" },
+  });
+  let errors = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4000);
+  });
+  const stopOnExit = (): void => stop(child);
+  process.once("exit", stopOnExit);
+  return {
+    base,
+    child,
+    ready: () => waitForHealth(base, child, 90_000),
+    token,
+    failure: (error) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      return `${reason}${errors ? `; wrangler said: ${errors.trim().slice(-500)}` : ""}`;
+    },
+    stop: async () => {
+      stop(child);
+      process.off("exit", stopOnExit);
+      await sleep(500);
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * Starts `wrangler dev` on a free loopback port (its own state folder, a bench-only secret, no rate limit), registers
  * `catalog`, then loads `prepare` and `search` (both modes). A route that answers 404 or 501 is not built yet: the
@@ -262,32 +317,10 @@ export async function httpLoad(options: {
 }): Promise<HttpSection> {
   const { repository, catalog, clients, seconds, rounds, log } = options;
   const devTooling = options.devTooling ?? "off";
-  const port = await freePort();
-  const base = `http://${HOST}:${port}`;
-  const state = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
-  // No rate limit, and no session bound: every MCP round opens a session.
-  const config = JSON.stringify({ limits: { rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 } });
-  log(`http: starting wrangler dev on ${base} (dev tooling ${devTooling})`);
-  // wrangler's dev server through its API (bench/devServer.mjs, which says why): the devtools inspector always off;
-  // with devTooling "off", also wrangler's local observability collector and its printing of the Worker's console
-  // lines, each a cost per request that falls on the routes that log or make RPCs, and none of them a cost of a
-  // deployed Worker.
-  const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", TOOL_SEARCH_CONFIG: config };
-  const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), devTooling], {
-    cwd: repository,
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
-    // The page build that wrangler runs first needs this Node (a system Node may be older) and the project's tools.
-    env: { ...process.env, PATH: `${join(repository, "node_modules", ".bin")}:${process.env.PATH ?? ""}`, WRANGLER_SEND_METRICS: "false" },
-  });
-  let errors = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    errors = (errors + chunk.toString()).slice(-4000);
-  });
-  const stopOnExit = (): void => stop(child);
-  process.once("exit", stopOnExit);
+  const server = await startBenchServer(repository, devTooling, log);
+  const { base, child } = server;
   try {
-    await waitForHealth(base, child, 90_000);
+    await server.ready();
     const owner = await token({ owner: true }, "bench-owner");
     const user = await token({ level: 0 }, "bench-user");
 
@@ -350,12 +383,8 @@ export async function httpLoad(options: {
     results.push(...await interleaved(mcpRoutes, clients, seconds, 1, child.pid, log));
     return section();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { skipped: `${reason}${errors ? `; wrangler said: ${errors.trim().slice(-500)}` : ""}` };
+    return { skipped: server.failure(error) };
   } finally {
-    stop(child);
-    process.off("exit", stopOnExit);
-    await sleep(500);
-    rmSync(state, { recursive: true, force: true });
+    await server.stop();
   }
 }

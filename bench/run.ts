@@ -1,7 +1,8 @@
-// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover]):
+// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover] [--upstream]):
 // search latency, index build time and heap, tool-list tokens, retrieval quality, HTTP load, adversarial validation
 // (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
-// and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), printed as ONE JSON summary on stdout (progress on stderr),
+// and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), concurrent upstream MCP calls
+// (--upstream: only that, a few seconds), printed as ONE JSON summary on stdout (progress on stderr),
 // with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,7 @@ import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
 import { autoDiscoverSection, type AutoDiscoverSection } from "./autoDiscover.ts";
 import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
+import { upstreamSection, type UpstreamSection } from "./upstream.ts";
 import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
 import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
 
@@ -40,6 +42,8 @@ const { values: flags } = parseArgs({
     conversation: { type: "boolean", default: false },
     // Only auto-discovery on MetaTool: success@k, precision and extra tokens per turn over a sweep of minScore.
     "auto-discover": { type: "boolean", default: false },
+    // Only concurrent upstream MCP calls: callers x calls through wrangler dev to a slow server, failures (target 0).
+    upstream: { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -401,6 +405,34 @@ function commandLine(): string {
   return `node --expose-gc bench/run.ts${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`;
 }
 
+/** Concurrent calls to a slow upstream: each caller's calls one after the other, all callers at once. */
+const UPSTREAM_LOAD = { callers: 10, callsPerCaller: 5, toolMs: 200 } as const;
+
+function upstreamTargets(section: UpstreamSection): Target[] {
+  if ("skipped" in section) return [];
+  return [
+    atMost(`upstream calls failed (${section.callers} callers x ${section.callsPerCaller} calls of a ${section.toolMs} ms tool)`, section.failures, 0),
+    atMost("upstream calls run more than once (tools/call received minus calls made)", section.upstreamCalls - section.calls, 0),
+  ];
+}
+
+async function upstreamOnly(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  const upstream = await upstreamSection({ repository: fileURLToPath(new URL("..", import.meta.url)), ...UPSTREAM_LOAD, log });
+  const targets = upstreamTargets(upstream);
+  const summary = {
+    command: "node --expose-gc bench/run.ts --upstream",
+    startedAt: startedAt.toISOString(),
+    seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
+    machine: machine(loadBefore),
+    upstream,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 function adversarialTargets(section: AdversarialSection): Target[] {
   return [atMost(`worstValidationMs (slowest adversarial case: ${section.worstCase})`, section.worstValidationMs, 50, section.worstValidationCpuMs)];
 }
@@ -499,6 +531,7 @@ function autoDiscoverOnly(): void {
 
 async function main(): Promise<void> {
   if (flags.adversarial === true) return adversarialOnly();
+  if (flags.upstream === true) return upstreamOnly();
   if (flags["auto-discover"] === true) return autoDiscoverOnly();
   if (flags.conversation === true) return conversationOnly();
   const startedAt = new Date();
@@ -513,7 +546,7 @@ async function main(): Promise<void> {
     const adversarial = adversarialSection([], quick, log);
     const targets = adversarialTargets(adversarial);
     const summary = {
-      command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, conversation: skipped, autoDiscover: skipped, http: skipped, httpWithDevDefaults: skipped,
+      command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, conversation: skipped, autoDiscover: skipped, http: skipped, httpWithDevDefaults: skipped, upstream: skipped,
       adversarial, targets, targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -570,15 +603,18 @@ async function main(): Promise<void> {
 
   let http: HttpSection;
   let httpWithDevDefaults: HttpSection;
+  let upstream: UpstreamSection;
   if (flags["no-http"] === true) {
     http = { skipped: "--no-http" };
     httpWithDevDefaults = http;
+    upstream = http;
   } else {
     const load = { repository: fileURLToPath(new URL("..", import.meta.url)), catalog: registrableCatalog(tokenCatalog), clients: HTTP_CLIENTS, log };
     http = await httpLoad({ ...load, seconds: HTTP_SECONDS, rounds: HTTP_ROUNDS });
     // For comparison, not judged: the same routes with wrangler dev's own local observability and log handling on
     // (bench/devServer.mjs), in half the time.
     httpWithDevDefaults = await httpLoad({ ...load, seconds: HTTP_SECONDS / 2, rounds: HTTP_ROUNDS, devTooling: "dev-defaults", mcp: false });
+    upstream = await upstreamSection({ repository: load.repository, ...UPSTREAM_LOAD, log });
   }
 
   // The largest catalog whose index fits in half of an isolate's 128 MB (room to spare for everything else), from
@@ -628,6 +664,7 @@ async function main(): Promise<void> {
     targets.push({ ...atMost(`${name}: mean CPU ms per request, 527 tools`, cost.meanCpuMs, 5), cpuValue: cost.meanCpuMs, passOnCpuTime: cost.meanCpuMs <= 5 });
   }
   targets.push(...adversarialTargets(adversarial));
+  targets.push(...upstreamTargets(upstream));
   targets.push(...autoDiscoverTargets(autoDiscover));
   for (const [name, route] of Object.entries(HEALTH_RATIO_ROUTES)) {
     const ratio = "skipped" in http ? undefined : http.p50RatioToHealth[route];
@@ -654,6 +691,7 @@ async function main(): Promise<void> {
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
       autoDiscover: AUTO_DISCOVER_METHOD,
       http: `wrangler dev (bench/devServer.mjs: local Durable Objects; its inspector, local observability collector and log printing off, as dev tooling a deployment does not run on the Worker's CPU), ${HTTP_CLIENTS} clients on loopback, each route ${HTTP_SECONDS} s in ${HTTP_ROUNDS} windows taken in turn with the other routes'; p50RatioToHealth = the route's median latency over GET /v1/health's in the same run, cpuRatioToHealth = the same for the workerd processes' CPU per request. httpWithDevDefaults: the same routes with wrangler dev's own local observability and log handling (not judged)`,
+      upstream: `bench/upstream.ts: wrangler dev in front of a slow MCP server on loopback; ${UPSTREAM_LOAD.callers} principals each make ${UPSTREAM_LOAD.callsPerCaller} execute calls of a ${UPSTREAM_LOAD.toolMs} ms tool one after the other, all principals at once; failures and tools/call received`,
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
@@ -663,6 +701,7 @@ async function main(): Promise<void> {
     requests,
     http,
     httpWithDevDefaults,
+    upstream,
     adversarial,
     autoDiscover,
     targets,

@@ -104,7 +104,8 @@ describe("server-everything as an upstream of wrangler dev", () => {
     if (upstream.status !== "ok") throw new Error(`not listed: ${JSON.stringify(upstream)}\n${everything.output()}`);
     expect(upstream).toMatchObject({ status: "ok", transport: "streamable-http" });
     expect(upstream.tools).toBeGreaterThan(5);
-    expect(upstream.toolNames).toContainEqual({ name: `${UPSTREAM_ID}__echo`, upstreamName: "echo" });
+    // Restricted by default (no visibility given): the owner's token runs them, a level-0 caller would not.
+    expect(upstream.toolNames).toContainEqual(expect.objectContaining({ name: `${UPSTREAM_ID}__echo`, upstreamName: "echo", visibility: "restricted" }));
     const listed = await call("GET", "/v1/upstreams");
     expect(listed.json.upstreams).toContainEqual(expect.objectContaining({ id: UPSTREAM_ID, status: "ok", tools: upstream.tools }));
   });
