@@ -30,6 +30,13 @@ export type UpstreamSection =
     wallMs: number;
   };
 
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text === "" ? undefined : JSON.parse(text);
+}
+
 /** A slow MCP server: one tool, `wait`, answering after `ms` milliseconds; counts the calls it gets. */
 async function slowUpstream(): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
   let calls = 0;
@@ -44,12 +51,6 @@ async function slowUpstream(): Promise<{ url: string; calls: () => number; close
       return { content: [{ type: "text", text: "waited" }] };
     });
     return server;
-  };
-  const readBody = async (request: IncomingMessage): Promise<unknown> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-    const text = Buffer.concat(chunks).toString("utf8");
-    return text === "" ? undefined : JSON.parse(text);
   };
   const http: HttpServer = createServer((request, response) => {
     void (async () => {
@@ -92,7 +93,7 @@ export async function upstreamSection(options: {
       headers: { authorization: `Bearer ${owner}`, "content-type": "application/json" },
       body: JSON.stringify({ url: upstream.url, allowPrivate: true, visibility: "public", timeoutMs: 20_000 }),
     });
-    const added = (await put.json()) as { upstream?: { status?: string; lastError?: string | null } };
+    const added: { upstream?: { status?: string } } = await put.json();
     if (put.status !== 201 || added.upstream?.status !== "ok") return { skipped: `PUT /v1/upstreams/slow answered ${put.status}: ${JSON.stringify(added).slice(0, 300)}` };
     const tokens = await Promise.all(Array.from({ length: callers }, (_, n) => server.token({ level: 0 }, `bench-caller-${n}`)));
     log(`upstream: ${callers} callers x ${callsPerCaller} calls of a ${toolMs} ms tool`);
@@ -107,9 +108,9 @@ export async function upstreamSection(options: {
           headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
           body: JSON.stringify({ name: "slow__wait", arguments: { ms: toolMs } }),
         });
-        const answer = (await response.json()) as { isError?: boolean; content?: string };
+        const answer: { isError?: boolean; content?: string } = await response.json();
         latencies.push(performance.now() - begun);
-        if (!response.ok || answer.isError !== false) failures.push(`${response.status} ${String(answer.content ?? JSON.stringify(answer)).slice(-300)}`);
+        if (!response.ok || answer.isError !== false) failures.push(`${response.status} ${(answer.content ?? JSON.stringify(answer)).slice(-300)}`);
       }
     }));
     const wallMs = performance.now() - started;

@@ -181,6 +181,11 @@ export async function callUpstreamTool(
   };
 }
 
+/** JSON-RPC codes that mean the server broke the connection or the protocol. */
+const SERVER_BROKE: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, ErrorCode.ParseError, ErrorCode.InvalidRequest]);
+/** JSON-RPC codes the client gives a request that got no answer. */
+const CUT_OFF: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout]);
+
 /**
  * Whether a failure is the server's own (it could not be reached, answered 5xx, closed the connection or broke the
  * protocol): those count toward skipping it. A timeout (the server is slow, perhaps under one caller's load), an answer
@@ -189,12 +194,12 @@ export async function callUpstreamTool(
  */
 export function isServerFailure(error: unknown): boolean {
   if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code === undefined || error.code >= 500 || error.code === -1;
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.ParseError || error.code === ErrorCode.InvalidRequest;
+  if (error instanceof McpError) return SERVER_BROKE.has(error.code);
   // fetch's TypeError (unreachable), a JSON SyntaxError or a schema error on the answer: the server's doing.
   return true;
 }
 
 /** Whether the server answered the request with a JSON-RPC error (it heard the call and said no, or the tool failed). */
 export function isServerAnswer(error: unknown): boolean {
-  return error instanceof McpError && error.code !== ErrorCode.ConnectionClosed && error.code !== ErrorCode.RequestTimeout;
+  return error instanceof McpError && !CUT_OFF.has(error.code);
 }

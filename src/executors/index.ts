@@ -22,7 +22,7 @@ export interface ExecutorDeps {
 
 export function createExecutorRunner(deps: ExecutorDeps): ExecutorRunner {
   const { config, env, callUpstream } = deps;
-  return async (tool, args, context) => {
+  return async (tool, args) => {
     const spec = tool.definition.executor;
     if (!spec) throw new Error(`tool "${tool.definition.name}" has no server-side executor: the client runs it`);
     if (spec.type === "builtin") return runBuiltin(spec.name, args, config);

@@ -449,12 +449,15 @@ describe("calls of different callers", () => {
   }, 30_000);
 });
 
+function guardOf(detail: Detail, name: string): Detail["toolNames"][number] | undefined {
+  return detail.toolNames.find((tool) => tool.upstreamName === name);
+}
+
 describe("an upstream's secure defaults", () => {
   it("restricts every tool unless the owner says public; annotations raise the guard, never lower it", async () => {
     const { id, url, state } = fixture("secure");
     await setState(state, { extra: [{ name: "both_hints", description: "Says it is read-only and destructive.", inputSchema: { type: "object" }, annotations: { readOnlyHint: true, destructiveHint: true } }] });
     const { upstream } = await added(id, { url });
-    const guardOf = (detail: Detail, name: string) => detail.toolNames.find((tool) => tool.upstreamName === name);
     expect(guardOf(upstream, "notes.read")).toMatchObject({ annotations: { readOnlyHint: true }, visibility: "restricted", risk: "safe", confirm: "off" });
     expect(guardOf(upstream, "wipe_disk")).toMatchObject({ visibility: "restricted", risk: "dangerous", confirm: "session" });
     expect(guardOf(upstream, "echo")).toMatchObject({ annotations: {}, visibility: "restricted", risk: "sensitive", confirm: "off" });
