@@ -558,7 +558,8 @@ describe("a hostile upstream's tools", () => {
     const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }));
     expect(upstream.toolNames.map((tool) => tool.upstreamName)).toEqual(expect.arrayContaining(["r10_0", "r10_3", "echo"]));
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
-  });
+    // Eleven lists of ~220 KiB each: seconds on a loaded machine.
+  }, 20_000);
 
   it("leaves out a tool with a giant schema without storing it, and keeps the rest", async () => {
     const { id, url, state } = fixture("giant");
