@@ -11,7 +11,7 @@ export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /**
  * How the tool list changes within a session (what the provider's prompt cache keeps; README, "The tool list and the prompt cache"):
- * - `grow`: the seed's list: `search_tools` (naming the tools not yet found), the always-direct tools, then the found
+ * - `grow`: the original design's list: `search_tools` (naming the tools not yet found), the always-direct tools, then the found
  *   tools in catalog order. Each discovery changes the name list and inserts a tool mid-list.
  * - `stable`: the name list covers every tool and never changes; found tools are appended in the order found.
  * - `fixed`: `search_tools`, `call_tool` and the always-direct tools, never changing; the model reads found tools'
