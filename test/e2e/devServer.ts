@@ -1,6 +1,6 @@
 // Starts the Worker with `wrangler dev` on a free port (its [build] step bundles the page first) and stops it again.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -9,6 +9,16 @@ import { SignJWT } from "jose";
 import { ensureDevVars, localDevVarArgs } from "../../scripts/devVars.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * Where a screenshot goes: docs/<name> (tracked, shown by the docs) only with UPDATE_SCREENSHOTS=1, else a folder
+ * under the system's temporary directory, so that a test run never changes the tracked tree.
+ */
+export function screenshotPath(name: string): string {
+  const folder = process.env["UPDATE_SCREENSHOTS"] === "1" ? join(ROOT, "docs") : join(tmpdir(), "toolgate-screenshots");
+  mkdirSync(folder, { recursive: true });
+  return join(folder, name);
+}
 
 /**
  * wrangler.toml's TOOL_SEARCH_CONFIG with `toolList: "grow"`: the playground tests walk through the original design's list, in

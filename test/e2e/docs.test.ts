@@ -50,7 +50,7 @@ export function difference(expected: unknown, actual: unknown, path = "$"): stri
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${path}: expected an object, got ${JSON.stringify(actual)}`;
     for (const [key, value] of Object.entries(expected)) {
       if (!(key in actual)) return `${path}.${key}: missing`;
-      const found = difference(value, (actual as Record<string, unknown>)[key], `${path}.${key}`);
+      const found = difference(value, Reflect.get(actual, key), `${path}.${key}`);
       if (found) return found;
     }
     return undefined;
