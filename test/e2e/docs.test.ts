@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadEvalData } from "../../scripts/evalData.ts";
 import { freePort, ROOT } from "./devServer.ts";
 
 const PAGES = ["README.md", "docs/quickstart.md"];
@@ -154,6 +155,24 @@ describe("the docs' shell blocks", () => {
         throw new Error(`${expectation.page}: not one JSON value after\n${expectation.commands}\n---\n${segment}`);
       }
       expect(difference(expectation.json, actual), `${expectation.page}, after\n${expectation.commands}\n---\n${segment}`).toBeUndefined();
+    }
+  }, 120_000);
+
+  it("docs/bench/conversation.json is what the bench computes now (its figures are quoted in the docs)", async () => {
+    const kept: unknown = JSON.parse(readFileSync(join(ROOT, "docs", "bench", "conversation.json"), "utf8"));
+    const run = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(join(BIN, "node"), ["--expose-gc", "bench/run.ts", "--conversation"], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] });
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      child.once("exit", (code) => resolve({ code, stdout }));
+    });
+    expect(run.code).toBe(0);
+    const now: unknown = JSON.parse(run.stdout);
+    if ("missing" in loadEvalData()) {
+      // Without the evaluation data the bench says so instead of computing anything.
+      expect(now).toMatchObject({ conversation: { skipped: expect.any(String) } });
+    } else {
+      expect(now).toEqual(kept);
     }
   }, 120_000);
 
