@@ -2,7 +2,7 @@
 // search latency, index build time and heap, tool-list tokens, retrieval quality, HTTP load, adversarial validation
 // (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
 // and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), printed as ONE JSON summary on stdout (progress on stderr),
-// with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
+// with the targets (docs/benchmarks.md) and whether each is met. Not a test: figures depend on the machine and its load.
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -34,7 +34,7 @@ const { values: flags } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     "no-http": { type: "boolean", default: false },
-    // Only the adversarial validation section (the validator's bounds, README), in a few seconds.
+    // Only the adversarial validation section (the validator's bounds, docs/guard.md), in a few seconds.
     adversarial: { type: "boolean", default: false },
     // Only the conversation simulation: tokens sent and billed per tool-list mode, in a few seconds.
     conversation: { type: "boolean", default: false },
@@ -473,7 +473,7 @@ const AUTO_DISCOVER_METHOD =
   "extra tokens = the sent tools' definitions (openai shape, gpt-tokenizer); noToolMessageTools = tools sent for 30 chat turns " +
   "that need none (the bench's own); a sample of 100 queries per mode runs through prepareTurn and must agree (prepareMismatches 0)";
 
-/** Auto-discovery's figures at the default floor, where the README quotes them, for minisearch at k = 3. */
+/** Auto-discovery's figures at the default floor, where docs/configuration.md quotes them, for minisearch at k = 3. */
 function autoDiscoverTargets(section: AutoDiscoverSection): Target[] {
   const atDefault = section.modes.minisearch?.find((point) => point.minScore === defaultConfig().autoDiscover.minScore);
   return [
