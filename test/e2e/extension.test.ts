@@ -11,7 +11,7 @@ import { chromium } from "playwright-core";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildExtension, EXTENSION_DIR } from "../../examples/browser-extension/build.ts";
-import { devToken, ROOT, screenshotPath, startDevServer } from "./devServer.ts";
+import { devToken, screenshotPath, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
