@@ -54,7 +54,7 @@ describe(".dev.vars", () => {
   });
 
   it("is git-ignored, and the package describes the secret for the deploy button", () => {
-    expect(readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n")).toContain(".dev.vars");
+    expect(readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n")).toEqual(expect.arrayContaining([".dev.vars*", "!.dev.vars.example"]));
     const pkg: unknown = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     expect(pkg).toMatchObject({ license: "MIT", cloudflare: { bindings: { AUTH_JWT_SECRET: { description: expect.any(String) } } } });
   });
