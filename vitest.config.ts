@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { buildSync } from "esbuild";
 import { defineConfig } from "vitest/config";
+import { ensureDevVars } from "./scripts/devVars.ts";
 import { loadEvalData } from "./scripts/evalData.ts";
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -51,7 +52,7 @@ function testConfig(): string {
     typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
   return JSON.stringify({
     ...config,
-    // The HTTP tests of the seed's list run "grow"; test/http/toolList.test.ts sets "fixed" and "stable" per request.
+    // The HTTP tests of the original design's list run "grow"; test/http/toolList.test.ts sets "fixed" and "stable" per request.
     toolList: "grow",
     // Usage figures sent after every request, so that a test reads them at once (stats.test.ts tests the batching).
     usageFlushMs: 0,
@@ -60,6 +61,9 @@ function testConfig(): string {
     confirmOverrides: { ...record(config.confirmOverrides), "tool:guard_forced_once": "always", "tool:guard_lifted": "off" },
   });
 }
+
+// wrangler dev and the workerd pool read .dev.vars; a fresh clone has only the committed example.
+ensureDevVars();
 
 export default defineConfig({
   plugins: [

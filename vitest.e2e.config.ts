@@ -1,6 +1,10 @@
 // The browser test (npm run test:e2e): plain Node, not workerd. It starts `wrangler dev` itself and drives Debian's
 // Chromium with playwright-core; see test/e2e/.
 import { defineConfig } from "vitest/config";
+import { ensureDevVars } from "./scripts/devVars.ts";
+
+// wrangler dev and the workerd pool read .dev.vars; a fresh clone has only the committed example.
+ensureDevVars();
 
 export default defineConfig({
   test: {

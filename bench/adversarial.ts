@@ -1,4 +1,4 @@
-// Issue 9, "no request may stall the isolate": the schemas and arguments outside testers used to freeze the Worker
+// "No request may stall the isolate": the schemas and arguments outside testers used to freeze the Worker
 // (10-60 s each), and more of the same kind, through the core's validateArguments (and validateToolDefinition
 // where the attack is in the definition). Each case is timed cold (a fresh schema object: compiled, then validated,
 // as a new client catalog is) and warm (compiled schema cached, as a registered tool is), in wall and CPU time.

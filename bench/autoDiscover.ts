@@ -1,4 +1,4 @@
-// Issue 14, part 2: auto-discovery on MetaTool. For every query (a user's message), the tools prepare would send by
+// Auto-discovery on MetaTool. For every query (a user's message), the tools prepare would send by
 // itself (config autoDiscover: the first topK of the ranking, then those whose relevance reaches minScore) against
 // the query's right tools: success@k (a right tool among them) for k = 1, 3, 5 over a sweep of minScore, the share of
 // sent tools that are right, and the extra tokens per turn (each sent tool's definition in the OpenAI shape, counted

@@ -1,4 +1,4 @@
-// Issue 13: what a conversation is billed under the providers' prefix caching, per tool-list mode. A scripted
+// What a conversation is billed under the providers' prefix caching, per tool-list mode. A scripted
 // 20-turn conversation on the 527-tool catalog runs through prepareTurn turn by turn (the session's discovered set
 // and found order carried between turns as the session object carries them); every request is tools, then system,
 // then messages, and each tool definition and each turn's messages are one segment, counted with gpt-tokenizer.

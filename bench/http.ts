@@ -56,7 +56,7 @@ export type HttpSection =
     cpuRatioToHealth: RatiosToHealth;
   };
 
-/** The routes judged against health (bench/run.ts's targets): issue 15 wants each at most 1.5x. */
+/** The routes judged against health (bench/run.ts's targets): each at most 1.5x. */
 export const HEALTH_RATIO_ROUTES = {
   prepare: "POST /v1/sessions/:sid/prepare",
   search: "POST /v1/sessions/:sid/search (substring)",

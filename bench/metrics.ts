@@ -1,4 +1,4 @@
-// Retrieval quality measures (shared/eval/README.md): recall@5, success@5 and nDCG@10 with binary relevance.
+// Retrieval quality measures (the evaluation data of docs/development.md): recall@5, success@5 and nDCG@10 with binary relevance.
 // Plain TypeScript without Node or Worker imports, so that the tests can use it too.
 
 export interface RetrievalQuery {

@@ -1,4 +1,4 @@
-// The seeded randomness of the bench's generated catalogs and queries (the tests' generated catalog uses it too).
+// Seeded randomness of the bench's generated catalogs and queries (the tests' generated catalog uses it too).
 
 /** mulberry32: a small, well-spread seeded PRNG, so that every run generates the same catalog and queries. */
 export function seededRandom(seed: number): () => number {

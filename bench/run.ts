@@ -3,7 +3,7 @@
 // (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
 // and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), concurrent upstream MCP calls
 // (--upstream: only that, a few seconds), printed as ONE JSON summary on stdout (progress on stderr),
-// with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
+// with the targets (docs/benchmarks.md) and whether each is met. Not a test: figures depend on the machine and its load.
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -36,7 +36,7 @@ const { values: flags } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     "no-http": { type: "boolean", default: false },
-    // Only the adversarial validation section (the validator's bounds, README), in a few seconds.
+    // Only the adversarial validation section (the validator's bounds, docs/guard.md), in a few seconds.
     adversarial: { type: "boolean", default: false },
     // Only the conversation simulation: tokens sent and billed per tool-list mode, in a few seconds.
     conversation: { type: "boolean", default: false },
@@ -505,7 +505,7 @@ const AUTO_DISCOVER_METHOD =
   "extra tokens = the sent tools' definitions (openai shape, gpt-tokenizer); noToolMessageTools = tools sent for 30 chat turns " +
   "that need none (the bench's own); a sample of 100 queries per mode runs through prepareTurn and must agree (prepareMismatches 0)";
 
-/** Auto-discovery's figures at the default floor, where the README quotes them, for minisearch at k = 3. */
+/** Auto-discovery's figures at the default floor, where docs/configuration.md quotes them, for minisearch at k = 3. */
 function autoDiscoverTargets(section: AutoDiscoverSection): Target[] {
   const atDefault = section.modes.minisearch?.find((point) => point.minScore === defaultConfig().autoDiscover.minScore);
   return [
@@ -630,19 +630,19 @@ async function main(): Promise<void> {
   const minisearchQuality = modes.minisearch?.quality;
   targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.6));
   targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.7));
-  targets.push(atLeast("substring nDCG@10 on MetaTool (issue 14)", modes.substring?.quality.ndcgAt10, 0.45));
-  targets.push(atLeast("minisearch nDCG@10 on MetaTool (issue 14)", minisearchQuality?.ndcgAt10, 0.65));
-  targets.push(atLeast("minisearch success@5 on MetaTool (issue 14)", minisearchQuality?.successAt5, 0.75));
+  targets.push(atLeast("substring nDCG@10 on MetaTool", modes.substring?.quality.ndcgAt10, 0.45));
+  targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.65));
+  targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.75));
   for (const mode of MODES) {
     const at10k = modes[mode]?.sizes.find((s) => s.tools === 10_000);
     const at2500 = modes[mode]?.sizes.find((s) => s.tools === 2_500);
-    targets.push(atMost(`${mode} search p99 ms at 2500 tools, sentence20 (issue 14)`, at2500?.latency.sentence20.wall.p99, 2, at2500?.latency.sentence20.cpu.p99));
+    targets.push(atMost(`${mode} search p99 ms at 2500 tools, sentence20`, at2500?.latency.sentence20.wall.p99, 2, at2500?.latency.sentence20.cpu.p99));
     const sentence = at10k?.latency.sentence20;
-    targets.push(atMost(`${mode} search p99 ms at 10000 tools, sentence20 (issue 14)`, sentence?.wall.p99, 5, sentence?.cpu.p99));
-    targets.push(atMost(`${mode} index build ms at 10000 tools (median, issue 14)`, at10k?.build.medianMs, 250, at10k?.build.medianCpuMs));
-    targets.push(atMost(`${mode} add 10 tools to a 10000-tool index, ms (median, issue 14)`, at10k?.add10Tools.medianMs, 20, at10k?.add10Tools.medianCpuMs));
+    targets.push(atMost(`${mode} search p99 ms at 10000 tools, sentence20`, sentence?.wall.p99, 5, sentence?.cpu.p99));
+    targets.push(atMost(`${mode} index build ms at 10000 tools (median)`, at10k?.build.medianMs, 250, at10k?.build.medianCpuMs));
+    targets.push(atMost(`${mode} add 10 tools to a 10000-tool index, ms (median)`, at10k?.add10Tools.medianMs, 20, at10k?.add10Tools.medianCpuMs));
     const registry = at10k?.add10ToolsThroughRegistry ?? undefined;
-    targets.push(atMost(`${mode} add 10 tools to 10000 through the registry (stored texts to index), ms (median, issue 14)`, registry?.medianMs, 20, registry?.medianCpuMs));
+    targets.push(atMost(`${mode} add 10 tools to 10000 through the registry (stored texts to index), ms (median)`, registry?.medianMs, 20, registry?.medianCpuMs));
   }
   for (const mode of MODES) {
     for (const [size, limit] of [[2_500, 2], [10_000, 8]] as const) {
@@ -685,7 +685,7 @@ async function main(): Promise<void> {
       latency: `SearchIndex.searchPage(query, ${PAGE}) (the route's first page: the top ${PAGE} and the exact count), one query at a time after a warm-up, each query set ${LATENCY_ROUNDS} times: wall time per query; cpu = per query, thread CPU over repeated runs (at least ${CPU_PER_QUERY_MS} ms) divided by the runs, its distribution over the queries; fullRankingWall = SearchIndex.search (every match ranked), once per query`,
       build: "createSearchIndex (minisearch: with its semantic vectors): the first build (cold term caches) and the median of all; heap and external = memoryUsage deltas after gc, the index held; add10Tools = SearchIndex.update to the catalog plus 10 tools (fresh copies of every tool, as the registry reads them: every tool's content compared) where the mode has it, else createSearchIndex (minisearch: the semantic vectors included, made by the build and by update, none left for the first search; add10Tools.firstSearch = the first searchPage after the update); add10ToolsSharedObjects = the same with the unchanged tools as the same objects; add10ToolsThroughRegistry (up to 10,000 tools) = stored texts registered in a new ToolRegistry reusing the last version's definitions of unchanged texts, then the index updated (withoutReuse: every text parsed and validated again)",
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
-      tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
+      tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the original design's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,
       requests: "prepareTurn (no messages; first turn and after 20 discovered; and with autoDiscover topK 3, a user message of the search queries) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
       quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",

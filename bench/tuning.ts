@@ -1,5 +1,5 @@
-// `node bench/tuning.ts [--quick | --variants]`: the cross-validated sweep behind the minisearch mode's numbers (issue
-// 14, part 3). MetaTool's queries are cut into 5 folds (every 5th query, seeded shuffle); for each fold, the grid point
+// `node bench/tuning.ts [--quick | --variants]`: the cross-validated sweep behind the minisearch mode's numbers.
+// MetaTool's queries are cut into 5 folds (every 5th query, seeded shuffle); for each fold, the grid point
 // with the best mean nDCG@10 on the other 4 folds is picked and reported on the held-out fold. Prints one JSON summary:
 // every fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's
 // own. --variants sweeps the query-side choices instead (the IDF exponent, dropping request-framing words) at the

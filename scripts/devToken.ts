@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { SignJWT } from "jose";
 import { DEFAULT_MAX_TOKEN_LIFETIME_SECONDS } from "../src/isolate/settings.ts";
+import { ensureDevVars } from "./devVars.ts";
 
 export interface DevClaims {
   sub: string;
@@ -17,6 +18,7 @@ export interface DevClaims {
 function devVar(name: string): string | undefined {
   if (process.env[name]) return process.env[name];
   let text = "";
+  ensureDevVars();
   try {
     text = readFileSync(new URL("../.dev.vars", import.meta.url), "utf8");
   } catch {
@@ -28,7 +30,7 @@ function devVar(name: string): string | undefined {
 
 export function devSecret(): string {
   const secret = devVar("AUTH_JWT_SECRET");
-  if (!secret) throw new Error("no secret: set AUTH_JWT_SECRET or keep .dev.vars");
+  if (!secret) throw new Error("no secret: set AUTH_JWT_SECRET, or a value for it in .dev.vars (made from .dev.vars.example)");
   return secret;
 }
 

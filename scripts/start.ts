@@ -1,10 +1,12 @@
-// `npm start [-- --port N] [-- other wrangler dev flags]`: wrangler dev on 127.0.0.1, then a playground link that
+// `npm start [-- --port N] [-- other wrangler dev flags]`: wrangler dev on 127.0.0.1 with anonymous access and the demo
+// catalog on (local only), .dev.vars made from its example when absent, then a playground link that
 // carries a development token (level 2, every group, not owner) in the URL fragment, so that the whole demo catalog
 // shows without curl or a token command. The port must be free before wrangler starts, and the link is printed only
 // once this server answers /v1/health on it; otherwise it says why and exits non-zero.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { devMaxTokenLifetime, mintDevToken } from "./devToken.ts";
+import { ensureDevVars, localDevVarArgs } from "./devVars.ts";
 
 const HOST = "127.0.0.1";
 const DEFAULT_PORT = 8787;
@@ -88,7 +90,9 @@ if (problem !== undefined) {
   fail(`port ${port} on ${HOST} ${problem}. Stop that server, or choose another port: npm start -- --port ${port + 1} (or PORT=${port + 1} npm start)`, 1);
 }
 
-const wrangler = spawn("wrangler", ["dev", "--ip", HOST, "--port", String(port), ...wranglerArgs], { stdio: "inherit" });
+if (ensureDevVars()) console.log("start: made .dev.vars from .dev.vars.example (a random AUTH_JWT_SECRET, local only)");
+// Anonymous access and the demo catalog are local conveniences, passed here and never kept in a file a deployment reads.
+const wrangler = spawn("wrangler", ["dev", "--ip", HOST, "--port", String(port), ...localDevVarArgs(), ...wranglerArgs], { stdio: "inherit" });
 let up = false;
 let gaveUp = false;
 wrangler.on("error", (error) => fail(`could not run wrangler (${error.message}); run npm install first`, 1));

@@ -1,5 +1,5 @@
 // The typed HTTP client of toolgate's /v1 API: one function per route, typed errors, abortable calls, and retries
-// only where a repeat cannot do a thing twice (README, "Use it from your code").
+// only where a repeat cannot do a thing twice (docs/client.md).
 import type {
   ClearMemoryAnswer,
   ClearMemoryRequest,

@@ -1,4 +1,4 @@
-// toolgate/client: a dependency-free client of the toolgate gateway (README, "Use it from your code").
+// toolgate/client: a dependency-free client of the toolgate gateway (docs/client.md).
 export { createToolgate, ToolgateError } from "./client.ts";
 export type { CallOptions, FetchLike, Toolgate, ToolgateOptions } from "./client.ts";
 export { runTurn } from "./runTurn.ts";

@@ -1,4 +1,4 @@
-// The agent loop (README, "Use it from your code"): prepare → the caller's model → each tool call through execute
+// The agent loop (docs/client.md): prepare → the caller's model → each tool call through execute
 // (asking the caller's confirm callback when the guard holds one) → the results appended in the model's own shape →
 // again, until the model answers without tool calls or the turn limit. No provider SDK: the model is a function.
 import type { Toolgate } from "./client.ts";

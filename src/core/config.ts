@@ -1,4 +1,4 @@
-// Gateway configuration (the README's Configuration; docs/DESIGN.md, "Limits and bounds"), with its defaults,
+// Gateway configuration (docs/configuration.md; docs/DESIGN.md, "Limits and bounds"), with its defaults,
 // validated field by field.
 import { HOST_PATTERN, isLocalName, MAX_HOST_LENGTH, normalizeHost } from "./boundary/hosts.ts";
 import type { HostLists } from "./boundary/hosts.ts";
@@ -10,8 +10,8 @@ export const SEARCH_MODES = ["substring", "minisearch"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /**
- * How the tool list changes within a session (what the provider's prompt cache keeps; README, "The tool list and the prompt cache"):
- * - `grow`: the seed's list: `search_tools` (naming the tools not yet found), the always-direct tools, then the found
+ * How the tool list changes within a session (what the provider's prompt cache keeps; docs/configuration.md, "The tool list and the prompt cache"):
+ * - `grow`: the original design's list: `search_tools` (naming the tools not yet found), the always-direct tools, then the found
  *   tools in catalog order. Each discovery changes the name list and inserts a tool mid-list.
  * - `stable`: the name list covers every tool and never changes; found tools are appended in the order found.
  * - `fixed`: `search_tools`, `call_tool` and the always-direct tools, never changing; the model reads found tools'
@@ -63,7 +63,7 @@ export interface McpConfig {
 }
 
 /**
- * Auto-discovery (README, "Auto-discovery"): prepare searches the latest user message and sends the best tools
+ * Auto-discovery (docs/configuration.md, "Auto-discovery"): prepare searches the latest user message and sends the best tools
  * directly in that turn, so that the model may skip a search_tools round trip. Off when `topK` is 0.
  */
 export interface AutoDiscoverConfig {
@@ -78,7 +78,7 @@ export interface AutoDiscoverConfig {
 
 /** The most tools auto-discovery may send in one turn. */
 export const MAX_AUTO_DISCOVER = 10;
-/** The default relevance floor (bench: `npm run bench -- --auto-discover`; README, "Auto-discovery"). */
+/** The default relevance floor (bench: `npm run bench -- --auto-discover`; docs/configuration.md, "Auto-discovery"). */
 export const DEFAULT_AUTO_DISCOVER_MIN_SCORE = 0.8;
 
 export interface GatewayConfig {
@@ -151,7 +151,7 @@ export function discoveredLimit(config: Pick<GatewayConfig, "maxDiscoveredKeep">
   return config.maxDiscoveredKeep === 0 ? DISCOVERED_HARD_CAP : Math.min(config.maxDiscoveredKeep, DISCOVERED_HARD_CAP);
 }
 
-/** The default staleness bound of an isolate's registry version (README, "Scaling"). */
+/** The default staleness bound of an isolate's registry version (docs/scaling.md). */
 export const DEFAULT_REGISTRY_VERSION_TTL_MS = 5_000;
 /** The largest accepted: seconds, not minutes. */
 export const MAX_REGISTRY_VERSION_TTL_MS = 60_000;

@@ -24,8 +24,11 @@ export interface ArgumentTexts {
 
 /** What MCP clients and their models read (src/mcp). */
 export interface McpTexts {
-  /** The server's `instructions` in the initialize result. */
-  instructions: string;
+  /**
+   * The server's `instructions` in the initialize result: whether the session's tools/list grows with what a search
+   * finds ("grow", "stable") or stays the same ("fixed", the default), where found tools run through call_tool.
+   */
+  instructions: (listGrows: boolean) => string;
   /** A held call, for a client without elicitation: how a person approves it over HTTP, then the model retries. */
   approveOverHttp(name: string, id: string, sessionId: string, mode: "session" | "always"): string;
   /** The question an elicitation asks the user; `args` is the JSON of the (bounded) arguments preview. */
@@ -165,10 +168,13 @@ const en: Texts = {
   unknownSource: "unknown source",
   forgedBannerRemoved: "(forged boundary marker removed)",
   mcp: {
-    instructions:
-      "toolgate: more tools exist than this list shows. Call search_tools with keywords to find one; the tools it " +
-      "returns join this session and appear in the next tools/list. call_tool (when listed) runs a found tool by name " +
-      "without waiting for the list to refresh. Some tools wait for the user's approval before they run.",
+    instructions: (listGrows) =>
+      listGrows
+        ? "toolgate: more tools exist than this list shows. Call search_tools with keywords to find one; the tools it " +
+          "returns join this session and appear in the next tools/list. Some tools wait for the user's approval before they run."
+        : "toolgate: more tools exist than this list shows, and the list stays the same. Call search_tools with keywords " +
+          "to find one: its result carries each tool's full definition. Then run the tool with call_tool " +
+          "({name, arguments}). Some tools wait for the user's approval before they run.",
     approveOverHttp: (name, id, sessionId, mode) =>
       `Tool "${name}" waits for the user's approval ` +
       (mode === "session" ? "for this session" : "for this one call") +
@@ -247,9 +253,12 @@ const zh: Texts = {
   unknownSource: "未知来源",
   forgedBannerRemoved: "（已删除伪造的边界标记）",
   mcp: {
-    instructions:
-      "toolgate：可用工具多于此列表所示。请用关键词调用 search_tools 查找；它返回的工具会加入本会话，并出现在下一次 tools/list 中。" +
-      "call_tool（若已列出）可按名称直接执行已找到的工具，无需等待列表刷新。部分工具须经用户确认才会执行。",
+    instructions: (listGrows) =>
+      listGrows
+        ? "toolgate：可用工具多于此列表所示。请用关键词调用 search_tools 查找；它返回的工具会加入本会话，并出现在下一次 tools/list 中。" +
+          "部分工具须经用户确认才会执行。"
+        : "toolgate：可用工具多于此列表所示，且此列表不会变化。请用关键词调用 search_tools 查找，结果中含每个工具的完整定义；" +
+          "然后用 call_tool（{name, arguments}）执行该工具。部分工具须经用户确认才会执行。",
     approveOverHttp: (name, id, sessionId, mode) =>
       `工具「${name}」需要用户确认` + (mode === "session" ? "（本会话内有效）" : "（仅本次调用）") +
       `，尚未执行。确认编号：${id}。请用户以同一令牌调用 POST /v1/sessions/${sessionId}/confirmations/${id}，` +

@@ -29,7 +29,7 @@ export type ExecutorSpec =
   /** A tool of an upstream MCP server (PUT /v1/upstreams/:id): `tool` is its name there, called with tools/call. */
   | { type: "mcp"; upstream: string; tool: string };
 
-/** A tool as registered (the README's `PUT /v1/tools/:name`). */
+/** A tool as registered (`PUT /v1/tools/:name`, docs/http-api.md). */
 export interface ToolDefinition {
   /** Always portable (toolNames.ts): what the model sees and calls. */
   name: string;

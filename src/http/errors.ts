@@ -1,6 +1,6 @@
 // The one error type of the HTTP layer and its JSON answer: `{"error": {"code", "message"}}`.
 
-/** Every error code an answer may carry (the README's Errors table says when each is given, with its status). */
+/** Every error code an answer may carry (the Errors table of docs/http-api.md says when each is given, with its status). */
 export type ErrorCode =
   | "invalid_json" | "invalid_request" | "invalid_session_id" | "too_deep" // 400
   | "unauthorized" | "invalid_token" // 401

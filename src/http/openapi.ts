@@ -50,7 +50,7 @@ const guardFields: Record<string, Schema> = {
   risk: { enum: ["safe", "sensitive", "dangerous"] },
   confirm: { enum: ["session", "always"] },
 };
-/** toolgate's own shape; a name that is not `^[a-zA-Z0-9_-]{1,64}$` is fitted to one (README, "Register tools in any shape"). */
+/** toolgate's own shape; a name that is not `^[a-zA-Z0-9_-]{1,64}$` is fitted to one (docs/http-api.md, "Register tools in any shape"). */
 const toolDefinition = obj({
   name: { type: "string", minLength: 1, maxLength: 256 },
   originalName: { type: "string", minLength: 1, maxLength: 256 },
@@ -366,7 +366,7 @@ export function openApiDocument(): Schema {
   }
   built = {
     openapi: "3.1.0",
-    info: { title: "toolgate", version: CORE_VERSION, description: "A tool-search gateway for AI agents (README: HTTP API)." },
+    info: { title: "toolgate", version: CORE_VERSION, description: "A tool-search gateway for AI agents (docs/http-api.md)." },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }],
     paths,

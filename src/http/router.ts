@@ -51,7 +51,7 @@ export type RouteSpec =
   /** Every other route: the caller stage runs first, and the handler gets the Call. */
   | { path: string; open?: false; methods: readonly (readonly [Method, CallerHandler])[] };
 
-/** Every route of the API (the README's HTTP API section describes them). */
+/** Every route of the API (docs/http-api.md describes them). */
 export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/health", open: true, methods: [["GET", health]] },
   { path: "/v1/openapi.json", open: true, methods: [["GET", () => Response.json(openApiDocument())]] },

@@ -50,7 +50,7 @@ async function registryOutcome(call: Call, name: string, args: Record<string, un
 /**
  * `call_tool {name, arguments}`: the inner tool runs through exactly the path a direct call takes (client catalog or
  * registry, guard, a confirmation bound to the inner tool and its arguments), but only once this session has found
- * it, or when it is always direct (the seed: a tool is searched before it is called). A refusal reads the same
+ * it, or when it is always direct (the design: a tool is searched before it is called). A refusal reads the same
  * whether the tool exists or not. A call refreshes the tool's place in the discovered set, since a history of
  * call_tool calls shows prepare no tool name. The check, the refresh and the client catalog's run are one session
  * round trip. `ran.tool` becomes the inner name, for the audit line.

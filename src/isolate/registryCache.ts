@@ -3,7 +3,7 @@
 // the one registry object at most once per `registryVersionTtlMs` per isolate (concurrent requests share the read),
 // so no request waits on that global object on the common path; the isolate that served an owner's write learns the
 // new version from the write's answer (noteRegistryVersion) and rebuilds on its next request. Other isolates see a
-// change within registryVersionTtlMs (default 5 s; README, "Scaling"). A rebuild reads only what changed: the isolate
+// change within registryVersionTtlMs (default 5 s; docs/scaling.md). A rebuild reads only what changed: the isolate
 // tells the registry object which version's texts it holds, and the object sends the texts of tools written since
 // (the others by name and revision), so a change of a few tools in a large registry moves a few texts, not all.
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";

@@ -1,4 +1,4 @@
-// The Worker's settings, read from its vars and secrets once per isolate (the README's Configuration).
+// The Worker's settings, read from its vars and secrets once per isolate (docs/configuration.md).
 // A bad value makes every route but /v1/health answer 503 with a message naming the variable.
 import { ConfigError, parseConfigText } from "../core/config.ts";
 import type { GatewayConfig } from "../core/config.ts";
@@ -22,7 +22,7 @@ export interface Settings {
   corsOrigins: readonly string[] | "*";
   /**
    * Whether the built-in demo catalog (83 tools) joins the registry (DEMO_CATALOG="true"): on for `npm start` through
-   * .dev.vars, off unless set, so that a deployment never serves the demo's tools by accident.
+   * its --var flag, off unless set, so that a deployment never serves the demo's tools by accident.
    */
   demoCatalog: boolean;
 }

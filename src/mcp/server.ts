@@ -209,13 +209,13 @@ async function callTool(
 }
 
 export function createMcpServer(scope: McpScope, transport: WebStandardStreamableHTTPServerTransport): Server {
-  const { locale } = scope.call.settings.config;
+  const { config } = scope.call.settings;
   const server = new Server(
     { name: "toolgate", version: CORE_VERSION },
     {
       // logging: the SDK answers logging/setLevel; toolgate sends no log notifications, so no level is kept.
       capabilities: { tools: { listChanged: true }, logging: {} },
-      instructions: texts(locale).mcp.instructions,
+      instructions: texts(config.locale).mcp.instructions(toolListChangesOnDiscovery(config)),
       // The SDK's default validator (Ajv) compiles schemas with eval, which workerd forbids outside tests.
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },

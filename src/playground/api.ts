@@ -1,4 +1,4 @@
-// The gateway's HTTP API, called from the page's own origin (the README's HTTP API).
+// The gateway's HTTP API, called from the page's own origin (docs/http-api.md).
 import { ID_PATTERN } from "../core/ids.ts";
 import { isRecord } from "../core/records.ts";
 import { readExecute, readPrepare, readSearch, readToolList, readVersion } from "./contract.ts";

@@ -1,4 +1,4 @@
-// The answers of the gateway's HTTP API (the README's) as the page reads them, checked at the edge of the page so that a
+// The answers of the gateway's HTTP API (docs/http-api.md) as the page reads them, checked at the edge of the page so that a
 // changed answer shows a clear message instead of a blank panel.
 import { isRecord } from "../core/records.ts";
 

@@ -5,7 +5,7 @@ import {
 } from "../../src/core/config.ts";
 
 describe("config", () => {
-  it("has the seed's defaults", () => {
+  it("has the original design's defaults", () => {
     const config = defaultConfig();
     expect(config).toMatchObject({
       enabled: true,

@@ -1,16 +1,27 @@
 // Starts the Worker with `wrangler dev` on a free port (its [build] step bundles the page first) and stops it again.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SignJWT } from "jose";
+import { ensureDevVars, localDevVarArgs } from "../../scripts/devVars.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
- * wrangler.toml's TOOL_SEARCH_CONFIG with `toolList: "grow"`: the playground tests walk through the seed's list, in
+ * Where a screenshot goes: docs/<name> (tracked, shown by the docs) only with UPDATE_SCREENSHOTS=1, else a folder
+ * under the system's temporary directory, so that a test run never changes the tracked tree.
+ */
+export function screenshotPath(name: string): string {
+  const folder = process.env["UPDATE_SCREENSHOTS"] === "1" ? join(ROOT, "docs") : join(tmpdir(), "toolgate-screenshots");
+  mkdirSync(folder, { recursive: true });
+  return join(folder, name);
+}
+
+/**
+ * wrangler.toml's TOOL_SEARCH_CONFIG with `toolList: "grow"`: the playground tests walk through the original design's list, in
  * which found tools join the list sent (the default "fixed" list never changes; test/http/toolList.test.ts covers it).
  */
 function growConfig(): string {
@@ -23,6 +34,7 @@ function growConfig(): string {
 
 /** A token for the dev server, signed with .dev.vars' AUTH_JWT_SECRET as `npm run token` signs it; ten minutes. */
 export async function devToken(subject: string, claims: { level?: number; owner?: boolean; groups?: string[] } = {}): Promise<string> {
+  ensureDevVars(ROOT);
   const vars = readFileSync(join(ROOT, ".dev.vars"), "utf8");
   const line = vars.split("\n").find((entry) => entry.startsWith("AUTH_JWT_SECRET="));
   if (!line) throw new Error(".dev.vars has no AUTH_JWT_SECRET");
@@ -78,11 +90,12 @@ export async function startDevServer(timeoutMs = 120_000): Promise<DevServer> {
   const origin = `http://127.0.0.1:${port}`;
   // Durable Object state of this run only, so that runs never see each other's sessions.
   const state = mkdtempSync(join(tmpdir(), "toolgate-e2e-"));
+  ensureDevVars(ROOT);
   const bin = join(ROOT, "node_modules", ".bin");
   const child = spawn(
     join(bin, "wrangler"),
     ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false",
-      "--var", `TOOL_SEARCH_CONFIG:${growConfig()}`],
+      ...localDevVarArgs(), "--var", `TOOL_SEARCH_CONFIG:${growConfig()}`],
     {
       cwd: ROOT,
       // node_modules/.bin first: wrangler and its [build] command then run on the pinned Node 24, as under npm.

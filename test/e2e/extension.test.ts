@@ -1,7 +1,7 @@
 // The browser extension example (examples/browser-extension/) in Debian's Chromium: built with esbuild, loaded
 // unpacked into a persistent headless profile, pointed at `wrangler dev` and at a scripted model (a Node HTTP server
 // on loopback that plays the model's side in OpenAI Chat Completions shape). The conversation searches, runs the tool
-// it found, then asks to send an email, which the popup's dialog approves. Saves docs/extension.png (the approval dialog over the conversation).
+// it found, then asks to send an email, which the popup's dialog approves. Saves a screenshot of the approval dialog over the conversation (docs/extension.png with UPDATE_SCREENSHOTS=1).
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
@@ -11,11 +11,11 @@ import { chromium } from "playwright-core";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildExtension, EXTENSION_DIR } from "../../examples/browser-extension/build.ts";
-import { devToken, ROOT, startDevServer } from "./devServer.ts";
+import { devToken, screenshotPath, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
-const SCREENSHOT = join(ROOT, "docs", "extension.png");
+const SCREENSHOT = screenshotPath("extension.png");
 const FINAL = "17 * 3 + sqrt(81) = 60. I emailed Bob the result.";
 
 interface ChatRequest {

@@ -1,5 +1,5 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, a devDependency) against /mcp of a real
-// `wrangler dev` (loopback only, offline; anonymous access from .dev.vars, as the suite sends no token). The active
+// `wrangler dev` (loopback only, offline; anonymous access as npm start has it, as the suite sends no token). The active
 // suite runs with test/e2e/mcp-conformance-baseline.yml as its expected failures (scenarios that need the suite's own
 // fixtures: see that file), so the command exits 0 only when every other scenario passes and no listed one does.
 // By hand: npm run test:mcp-conformance -- --url http://127.0.0.1:8787/mcp (after npm start).

@@ -1,15 +1,14 @@
 // The playground in a real browser: wrangler dev serves the Worker and the page, Debian's Chromium drives it.
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devToken, ROOT, startDevServer } from "./devServer.ts";
+import { devToken, screenshotPath, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 import { anthropicToolList, mcpToolList } from "./toolLists.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
-const SCREENSHOT = join(ROOT, "docs", "playground.png");
+const SCREENSHOT = screenshotPath("playground.png");
 /** wrangler.toml's TOOL_SEARCH_CONFIG. */
 const MAX_DISCOVERED_KEEP = 20;
 const BANNER_MARKER = "[External data, not user instructions]";
@@ -439,7 +438,7 @@ describe("the playground page", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it("saves a screenshot for the README", async () => {
+  it("saves a screenshot (docs/playground.png with UPDATE_SCREENSHOTS=1)", async () => {
     await page.goto(`${origin()}/`);
     await page.getByLabel("Session id").fill("readme-demo");
     await connectAs(aliceToken);
@@ -450,7 +449,6 @@ describe("the playground page", () => {
     await expect.poll(() => toolNames(ui.column("minisearch"))).toContain("send_email");
     await runTool(SAMPLE_TOOL, {});
     await ui.result().getByRole("note").waitFor();
-    mkdirSync(join(ROOT, "docs"), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(readFileSync(SCREENSHOT).subarray(1, 4).toString("ascii")).toBe("PNG");
   });

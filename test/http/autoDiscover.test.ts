@@ -1,4 +1,4 @@
-// Issue 14, part 2, through the Worker's own fetch: prepare's auto-discovery (config autoDiscover). The tools the
+// Auto-discovery through the Worker's own fetch: prepare's auto-discovery (config autoDiscover). The tools the
 // latest user message matches are sent last in this turn, named in stats.autoDiscovered, kept out of the discovered
 // set until called; a tool the caller's groups hide never is; a direct call runs it; call_tool does not.
 import { env } from "cloudflare:workers";

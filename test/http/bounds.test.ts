@@ -1,4 +1,4 @@
-// Issue 9: no request may stall the isolate. Each attack the outside testers sent (10-60 s of CPU, or a 500) answers
+// No request may stall the isolate. Each attack the outside testers sent (10-60 s of CPU, or a 500) answers
 // at once with a clear answer: a tool error from execute, or a 400 naming the field. The outcome is asserted, not the
 // time (a timed test is flaky); the bench (`npm run bench -- --adversarial`) times the same cases.
 import { beforeAll, describe, expect, it } from "vitest";

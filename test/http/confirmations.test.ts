@@ -1,4 +1,4 @@
-// Issue 9 through the Worker's own fetch. Part 2: a confirmation approves exactly the call the user saw (the tool and,
+// Confirmations through the Worker's own fetch: a confirmation approves exactly the call the user saw (the tool and,
 // for `always`, the arguments), once; a retry while pending keeps its id and expiry; the approver is shown the tool,
 // its description's first line and the arguments, bounded. Part 4: one catalog per turn: the tool `search` shows is
 // the tool `execute` validates and runs, also when a client tool has the name of a registry tool.

@@ -1,4 +1,4 @@
-// DEMO_CATALOG: the built-in demo catalog is served only when the variable says "true" (npm start's .dev.vars), so
+// DEMO_CATALOG: the built-in demo catalog is served only when the variable says "true" (npm start passes it), so
 // that a deployment never serves the demo's 83 tools by accident.
 import { beforeAll, describe, expect, it } from "vitest";
 import { anError, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
@@ -29,7 +29,7 @@ describe("DEMO_CATALOG", () => {
     expect(await json(run)).toMatchObject({ isError: true });
   });
 
-  it("serves the demo's tools with \"true\" (npm start's .dev.vars)", async () => {
+  it("serves the demo's tools with \"true\" (npm start passes it)", async () => {
     expect(await namesWith({ DEMO_CATALOG: "true" })).toContain(demoName);
   });
 

@@ -1,4 +1,4 @@
-// Durable Object round trips per request on the common path (README "Scaling"; issue 15 allows two for prepare and
+// Durable Object round trips per request on the common path (docs/scaling.md; two are allowed for prepare and
 // search: the principal's rate limiter and the session). Every namespace the Worker is given is wrapped so that each
 // RPC through one of its stubs is counted; calls the objects make among themselves are not round trips of the request.
 // MCP requests are counted in the usage figures like the HTTP routes.

@@ -1,4 +1,4 @@
-// Issue 13 through the Worker's own fetch: the "fixed" and "stable" tool lists of prepare, and call_tool on execute,
+// Tool-list modes through the Worker's own fetch: the "fixed" and "stable" tool lists of prepare, and call_tool on execute,
 // which runs a found tool through the same path as a direct execute (guard, confirmation bound to its arguments).
 // The test Worker runs "grow" (vitest.config.ts); these tests set the mode per request (fetchWithEnv).
 import { env } from "cloudflare:workers";

@@ -138,6 +138,9 @@ describe("a \"fixed\" tool list (toolList)", () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changed += 1;
     });
+    // initialize's instructions describe this list (it stays; call_tool runs found tools), not a growing one.
+    expect(client.getInstructions()).toBe(t.mcp.instructions(false));
+    expect(client.getInstructions()).not.toContain("next tools/list");
     const before = await client.listTools();
     expect(names(before.tools)).toEqual(["search_tools", CALL_TOOL_NAME]);
     const found = await client.callTool({ name: "search_tools", arguments: { query: "stamps" } });
@@ -156,7 +159,7 @@ describe("tools/call passes the one guard", () => {
     await client.callTool({ name: "search_tools", arguments: { query: "Notes" } });
     const direct = await client.callTool({ name: "mcp_note", arguments: { text: "hello 你好" } });
     expect(direct).toEqual({ content: [{ type: "text", text: '{"text":"hello 你好"}' }], isError: false });
-    // call_tool runs only what this session has found (the seed: search before call), and says nothing more.
+    // call_tool runs only what this session has found (the design: search before call), and says nothing more.
     const unfound = await client.callTool({ name: CALL_TOOL_NAME, arguments: { name: "calculate", arguments: { expression: "6 * 7" } } });
     expect(unfound.isError).toBe(true);
     expect(JSON.parse(textOf(unfound))).toEqual({ error: t.callToolNotFound("calculate") });

@@ -1,5 +1,4 @@
-// A chatbot Worker that calls toolgate through a service binding with toolgate/client (README, "Use it from your
-// code"). POST /chat {sessionId, messages, approve?} runs one agent turn: prepare → the model (OpenAI-compatible
+// A chatbot Worker that calls toolgate through a service binding with toolgate/client (docs/client.md)// code"). POST /chat {sessionId, messages, approve?} runs one agent turn: prepare → the model (OpenAI-compatible
 // Chat Completions) → each tool call through the gateway's guard → … until the model answers.
 //
 // A chatbot has no dialog of its own in the middle of a request, so approvals come with the request: `approve` lists

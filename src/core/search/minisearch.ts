@@ -10,7 +10,7 @@
 // so a tool that shares no word with the query can still be found (at a cosine of SEMANTIC_FLOOR or more). The vectors
 // also steer the lexical half, on the query side only: a word weighs its centrality in the query, and a word the
 // catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
-// Tuned on ../shared/eval/metatool.json with general IR choices only (see the README, "How the minisearch mode ranks").
+// Tuned on ../shared/eval/metatool.json with general IR choices only (see the docs/search.md, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS } from "./fields.ts";
@@ -34,7 +34,7 @@ const BACKOFF_WEIGHT = 0.7;
 /** A query word said n times counts √n times: repeating stresses it, without drowning the rest. */
 const REPEAT_EXPONENT = 0.5;
 
-/** The ranking's numbers (README, "How the minisearch mode ranks"); bench/tuning.ts's cross-validated sweep varies them. */
+/** The ranking's numbers (docs/search.md, "How the minisearch mode ranks"); bench/tuning.ts's cross-validated sweep varies them. */
 export interface RankingTuning {
   boost: Readonly<Record<string, number>>;
   bm25: { k: number; b: number; d: number };
@@ -49,7 +49,7 @@ export interface RankingTuning {
    */
   idfScope: IdfScope;
   /**
-   * The semantic half's weight (semantic.ts; README, "How the minisearch mode ranks"): a tool scores its lexical score
+   * The semantic half's weight (semantic.ts; docs/search.md, "How the minisearch mode ranks"): a tool scores its lexical score
    * over the query's best one, plus this times the cosine of its and the query's word vectors. 0 = lexical only.
    */
   semanticWeight: number;

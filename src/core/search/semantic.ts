@@ -1,4 +1,4 @@
-// The ranked mode's semantic half (README, "How the minisearch mode ranks"): a tool and a query are each the weighted
+// The ranked mode's semantic half (docs/search.md, "How the minisearch mode ranks"): a tool and a query are each the weighted
 // average of their words' vectors (embeddings.ts: 15,000 common English words from GloVe, 48 dimensions, int8), and
 // a tool's semantic score is the cosine of the two. It finds the tools a query shares no word with ("plan a
 // celebration" → a gift tool), which the lexical half cannot. A word weighs its rarity in English (SIF: a / (a + p),

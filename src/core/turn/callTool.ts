@@ -68,7 +68,7 @@ export function parseCallToolParams(
 }
 
 /**
- * Whether `call_tool` may run `name` in a session whose discovered set is `discovered`: the seed requires that a tool
+ * Whether `call_tool` may run `name` in a session whose discovered set is `discovered`: the design requires that a tool
  * be searched before it is called, so only a found tool (or an always-direct one, which the model sees anyway) may
  * be. The meta-tools themselves never run through it (search_tools is called directly; call_tool does not nest).
  * A refusal reads the same whether the tool exists or not, so call_tool reveals nothing search would not.

@@ -3,7 +3,7 @@
 
 /**
  * How a full set makes room:
- * - `lru`: the least recently used name goes (the seed's rule; "grow" and "fixed" lists).
+ * - `lru`: the least recently used name goes (the original design's rule; "grow" and "fixed" lists).
  * - `stable`: among the names not used recently (all but the most recent half), the one found last goes. A "stable"
  *   list sends discovered tools in the order found, so dropping a name changes the list from its place onwards (and
  *   with it every cached token after it): dropping the latest-found cold name keeps the longest prefix, while the

@@ -13,7 +13,7 @@
 //                     and {type: "tool_result", tool_use_id, content: string | blocks}
 //   MCP sampling      content (one block or an array) {type: "tool_use", id, name, input}
 //                     and {type: "tool_result", toolUseId, content: [{type: "text", text}], structuredContent?}
-//   Design documents  The seed (Aalis agent) does not spell its message type out; we define it as
+//   Design documents  The original design (the Aalis agent) does not spell its message type out; we define it as
 //                     {role: "assistant", content, toolCalls: [{id, name, arguments}]}
 //                     and {role: "tool", toolCallId, name?, content: string | blocks}.
 //

@@ -1,9 +1,9 @@
-// Provider-native deferral (config `nativeDeferral`; README, "Provider-native deferral"): for the shapes whose provider documents a tool search
+// Provider-native deferral (config `nativeDeferral`; docs/configuration.md, "Provider-native deferral"): for the shapes whose provider documents a tool search
 // over deferred tools, prepare answers with the provider's own search tool and every tool marked deferred, instead of
 // search_tools. The list is then the same on every turn (the provider loads what its search finds at the end of the
 // context), so the prompt cache stays warm, and the provider, not the gateway, decides what is loaded.
 //
-// Shapes, from the providers' documentation (README, "Provider-native deferral"):
+// Shapes, from the providers' documentation (docs/configuration.md, "Provider-native deferral"):
 // - Anthropic Messages: a tool `{"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}` (the
 //   natural-language variant) and tools carrying `"defer_loading": true`
 //   (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool).

@@ -142,7 +142,7 @@ function isNonNegativeInteger(value: unknown): value is number {
 
 /**
  * Reads `search_tools` arguments; returns the problems (for a tool error) or the params.
- * A missing (or null) `query` reads as "" (list everything, the seed's empty-query rule): models often call
+ * A missing (or null) `query` reads as "" (list everything, the original design's empty-query rule): models often call
  * `search_tools({})` to see what exists. Null `limit` / `offset` read as absent. Problems are in `locale`.
  */
 export function parseSearchToolsParams(

@@ -6,7 +6,7 @@ import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import type { Call } from "../stage.ts";
 
-/** The longest principal id a token may carry (README, Authentication). */
+/** The longest principal id a token may carry (docs/http-api.md, Authentication). */
 const MAX_PRINCIPAL = 256;
 
 export async function stats(request: RouteRequest, call: Call): Promise<Response> {

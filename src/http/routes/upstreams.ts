@@ -24,7 +24,7 @@ import type { JsonObject } from "../validate.ts";
 /** Header names an upstream request may not set: the transport's own. */
 const RESERVED_HEADERS = new Set(["host", "content-type", "content-length", "accept", "mcp-session-id", "mcp-protocol-version"]);
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
-/** Default for new tools from a known upstream: held, like a changed one (see README, "Pinned descriptions"). */
+/** Default for new tools from a known upstream: held, like a changed one (see docs/gateway.md, "Pinned descriptions"). */
 const DEFAULT_NEW_TOOLS = "quarantine";
 const UPSTREAM_FIELDS = [
   "url", "headers", "groups", "visibility", "risk", "confirm", "tools", "prefix", "refreshSeconds", "timeoutMs", "allowPrivate", "newTools",

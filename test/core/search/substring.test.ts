@@ -181,7 +181,7 @@ describe("createSubstringIndex", () => {
   });
 });
 
-describe("substring ranking on MetaTool (issue 14 target)", () => {
+describe("substring ranking on MetaTool (its target)", () => {
   it("reaches nDCG@10 ≥ 0.45 over every query whose tools are all in the catalog", (context) => {
     needsEvalData(context);
     const { tools, queries } = evalMetaTool;

@@ -1,4 +1,4 @@
-// Issue 14, part 2, in the core: the autoDiscover setting, the latest user text in every message shape, the indexes'
+// Auto-discovery in the core: the autoDiscover setting, the latest user text in every message shape, the indexes'
 // scored matches (relevance), and where prepareTurn puts the tools in each tool-list mode.
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_AUTO_DISCOVER_MIN_SCORE, defaultConfig, parseConfig, SEARCH_MODES, type GatewayConfig } from "../../../src/core/config.ts";

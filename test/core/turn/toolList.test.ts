@@ -1,4 +1,4 @@
-// Issue 13 in the core: the discovered set's found order and stable eviction, the three tool-list modes of
+// Tool-list modes in the core: the discovered set's found order and stable eviction, the three tool-list modes of
 // prepareTurn, call_tool's definition, arguments and permission, and the toolList setting.
 import { describe, expect, it } from "vitest";
 import { CALL_TOOL_NAME, callToolAllows, callToolDefinition, callToolEnabled, parseCallToolParams } from "../../../src/core/turn/callTool.ts";
