@@ -81,6 +81,7 @@ export async function readJsonObject(request: Request, maxBytes: number, options
 export function refuseTooDeep(value: unknown, field = "", level = 1): void {
   const deep = pathDeeperThan(value, MAX_BODY_DEPTH - level + 1);
   if (deep === undefined) return;
-  const shown = deep.slice(0, SHOWN_PATH_SEGMENTS).reduce<string>((at, key) => childField(at, key), field);
+  // As many segments as the same value would show as part of the body.
+  const shown = deep.slice(0, Math.max(1, SHOWN_PATH_SEGMENTS - level + 1)).reduce<string>((at, key) => childField(at, key), field);
   throw new HttpError(400, "too_deep", `${shown}…: nests more than ${MAX_BODY_DEPTH} levels deep`);
 }
