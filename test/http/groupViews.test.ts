@@ -1,7 +1,7 @@
 // What a caller outside a group can learn, through the Worker's own fetch: nothing. Search pages and their order,
 // auto-discovered tools, suggestions and the turn's tool list are the same before and after tools of a group the
 // caller does not hold are registered (two of them share the visible tool's rare word, which used to lower its
-// relevance); and a tool in several groups names only the caller's.
+// relevance under auto-discovery's floor); and a tool in several groups names only the caller's.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
@@ -12,7 +12,7 @@ const SECRET_GROUP = "hushcrew";
 const VISIBLE = [
   { name: "gv_orchid_lookup", description: `Looks up a ${RARE} orchid in the garden catalog.`, groups: ["gv_garden"] },
   { name: "gv_seed_order", description: "Orders seeds for the garden.", groups: ["gv_garden"] },
-  { name: "gv_shared_ledger", description: `Ledger of ${RARE} plant purchases.`, groups: ["gv_garden", SECRET_GROUP] },
+  { name: "gv_shared_ledger", description: "Ledger of plant purchases.", groups: ["gv_garden", SECRET_GROUP] },
   { name: "gv_watering_plan", description: "Plans watering for the garden beds.", groups: ["gv_garden"] },
 ].map((tool) => ({ ...tool, parameters: { type: "object", properties: {} }, executor: { type: "builtin", name: "echo" } }));
 
@@ -44,10 +44,10 @@ async function everything(): Promise<unknown> {
       expect(response.status).toBe(200);
       seen[`search ${mode} ${offset}+${limit}`] = await json(response);
     }
-    const settings = vars({ searchMode: mode, autoDiscover: { topK: 2, minScore: 0.3 }, toolList: "grow" });
+    const settings = vars({ searchMode: mode, autoDiscover: { topK: 2, minScore: 0.9 }, toolList: "grow" });
     const prepared = await fetchWithEnv(settings, request(`/v1/sessions/${sessionId("gv")}/prepare`, {
       token: caller,
-      body: { messages: [{ role: "user", content: `Find the ${RARE} orchid please` }] },
+      body: { messages: [{ role: "user", content: `Tell me about ${RARE} blooms` }] },
     }));
     expect(prepared.status).toBe(200);
     seen[`prepare ${mode}`] = await json(prepared);
@@ -62,6 +62,8 @@ async function everything(): Promise<unknown> {
 describe("callers outside a group learn nothing of it", () => {
   it("receives the same answers whether or not the group's tools exist", async () => {
     const before = await everything();
+    // The visible tool holds the rare word alone: auto-discovery sends it, over the floor.
+    expect(before).toMatchObject({ "prepare minisearch": { stats: { autoDiscovered: ["gv_orchid_lookup"] } } });
     const added = await api("/v1/tools", { method: "PUT", token: owner, body: { tools: HIDDEN, context: "gv-hidden" } });
     expect(added.status).toBe(200);
     const after = await everything();
