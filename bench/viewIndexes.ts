@@ -9,12 +9,11 @@ import { visibleCatalog } from "../src/core/tools/visibleCatalog.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { generatedCatalog } from "../test/support/generatedCatalog.ts";
 
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error("run with node --expose-gc");
+if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 
 function heap(): number {
-  gc?.();
-  gc?.();
+  globalThis.gc?.();
+  globalThis.gc?.();
   return process.memoryUsage().heapUsed;
 }
 

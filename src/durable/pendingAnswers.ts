@@ -69,7 +69,8 @@ export class PendingAnswers {
 
   /** Every waiter gets null and everything held is freed (the session ended). */
   clear(): void {
-    for (const id of [...this.#pending.keys()]) this.#finish(id, null);
+    // Deleting from a Map while iterating it is well defined: every remaining entry is still visited.
+    for (const id of this.#pending.keys()) this.#finish(id, null);
   }
 
   #finish(id: string, text: string | null): void {

@@ -23,9 +23,17 @@ beforeAll(async () => {
 const errors = vi.spyOn(console, "error");
 afterEach(() => {
   // Nothing below may reach the last-resort handlers (they log the uncaught error, then answer "internal error").
-  expect(errors.mock.calls.flat().join(" ")).not.toMatch(/RangeError|internal error/);
+  const logged = errors.mock.calls.flat().join(" ");
   errors.mockClear();
+  if (/RangeError|internal error/.test(logged)) throw new Error(`an error reached the last-resort handler: ${logged.slice(0, 500)}`);
 });
+
+async function session(): Promise<Record<string, string>> {
+  const init = await rpc(initializeBody(), { authorization: `Bearer ${caller}` });
+  expect(init.status).toBe(200);
+  await init.arrayBuffer();
+  return { authorization: `Bearer ${caller}`, "mcp-session-id": init.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" };
+}
 
 async function execute(args: unknown): Promise<Response> {
   return api(`/v1/sessions/${sessionId("depth")}/execute`, { token: caller, body: { name: "echo", arguments: args } });
@@ -59,13 +67,6 @@ describe("execute: arguments as an object or as JSON text meet the same limit", 
 });
 
 describe("/mcp: the same limit, as a JSON-RPC error", () => {
-  async function session(): Promise<Record<string, string>> {
-    const init = await rpc(initializeBody(), { authorization: `Bearer ${caller}` });
-    expect(init.status).toBe(200);
-    await init.arrayBuffer();
-    return { authorization: `Bearer ${caller}`, "mcp-session-id": init.headers.get("mcp-session-id") ?? "", "mcp-protocol-version": "2025-11-25" };
-  }
-
   it("answers a tools/call with too deep arguments 400 too_deep, with no id", async () => {
     const headers = await session();
     const response = await rpc({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: nested(5_000) } }, headers);
@@ -78,7 +79,10 @@ describe("/mcp: the same limit, as a JSON-RPC error", () => {
   });
 
   it("refuses any deep body, whatever the message (an initialize, a response)", async () => {
-    const deepInit = { ...initializeBody(), params: { ...(initializeBody().params as object), capabilities: nested(200) } };
+    const deepInit = {
+      jsonrpc: "2.0", id: 1, method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: nested(200), clientInfo: { name: "deep", version: "0" } },
+    };
     const response = await rpc(deepInit, { authorization: `Bearer ${caller}` });
     expect(response.status).toBe(400);
     expect(await json(response)).toMatchObject({ error: { code: -32600, data: { code: "too_deep" } } });

@@ -76,9 +76,11 @@ describe("the approver sees hidden characters", () => {
     // The remote end received the arguments exactly as they came, hidden characters and all: its answer reaches the
     // model cleaned (the untrusted-content wrapper strips them), but the length it reports counts the sent bytes.
     const start = ran.content.lastIndexOf("\n{");
-    const echoed = JSON.parse(ran.content.slice(start + 1)) as { headers: Record<string, string>; body: unknown };
-    expect(echoed.body).toEqual({ filename: "Q3 reportgpj.exe", to: "boss@corp.example", meta: { title: "plain", list: ["ok", "ab"] } });
-    expect(echoed.headers["content-length"]).toBe(String(new TextEncoder().encode(JSON.stringify(args)).byteLength));
+    const echoed: unknown = JSON.parse(ran.content.slice(start + 1));
+    expect(echoed).toMatchObject({
+      body: { filename: "Q3 reportgpj.exe", to: "boss@corp.example", meta: { title: "plain", list: ["ok", "ab"] } },
+      headers: { "content-length": String(new TextEncoder().encode(JSON.stringify(args)).byteLength) },
+    });
   });
 
   it("marks a joiner even inside an emoji (a visible false alarm rather than a hidden character); flags nothing when none is there", async () => {

@@ -7,6 +7,7 @@ import { childField } from "../jsonSchema/field.ts";
 
 /** One hidden character: a format or control character (not tab, line feed or carriage return), a separator of
  * lines or paragraphs, a variation selector or an invisible filler. */
+// oxlint-disable-next-line no-misleading-character-class -- a list of single code points, not a sequence
 const HIDDEN = /(?![\t\n\r])[\p{Cf}\p{Cc}\u2028\u2029\u115F\u1160\u3164\uFFA0\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
 const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
 

@@ -37,7 +37,7 @@ export function viewKey(catalog: readonly ToolDefinition[], enabled: readonly st
   if (enabled.includes("*")) return "*";
   const present = groupsOf(catalog);
   // JSON: no two lists of names share a key, whatever characters the names hold.
-  return JSON.stringify([...new Set(enabled.filter((group) => present.has(group)))].sort());
+  return JSON.stringify([...new Set(enabled.filter((group) => present.has(group)))].toSorted());
 }
 
 /** `tool` as a caller holding `enabled` sees it (undefined when it may not): only the groups the caller holds. */
@@ -55,7 +55,8 @@ export function toolAsSeen(tool: ToolDefinition, enabled: readonly string[] | un
   const key = JSON.stringify(held);
   let copy = copies.get(key);
   if (copy === undefined) {
-    copy = Object.freeze({ ...tool, groups: Object.freeze(held) as string[] });
+    Object.freeze(held);
+    copy = Object.freeze({ ...tool, groups: held });
     copies.set(key, copy);
   }
   return copy;
