@@ -289,7 +289,8 @@ export class ToolRegistry {
     if (kept) return kept;
     const definitions: ToolDefinition[] = [];
     for (const { tool } of this.#entries.values()) {
-      const seen = toolAsSeen(tool.definition, filter.groups);
+      // No groups enable nothing: ungrouped tools only (toolAsSeen reads undefined as no gate).
+      const seen = toolAsSeen(tool.definition, filter.groups ?? []);
       if (seen !== undefined) definitions.push(seen);
     }
     if (this.#definitionsByGroups.size >= DEFINITION_LISTS_KEPT) this.#definitionsByGroups.clear();

@@ -69,7 +69,7 @@ export function renderExecuteResult(
       // arguments above; the approver is told which arguments hold them, and that they run as they are.
       ...(request.hiddenCharacters !== undefined && request.hiddenCharacters.length > 0
         ? [h("p", { className: "approval-hidden", attrs: { role: "alert", "data-approval": "hidden" } },
-          `Warning: ${request.hiddenCharacters.join(", ")} hold hidden characters (shown as ⟦U+…⟧ above). They run exactly as sent.`)]
+          `Warning: hidden characters (shown as ⟦U+…⟧ above) in ${request.hiddenCharacters.join(", ")}. They run exactly as sent.`)]
         : []),
       h("p", { className: "approval-kind", attrs: { "data-mode": request.mode } }, kind),
       h("p", null, "Capability ", h("code", null, request.capability), ` · the request expires at ${expires}`),

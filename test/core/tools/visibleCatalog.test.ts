@@ -45,7 +45,7 @@ function registryOf(tools: readonly Record<string, unknown>[]): ToolRegistry {
 /** Every answer a caller holding `enabled` gets from a registry of `tools`, for `query`. */
 function answers(tools: readonly Record<string, unknown>[], enabled: string[], query: string, config: GatewayConfig): unknown {
   const registry = registryOf(tools);
-  const all = registry.getDefinitions();
+  const all = registry.getDefinitions({ groups: ["*"] });
   const seen = registry.getDefinitions({ groups: enabled });
   const view = visibleCatalog(all, enabled);
   return SEARCH_MODES.map((mode) => {
@@ -103,7 +103,7 @@ describe("visibleCatalog", () => {
       { name: "ledger", description: "Ledger.", parameters: { type: "object" }, groups: ["finance", "secret"] },
       { name: "open", description: "Open.", parameters: { type: "object" } },
     ], "catalog");
-    const all = registry.getDefinitions();
+    const all = registry.getDefinitions({ groups: ["*"] });
     const [ledger] = all;
     if (ledger === undefined) throw new Error("no ledger");
     expect(toolAsSeen(ledger, ["finance"])?.groups).toEqual(["finance"]);
