@@ -31,8 +31,11 @@ export interface McpTexts {
   instructions: (listGrows: boolean) => string;
   /** A held call, for a client without elicitation: how a person approves it over HTTP, then the model retries. */
   approveOverHttp(name: string, id: string, sessionId: string, mode: "session" | "always"): string;
-  /** The question an elicitation asks the user; `args` is the JSON of the (bounded) arguments preview. */
-  elicitation(name: string, description: string, args: string, mode: "session" | "always"): string;
+  /**
+   * The question an elicitation asks the user; `args` is the JSON of the (bounded) arguments preview, `hidden` the
+   * paths of the arguments that hold hidden characters (shown in `args` as markers such as `⟦U+202E⟧`).
+   */
+  elicitation(name: string, description: string, args: string, mode: "session" | "always", hidden?: readonly string[]): string;
   /** The user declined in the client's dialog. */
   declined(name: string): string;
   /** The user accepted, but the confirmation had expired or was already answered meanwhile. */
@@ -181,9 +184,10 @@ const en: Texts = {
       `. It has not run. Confirmation id: ${id}. Ask the user to approve it: POST /v1/sessions/${sessionId}/confirmations/${id} ` +
       'with {"approve": true} and the same token. After they approve, call the tool again with the same arguments; ' +
       "do not retry before.",
-    elicitation: (name, description, args, mode) =>
+    elicitation: (name, description, args, mode, hidden = []) =>
       `Allow the tool "${name}" to run ` + (mode === "session" ? "for the rest of this session" : "once, with these arguments") +
-      `?\n${description}\nArguments: ${args}`,
+      `?\n${description}\nArguments: ${args}` +
+      (hidden.length > 0 ? `\nWarning: hidden characters (shown as ⟦U+…⟧) in ${hidden.join(", ")}. They run as they are.` : ""),
     declined: (name) => `The user declined: tool "${name}" has not run. Do not call it again unless the user asks.`,
     approvalLost: (name) =>
       `Tool "${name}" has not run: its approval expired or was already answered. Call it again to ask once more.`,
@@ -263,9 +267,10 @@ const zh: Texts = {
       `工具「${name}」需要用户确认` + (mode === "session" ? "（本会话内有效）" : "（仅本次调用）") +
       `，尚未执行。确认编号：${id}。请用户以同一令牌调用 POST /v1/sessions/${sessionId}/confirmations/${id}，` +
       '请求体 {"approve": true}。用户确认后，再以相同参数调用该工具；确认前不要重试。',
-    elicitation: (name, description, args, mode) =>
+    elicitation: (name, description, args, mode, hidden = []) =>
       `允许执行工具「${name}」吗？` + (mode === "session" ? "（本会话内有效）" : "（仅本次，使用以下参数）") +
-      `\n${description}\n参数：${args}`,
+      `\n${description}\n参数：${args}` +
+      (hidden.length > 0 ? `\n警告：${hidden.join("、")} 含隐藏字符（显示为 ⟦U+…⟧），将按原样执行。` : ""),
     declined: (name) => `用户已拒绝：工具「${name}」未执行。除非用户要求，不要再次调用。`,
     approvalLost: (name) => `工具「${name}」未执行：确认已过期或已被处理。请再次调用以重新请求确认。`,
   },

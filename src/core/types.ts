@@ -113,7 +113,10 @@ export interface OpenConfirmation {
 export interface ConfirmationRequest extends OpenConfirmation {
   tool: string;
   description: string;
+  /** Bounded for display; hidden characters (bidi, zero-width) shown as markers such as `⟦U+202E⟧`. */
   arguments: JsonValue;
+  /** The paths of the arguments holding hidden characters (absent when none does): the approver is warned. */
+  hiddenCharacters?: string[];
 }
 
 /** Runs a tool in-process. Returns the text handed back to the model. */

@@ -25,6 +25,8 @@ import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTo
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolOutcome } from "../core/types.ts";
 import { parseSessionObjectName } from "./names.ts";
+import { PendingAnswers } from "./pendingAnswers.ts";
+import type { AnswerDelivery } from "./pendingAnswers.ts";
 import type { SessionIdentity } from "./names.ts";
 import type { PrincipalObject } from "./principalObject.ts";
 import { sessionRefusalError, tooManySessionsMessage } from "./sessionLimit.ts";
@@ -64,9 +66,6 @@ export interface McpSessionRecord {
   elicitation: boolean;
   client: string;
 }
-
-/** Answers that arrived before their waiter (a client quicker than the RPC that waits), kept at most this many. */
-const MAX_EARLY_ANSWERS = 64;
 
 export interface ClientCatalog {
   /** Identifies the catalog's content (a hash), so that an unchanged catalog is neither rewritten nor re-indexed. */
@@ -118,9 +117,8 @@ export class SessionObject extends DurableObject<Env> {
   private writes = 0;
   /** The pending request to join the principal's index, shared by concurrent calls so that they see one answer. */
   private admission: Promise<SessionRefusal | undefined> | undefined;
-  /** Requests waiting for a client's answer to a server→client request (MCP elicitation), by request id. */
-  private readonly waiters = new Map<string, (text: string | null) => void>();
-  private readonly earlyAnswers = new Map<string, string>();
+  /** Server→client requests (MCP elicitation) waiting for the client's answer, bounded (pendingAnswers.ts). */
+  private readonly answers = new PendingAnswers();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -273,44 +271,31 @@ export class SessionObject extends DurableObject<Env> {
   /** DELETE /mcp: the MCP session ends and its discovered set goes; false when there was none. */
   async closeMcp(): Promise<boolean> {
     if (!this.ctx.storage.kv.delete(KEY.mcp)) return false;
-    for (const resolve of this.waiters.values()) resolve(null);
-    this.waiters.clear();
+    this.answers.clear();
     await this.clearDiscovered();
     return true;
   }
 
   /**
-   * Waits for the client's answer to a server→client request of this session (the JSON text of the JSON-RPC
-   * response), which another request hands over with deliverAnswer, possibly from another isolate; null after
-   * `timeoutMs` or when the session ends.
+   * Announces a server→client request of this session (an MCP elicitation) before it is sent: only an announced id's
+   * answer is taken (deliverAnswer), and only until `timeoutMs` has passed. False when too many already wait.
    */
-  awaitAnswer(id: string, timeoutMs: number): Promise<string | null> {
-    const early = this.earlyAnswers.get(id);
-    if (early !== undefined) {
-      this.earlyAnswers.delete(id);
-      return Promise.resolve(early);
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => finish(null), timeoutMs);
-      const finish = (text: string | null): void => {
-        clearTimeout(timer);
-        this.waiters.delete(id);
-        resolve(text);
-      };
-      this.waiters.set(id, finish);
-    });
+  expectAnswer(id: string, timeoutMs: number): boolean {
+    return this.answers.expect(id, timeoutMs);
   }
 
-  /** Hands a client's answer to its waiter; false when nobody waits for it (it is kept briefly, in case one comes). */
-  deliverAnswer(id: string, text: string): boolean {
-    const waiter = this.waiters.get(id);
-    if (waiter) {
-      waiter(text);
-      return true;
-    }
-    if (this.earlyAnswers.size >= MAX_EARLY_ANSWERS) this.earlyAnswers.clear();
-    this.earlyAnswers.set(id, text);
-    return false;
+  /**
+   * Waits for the client's answer to an announced request (the JSON text of the JSON-RPC response), which another
+   * request hands over with deliverAnswer, possibly from another isolate; null when the request expires first, the
+   * session ends, or the id was never announced.
+   */
+  awaitAnswer(id: string): Promise<string | null> {
+    return this.answers.wait(id);
+  }
+
+  /** Hands a client's answer to its announced request; an id no pending request has is refused, never kept. */
+  deliverAnswer(id: string, text: string): AnswerDelivery {
+    return this.answers.deliver(id, text);
   }
 
   // ---- confirmations and grants (the guard's SessionGrants, with the configuration) --------------------------

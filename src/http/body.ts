@@ -69,10 +69,19 @@ export async function readJsonObject(request: Request, maxBytes: number, options
     throw new HttpError(400, "invalid_json", `the request body is not valid JSON (${reason})`);
   }
   if (!isRecord(parsed)) throw new HttpError(400, "invalid_json", "the request body must be a JSON object");
-  const deep = pathDeeperThan(parsed, MAX_BODY_DEPTH);
-  if (deep !== undefined) {
-    const field = deep.slice(0, SHOWN_PATH_SEGMENTS).reduce<string>((at, key) => childField(at, key), "");
-    throw new HttpError(400, "too_deep", `${field}…: nests more than ${MAX_BODY_DEPTH} levels deep`);
-  }
+  refuseTooDeep(parsed);
   return parsed;
+}
+
+/**
+ * 400 `too_deep` when `value`, found at `field` of a body (at nesting level `level`, the body being 1), reaches
+ * deeper than MAX_BODY_DEPTH: the one limit of every JSON a request carries, whether it came as the body (HTTP API,
+ * /mcp) or as JSON text inside one (execute's `arguments` string).
+ */
+export function refuseTooDeep(value: unknown, field = "", level = 1): void {
+  const deep = pathDeeperThan(value, MAX_BODY_DEPTH - level + 1);
+  if (deep === undefined) return;
+  // As many segments as the same value would show as part of the body.
+  const shown = deep.slice(0, Math.max(1, SHOWN_PATH_SEGMENTS - level + 1)).reduce<string>((at, key) => childField(at, key), field);
+  throw new HttpError(400, "too_deep", `${shown}…: nests more than ${MAX_BODY_DEPTH} levels deep`);
 }

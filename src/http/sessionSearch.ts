@@ -1,6 +1,7 @@
 // One search in a session's catalog (its client tools, else the registry); the tools it returns join the session's
 // discovered set at once. Shared by the search route and by execute of `search_tools`.
 import type { SearchMode } from "../core/config.ts";
+import { visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import { runSearchTools } from "../core/turn/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
@@ -24,10 +25,11 @@ export async function searchSession(
   // session RPC either searches the session's client catalog (search and discovery in one atomic step) or, without
   // one, adds the registry result's names to the discovered set. One Durable Object round trip per search.
   const loaded = await currentRegistry(call.env, call.settings);
+  // Over the tools the caller's groups show, and an index of those only: hidden tools move nothing.
   const result = runSearchTools(params, {
-    catalog: loaded.definitions,
-    index: registrySearchIndex(loaded, mode),
-    enabledGroups,
+    catalog: visibleCatalog(loaded.definitions, enabledGroups),
+    index: registrySearchIndex(loaded, mode, enabledGroups),
+    enabledGroups: undefined,
     config: call.settings.config,
   });
   const registryNames = result.tools.map((tool) => tool.name);

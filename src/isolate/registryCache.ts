@@ -14,6 +14,7 @@ import { missingTexts, registerStoredTools } from "../core/tools/storedTools.ts"
 import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
+import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
@@ -33,7 +34,8 @@ export interface LoadedRegistry {
 /** Pages read while the registry changes underneath before giving up (the next request tries again). */
 const MAX_SNAPSHOT_ATTEMPTS = 5;
 
-const searchIndexes = new SearchIndexCache(4);
+/** Indexes per registry version, mode and view (the callers' group sets): a few views of the current version. */
+const searchIndexes = new SearchIndexCache(8);
 /** Client catalogs' indexes (auto-discovery in prepare), apart: many clients' catalogs never evict the registry's. */
 const catalogIndexes = new SearchIndexCache(4);
 let current: { settings: Settings; loaded: LoadedRegistry } | undefined;
@@ -114,9 +116,14 @@ export function catalogSearchIndex(hash: string, tools: readonly ToolDefinition[
   return catalogIndexes.get(hash, mode, () => tools);
 }
 
-/** The search index of the registry for a mode, built once per registry version. */
-export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode): SearchIndex {
-  return searchIndexes.get(`registry:${loaded.key}`, mode, () => loaded.definitions);
+/**
+ * The search index of the registry for a mode over the tools a caller holding `groups` sees (undefined: every tool),
+ * built once per registry version and view (visibleCatalog.ts): nothing a caller receives depends on the tools its
+ * groups hide. Search it with `visibleCatalog(loaded.definitions, groups)` as the catalog.
+ */
+export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode, groups: readonly string[] | undefined): SearchIndex {
+  const view = viewKey(loaded.definitions, groups);
+  return searchIndexes.get(`registry:${loaded.key}:${view}`, mode, () => visibleCatalog(loaded.definitions, groups));
 }
 
 /** Every page of the registry at one version; `holding`: the version whose texts the isolate holds (not sent again). */

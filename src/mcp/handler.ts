@@ -11,9 +11,11 @@ import {
 import type { InitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ID_PATTERN } from "../core/ids.ts";
 import type { McpSessionRecord } from "../durable/sessionObject.ts";
+import { MAX_ANSWER_BYTES } from "../durable/pendingAnswers.ts";
+import type { AnswerDelivery } from "../durable/pendingAnswers.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
 import { effectiveGroups } from "../http/auth.ts";
-import { readBodyBytes } from "../http/body.ts";
+import { readBodyBytes, refuseTooDeep } from "../http/body.ts";
 import { callerStage, requireSettings, sessionIdentity } from "../http/stage.ts";
 import type { Call } from "../http/stage.ts";
 import { sessionStub } from "../durable/stubs.ts";
@@ -60,6 +62,7 @@ async function readMessages(request: Request, maxBytes: number): Promise<{ body:
   } catch {
     throw new HttpError(400, "invalid_json", "Parse error: the body is not valid JSON");
   }
+  refuseTooDeep(body);
   return { body, messages: Array.isArray(body) ? body : [body] };
 }
 
@@ -80,6 +83,17 @@ function recordOf(init: InitializeRequest): McpSessionRecord {
     elicitation: elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined),
     client: init.params.clientInfo.name.slice(0, 200),
   };
+}
+
+/** 413 for an answer over MAX_ANSWER_BYTES, 400 for one whose id no pending request of the session has. */
+function refuseUndelivered(deliveries: readonly AnswerDelivery[]): void {
+  if (deliveries.includes("too_large")) {
+    throw new HttpError(413, "payload_too_large", `an answer to a request of this server may be at most ${MAX_ANSWER_BYTES} bytes`);
+  }
+  const unknown = deliveries.filter((delivery) => delivery === "unknown_id").length;
+  if (unknown > 0) {
+    throw new HttpError(400, "invalid_request", `${unknown === 1 ? "a response answers" : `${unknown} responses answer`} no pending request of this session`);
+  }
 }
 
 async function post(request: RouteRequest, env: Env, ctx: ExecutionContext | undefined): Promise<Response> {
@@ -103,7 +117,8 @@ async function post(request: RouteRequest, env: Env, ctx: ExecutionContext | und
     record = stored;
     // The client's answers to our requests (elicitation): each goes to the call waiting for it, wherever it runs.
     if (messages.length > 0 && messages.every((m) => isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m))) {
-      await Promise.all(messages.map((m) => session.deliverAnswer(String(m.id), JSON.stringify(m))));
+      const deliveries = await Promise.all(messages.map((m) => session.deliverAnswer(String(m.id), JSON.stringify(m))));
+      refuseUndelivered(deliveries);
       return new Response(null, { status: 202, headers: { "mcp-session-id": sessionId } });
     }
   }

@@ -131,9 +131,12 @@ async function elicit(scope: McpScope, confirmation: ConfirmationRequest, extra:
   const { config } = call.settings;
   const id = `toolgate-elicit-${crypto.randomUUID()}`;
   const timeoutMs = Math.min(config.limits.confirmationTtlSeconds * 1000, MAX_ELICITATION_WAIT_MS);
-  const answer = sessionStub(call.env, call.principal.id, sessionId).awaitAnswer(id, timeoutMs);
+  const session = sessionStub(call.env, call.principal.id, sessionId);
+  // Announced before it is sent, so that its answer is taken whenever it comes; too many waiting: approve over HTTP.
+  if (!(await session.expectAnswer(id, timeoutMs))) return "none";
+  const answer = session.awaitAnswer(id);
   const message = texts(config.locale).mcp.elicitation(
-    confirmation.tool, confirmation.description, JSON.stringify(confirmation.arguments), confirmation.mode,
+    confirmation.tool, confirmation.description, JSON.stringify(confirmation.arguments), confirmation.mode, confirmation.hiddenCharacters,
   );
   await transport.send(
     { jsonrpc: "2.0", id, method: "elicitation/create", params: { message, requestedSchema: { type: "object", properties: {} } } },

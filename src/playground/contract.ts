@@ -54,6 +54,8 @@ export interface Confirmation {
   tool: string;
   description: string;
   arguments: unknown;
+  /** The arguments holding hidden characters (bidi, zero-width), which `arguments` shows as `⟦U+202E⟧` markers. */
+  hiddenCharacters?: string[];
 }
 
 export interface ExecuteAnswer {
@@ -159,6 +161,7 @@ export function readExecute(data: unknown): ExecuteAnswer {
       description: str(request["description"], "confirmation.description"),
       // Without the arguments the approver would approve blind: a missing field is an unreadable answer.
       arguments: present(request["arguments"], "confirmation.arguments"),
+      ...(request["hiddenCharacters"] === undefined ? {} : { hiddenCharacters: strings(request["hiddenCharacters"], "confirmation.hiddenCharacters") }),
     };
   }
   return result;

@@ -305,6 +305,20 @@ describe("the playground page", () => {
     await expect.poll(() => ui.result().getByRole("group").count()).toBe(1);
   });
 
+  it("shows hidden characters on the approval card as markers, and names the arguments that hold them", async () => {
+    await runTool("delete_file", { path: "Q3 report\u202Egpj.exe" });
+    const approval = ui.result().getByRole("group", { name: "The guard holds this call for your approval" });
+    await approval.waitFor();
+    // Displayed as it is, the override would show "Q3 reportexe.jpg".
+    expect(JSON.parse(await approval.locator(".approval-arguments").innerText())).toEqual({ path: "Q3 report⟦U+202E⟧gpj.exe" });
+    expect(await approval.innerText()).not.toContain("\u202E");
+    expect(await approval.locator("[data-approval=hidden]").innerText()).toBe(
+      "Warning: hidden characters (shown as ⟦U+…⟧ above) in path. They run exactly as sent.",
+    );
+    await approval.getByRole("button", { name: "Deny" }).click();
+    await expect.poll(() => ui.result().locator(".denied").innerText()).toBe("You denied the call: delete_file did not run.");
+  });
+
   it("says when an approval counts for the session, with any arguments", async () => {
     await runTool("write_file", { path: "notes/todo.md", content: "x".repeat(250) });
     const approval = ui.result().getByRole("group", { name: "The guard holds this call for your approval" });

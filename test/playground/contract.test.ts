@@ -22,6 +22,8 @@ describe("the page's reading of the gateway's answers", () => {
     };
     expect(readExecute({ content: "held", isError: true, confirmation })).toEqual({ content: "held", isError: true, confirmation });
     expect(readExecute({ content: "ok", isError: false })).toEqual({ content: "ok", isError: false });
+    const flagged = { ...confirmation, arguments: { path: "a⟦U+202E⟧b" }, hiddenCharacters: ["path"] };
+    expect(readExecute({ content: "held", isError: false, confirmation: flagged })).toEqual({ content: "held", isError: false, confirmation: flagged });
   });
 
   it("names the field of an answer it cannot read", () => {
@@ -38,6 +40,9 @@ describe("the page's reading of the gateway's answers", () => {
     const blind = { id: "c", capability: "tool:t", mode: "always", expiresAt: 1, tool: "t", description: "" };
     expect(() => readExecute({ content: "x", isError: false, confirmation: blind })).toThrow(/confirmation\.arguments is missing/);
     expect(() => readExecute({ content: "x", isError: false, confirmation: { ...blind, arguments: {}, tool: 1 } })).toThrow(/confirmation\.tool/);
+    expect(() => readExecute({ content: "x", isError: false, confirmation: { ...blind, arguments: {}, hiddenCharacters: "path" } })).toThrow(
+      /confirmation\.hiddenCharacters is not a list/,
+    );
   });
 });
 

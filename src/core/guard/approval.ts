@@ -8,8 +8,12 @@
 // - `previewArguments` is what the approver reads: the arguments in their own key order, bounded so that a huge or
 //   deep call cannot drown the approval card or hide its tail. Every cut shows a visible mark (`…[+123 chars]`,
 //   `…[+4 items]`, a key `…[+2 keys]`, `…[object of 7 keys]`), so nothing is left out silently. The marks are part of
-//   the HTTP contract for the approver, not model-facing prose, so they are not in locale.ts.
+//   the HTTP contract for the approver, not model-facing prose, so they are not in locale.ts. A character that would
+//   change how the text looks without showing itself (bidi controls, zero-width characters: core/boundary/hiddenCharacters.ts) is
+//   shown as a marker (`⟦U+202E⟧`), and `hiddenCharacters` names the arguments that hold one; the call still runs
+//   with its arguments exactly as they came (the approval is bound to `canonicalJson` of those).
 import type { JsonValue, ToolDefinition } from "../types.ts";
+import { pathsWithHiddenCharacters, revealHidden } from "../boundary/hiddenCharacters.ts";
 
 /** Longest string (value, key or description line) shown whole, in UTF-16 code units. */
 export const PREVIEW_MAX_STRING = 200;
@@ -30,8 +34,10 @@ export interface ApprovalView {
   tool: string;
   /** The first non-empty line of its description, bounded. */
   description: string;
-  /** The call's arguments, bounded for display. */
+  /** The call's arguments, bounded for display, hidden characters shown as markers. */
   arguments: JsonValue;
+  /** The paths of the arguments that hold hidden characters; absent when none does. */
+  hiddenCharacters?: string[];
 }
 
 export function canonicalJson(value: unknown): string {
@@ -80,7 +86,7 @@ export function cutString(text: string, max = PREVIEW_MAX_STRING): string {
 /** The first non-empty line of a description, trimmed and bounded. */
 export function firstLine(description: string): string {
   const line = description.split(/\r\n|[\n\r\u2028\u2029]/).map((part) => part.trim()).find((part) => part !== "");
-  return cutString(line ?? "");
+  return cutString(revealHidden(line ?? ""));
 }
 
 interface Budget {
@@ -97,7 +103,7 @@ function preview(value: unknown, depth: number, budget: Budget): JsonValue {
   if (value === null) return null;
   switch (typeof value) {
     case "string":
-      return cutString(value);
+      return cutString(revealHidden(value));
     case "boolean":
       return value;
     case "number":
@@ -124,7 +130,7 @@ function preview(value: unknown, depth: number, budget: Budget): JsonValue {
   const shown = new Map<string, JsonValue>();
   for (const [key, item] of entries) {
     if (shown.size >= PREVIEW_MAX_KEYS || budget.nodes <= 0) break;
-    const shownKey = cutString(key);
+    const shownKey = cutString(revealHidden(key));
     // Two long keys may cut to the same text: the later one counts as left out rather than overwrite the first.
     if (!shown.has(shownKey)) shown.set(shownKey, preview(item, depth + 1, budget));
   }
@@ -139,5 +145,11 @@ function preview(value: unknown, depth: number, budget: Budget): JsonValue {
 
 /** The approver's view of one call. */
 export function approvalView(definition: ToolDefinition, args: Record<string, unknown>): ApprovalView {
-  return { tool: definition.name, description: firstLine(definition.description), arguments: previewArguments(args) };
+  const hidden = pathsWithHiddenCharacters(args);
+  return {
+    tool: definition.name,
+    description: firstLine(definition.description),
+    arguments: previewArguments(args),
+    ...(hidden.length > 0 ? { hiddenCharacters: hidden } : {}),
+  };
 }

@@ -1,6 +1,8 @@
 // The `format` values that are checked: cheap ones, each linear in the string (plain code, or regular expressions
 // without nested or overlapping repetition). Every other format is an annotation, as JSON Schema allows.
 
+import { hasHiddenCharacters } from "../boundary/hiddenCharacters.ts";
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const UUID = /^[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}$/;
@@ -63,5 +65,9 @@ const FORMATS: Readonly<Record<string, (text: string) => boolean>> = {
 
 /** The check of a format, or undefined when it is only an annotation. */
 export function formatCheck(format: string): ((text: string) => boolean) | undefined {
-  return Object.hasOwn(FORMATS, format) ? FORMATS[format] : undefined;
+  if (!Object.hasOwn(FORMATS, format)) return undefined;
+  const check = FORMATS[format];
+  // A hidden character (core/boundary/hiddenCharacters.ts) belongs in no checked format, and could make a value read
+  // otherwise than it is: `boss\u200B@corp.example` looks like `boss@corp.example`.
+  return check === undefined ? undefined : (text) => !hasHiddenCharacters(text) && check(text);
 }

@@ -4,6 +4,7 @@ import type { Texts } from "../locale.ts";
 import { isRecord } from "../records.ts";
 import { validateArguments } from "./arguments.ts";
 import { ToolDefinitionError, validateToolDefinition } from "./definition.ts";
+import { toolAsSeen } from "./visibleCatalog.ts";
 import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, Locale, Logger, RegisteredTool, ToolCallContext, ToolDefinition,
   ToolHandler, ToolOutcome, ToolResult, ToolSummary,
@@ -278,9 +279,9 @@ export class ToolRegistry {
   }
 
   /**
-   * The definitions a caller with these groups sees, in registration order. The same (frozen) array for the same
-   * groups until the registry changes, so that what is kept per catalog array (name maps, token sums, name lists)
-   * is found again on the next request.
+   * The definitions a caller with these groups sees, in registration order, each naming only the groups the caller
+   * holds (visibleCatalog.ts). The same (frozen) array for the same groups until the registry changes, so that what
+   * is kept per catalog array (name maps, token sums, name lists) is found again on the next request.
    */
   getDefinitions(filter: GroupFilter = {}): readonly ToolDefinition[] {
     const key = filter.groups === undefined ? "" : JSON.stringify(filter.groups);
@@ -288,7 +289,9 @@ export class ToolRegistry {
     if (kept) return kept;
     const definitions: ToolDefinition[] = [];
     for (const { tool } of this.#entries.values()) {
-      if (isVisible(tool.definition.groups, filter.groups)) definitions.push(tool.definition);
+      // No groups enable nothing: ungrouped tools only (toolAsSeen reads undefined as no gate).
+      const seen = toolAsSeen(tool.definition, filter.groups ?? []);
+      if (seen !== undefined) definitions.push(seen);
     }
     if (this.#definitionsByGroups.size >= DEFINITION_LISTS_KEPT) this.#definitionsByGroups.clear();
     const frozen = Object.freeze(definitions);

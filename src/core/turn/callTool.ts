@@ -2,6 +2,8 @@
 // `call_tool {name, arguments}` rather than by its own name. Its definition, its arguments, and who may be called.
 import type { GatewayConfig } from "../config.ts";
 import { texts } from "../locale.ts";
+import { pathDeeperThan } from "../jsonSchema/depth.ts";
+import { VALIDATION_LIMITS } from "../jsonSchema/validate.ts";
 import { isRecord } from "../records.ts";
 import { SEARCH_TOOLS_NAME } from "./searchTools.ts";
 import type { Locale, ToolDefinition } from "../types.ts";
@@ -58,7 +60,9 @@ export function parseCallToolParams(
     } catch {
       parsed = undefined;
     }
-    if (isRecord(parsed)) inner = parsed;
+    // Text nesting deeper than the validator reads is refused here, before anything walks it recursively.
+    if (isRecord(parsed) && pathDeeperThan(parsed, VALIDATION_LIMITS.argumentDepth) !== undefined) problems.push(t.argument.tooDeep(VALIDATION_LIMITS.argumentDepth));
+    else if (isRecord(parsed)) inner = parsed;
     else problems.push(t.callToolArgumentsNotObject);
   } else if (isRecord(given)) inner = given;
   else if (given !== undefined) problems.push(t.callToolArgumentsNotObject);

@@ -40,8 +40,9 @@ export interface PrepareInput {
   /** The shape tokens are counted in (the shape the answer uses). Default `openai`. */
   shape?: ToolShape;
   /**
-   * The index auto-discovery searches (config.autoDiscover), over a catalog that holds this turn's tools (it may hold
-   * more, e.g. tools the caller's groups hide: those are never sent). Without it, no auto-discovery.
+   * The index auto-discovery searches (config.autoDiscover), over this turn's tools: the ones the caller's groups show
+   * (core/tools/visibleCatalog.ts), since an index over more would let hidden tools move what is sent. Without it, no
+   * auto-discovery.
    */
   searchIndex?: SearchIndex;
   /** The latest user message's text, when the caller has read it already; otherwise it is read from `messages`. */

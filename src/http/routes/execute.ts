@@ -2,7 +2,7 @@
 // tool-level outcome is 200 {content, isError, confirmation?}; 4xx only for a malformed request.
 import { isRecord } from "../../core/records.ts";
 import { fitToolName } from "../../core/tools/toolNames.ts";
-import { readJsonObject } from "../body.ts";
+import { readJsonObject, refuseTooDeep } from "../body.ts";
 import { badField } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
 import type { RouteRequest } from "../request.ts";
@@ -30,6 +30,8 @@ function readArguments(value: unknown): JsonObject {
     if (!isRecord(parsed)) {
       throw badField("arguments", `a string must be the JSON text of an object, got the text of ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : `a ${typeof parsed}`}`);
     }
+    // The same depth limit as arguments given as an object (the body's second level).
+    refuseTooDeep(parsed, "arguments", 2);
     return parsed;
   }
   if (!isRecord(value)) throw badField("arguments", "must be an object, or the JSON text of one (a string)");

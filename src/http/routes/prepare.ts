@@ -71,8 +71,8 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   } else {
     const loaded = await currentRegistry(call.env, call.settings);
     tools = loaded.registry.getDefinitions({ groups });
-    // The registry's index holds the tools the caller's groups hide too; prepareTurn sends only this turn's tools.
-    searchIndex = () => registrySearchIndex(loaded, config.searchMode);
+    // An index of the tools the caller's groups show only: hidden tools never move what auto-discovery sends.
+    searchIndex = () => registrySearchIndex(loaded, config.searchMode, groups);
     receipt = { catalog: "registry", catalogVersion: loaded.key, withheldByGate: loaded.definitions.length - tools.length };
   }
   // The answer's shape: `format` first, since a client that names a shape means it (a gateway between an MCP tool list

@@ -65,6 +65,12 @@ export function renderExecuteResult(
         h("dt", null, "Arguments"),
         h("dd", null, codeBlock(JSON.stringify(request.arguments, null, 2), "code approval-arguments")),
       ),
+      // Hidden characters (a bidi override turns "report\u202Egpj.exe" into "reportexe.jpg") are marked in the
+      // arguments above; the approver is told which arguments hold them, and that they run as they are.
+      ...(request.hiddenCharacters !== undefined && request.hiddenCharacters.length > 0
+        ? [h("p", { className: "approval-hidden", attrs: { role: "alert", "data-approval": "hidden" } },
+          `Warning: hidden characters (shown as ⟦U+…⟧ above) in ${request.hiddenCharacters.join(", ")}. They run exactly as sent.`)]
+        : []),
       h("p", { className: "approval-kind", attrs: { "data-mode": request.mode } }, kind),
       h("p", null, "Capability ", h("code", null, request.capability), ` · the request expires at ${expires}`),
       codeBlock(answer.content, "code prose"),
