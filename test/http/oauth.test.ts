@@ -17,6 +17,14 @@ async function statsOf(accessToken: string | undefined, query = "", overrides?: 
   return oauthFetch(`${OAUTH_BASE}/v1/stats${query}`, { headers: bearer(accessToken) }, overrides);
 }
 
+async function servers(overrides: Record<string, unknown>, suffix: string): Promise<unknown> {
+  return (await oauthFetch(`${OAUTH_BASE}/.well-known/oauth-protected-resource${suffix}`, {}, overrides)).json<Record<string, unknown>>();
+}
+
+async function listed(authorization: string): Promise<unknown> {
+  return (await oauthFetch(`${OAUTH_BASE}/v1/tools?format=summary`, { headers: { authorization } })).json();
+}
+
 const MCP_INIT = JSON.stringify({
   jsonrpc: "2.0", id: 1, method: "initialize",
   params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "oauth-test", version: "1" } },
@@ -55,8 +63,6 @@ describe("OAuth mode: metadata", () => {
 
   it("names the right authorization server in the protected-resource metadata of each mode", async () => {
     const issuer = "https://issuer.example";
-    const servers = async (overrides: Record<string, unknown>, suffix: string): Promise<unknown> =>
-      (await (await oauthFetch(`${OAUTH_BASE}/.well-known/oauth-protected-resource${suffix}`, {}, overrides)).json<Record<string, unknown>>());
     expect(await servers({ AUTH_ISSUER: issuer }, "/mcp")).toMatchObject({ resource: `${OAUTH_BASE}/mcp`, authorization_servers: [issuer] });
     expect(await servers({ ...OAUTH_ENV, AUTH_MODE: "oauth" }, "/mcp")).toMatchObject({
       resource: `${OAUTH_BASE}/mcp`, authorization_servers: [OAUTH_BASE], scopes_supported: ["toolgate"],
@@ -70,7 +76,7 @@ describe("OAuth mode: metadata", () => {
   it("has no authorization server in the default JWT mode", async () => {
     for (const path of ["/.well-known/oauth-authorization-server", "/oauth/authorize", "/oauth/token", "/oauth/register"]) {
       const response = await oauthFetch(`${OAUTH_BASE}${path}`, {}, {});
-      expect(response.status, path).toBe(404);
+      expect({ path, status: response.status }).toEqual({ path, status: 404 });
     }
   });
 
@@ -120,8 +126,6 @@ describe("OAuth mode: sign-in, consent and tokens", () => {
     expect(body.scope?.split(" ")).not.toContain("toolgate:owner");
     expect((await statsOf(body.access_token, "?principal=someone-else")).status).toBe(403);
     // The tool list is what a JWT with the same groups and level sees.
-    const listed = async (authorization: string): Promise<unknown> =>
-      (await oauthFetch(`${OAUTH_BASE}/v1/tools?format=summary`, { headers: { authorization } })).json();
     const jwt = await token({ sub: "jwt-twin", level: 2, groups: ["files", "mail"] });
     expect(await listed(bearer(body.access_token).authorization)).toEqual(await listed(`Bearer ${jwt}`));
     const ungrouped = await token({ sub: "jwt-none", level: 2, groups: [] });

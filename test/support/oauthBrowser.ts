@@ -16,7 +16,7 @@ export const OAUTH_ENV: Readonly<Record<string, string>> = {
   OIDC_CLIENT_SECRET,
 };
 
-export function oauthFetch(input: string | URL, init?: RequestInit, overrides: Record<string, unknown> = OAUTH_ENV): Promise<Response> {
+export function oauthFetch(input: string | URL, init?: RequestInit<IncomingRequestCfProperties>, overrides: Record<string, unknown> = OAUTH_ENV): Promise<Response> {
   return fetchWithEnv(overrides, new Request<unknown, IncomingRequestCfProperties>(input, init));
 }
 
@@ -34,11 +34,14 @@ export async function pkcePair(): Promise<{ verifier: string; challenge: string 
 
 export class Browser {
   private readonly cookies = new Map<string, Map<string, string>>();
+  private readonly overrides: Record<string, unknown>;
 
-  constructor(private readonly overrides: Record<string, unknown> = OAUTH_ENV) {}
+  constructor(overrides: Record<string, unknown> = OAUTH_ENV) {
+    this.overrides = overrides;
+  }
 
   /** One request, cookies sent and kept; toolgate's host goes to the Worker, any other to the remote worker. */
-  async go(url: string, init: RequestInit = {}): Promise<Response> {
+  async go(url: string, init: RequestInit<IncomingRequestCfProperties> = {}): Promise<Response> {
     const target = new URL(url);
     const jar = this.cookies.get(target.host) ?? new Map<string, string>();
     this.cookies.set(target.host, jar);
