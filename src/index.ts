@@ -3,7 +3,7 @@
 import { preflight, withCors } from "./http/cors.ts";
 import { toErrorResponse } from "./http/errors.ts";
 import { createRouter, isApiPath, ROUTES, staticAsset } from "./http/router.ts";
-import { OAUTH_PATHS, oauthFetch } from "./http/oauth/routes.ts";
+import { OAUTH_PATHS } from "./http/oauth/paths.ts";
 import { loadSettings } from "./isolate/settings.ts";
 import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 
@@ -21,7 +21,8 @@ export default {
     try {
       const { pathname } = new URL(request.url);
       // The authorization server (AUTH_MODE "oauth") answers for itself: its endpoints have their own CORS and errors.
-      if (OAUTH_PATHS.includes(pathname)) return await oauthFetch(request, env, ctx);
+      // Loaded on its first request, as the MCP face is: the provider library costs the API's requests nothing.
+      if (OAUTH_PATHS.includes(pathname)) return await (await import("./http/oauth/routes.ts")).oauthFetch(request, env, ctx);
       if (!isApiPath(pathname, MCP_PATHS)) return await staticAsset(request, env);
       const loaded = loadSettings(env);
       const settings = loaded.ok ? loaded.settings : undefined;

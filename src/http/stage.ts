@@ -9,8 +9,7 @@ import { loadSettings } from "../isolate/settings.ts";
 import type { Settings } from "../isolate/settings.ts";
 import { authenticate, refuseBanned } from "./auth.ts";
 import { HttpError } from "./errors.ts";
-import { SCOPE_GATEWAY } from "./oauth/server.ts";
-import { issuedToken, principalOfIssuedToken } from "./oauth/token.ts";
+import { issuedToken, SCOPE_GATEWAY } from "./oauth/paths.ts";
 import type { RouteRequest } from "./request.ts";
 
 /** What a route with a caller works with: the Worker's env, the isolate's settings and the verified caller. */
@@ -40,7 +39,7 @@ export async function callerStage(request: Request, env: Env): Promise<Call> {
   // A token this gateway issued (AUTH_MODE "oauth") has its own shape; anything else is a JWT or no token.
   const issued = settings.auth.oauth ? issuedToken(authorization) : undefined;
   const principal = issued !== undefined
-    ? await principalOfIssuedToken(issued, request, env)
+    ? await (await import("./oauth/token.ts")).principalOfIssuedToken(issued, request, env)
     : await authenticate(authorization, settings.auth);
   refuseBanned(principal);
   return { env, settings, principal };

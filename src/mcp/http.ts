@@ -4,7 +4,7 @@
 import type { McpConfig } from "../core/config.ts";
 import type { Settings } from "../isolate/settings.ts";
 import { HttpError } from "../http/errors.ts";
-import { SCOPE_GATEWAY } from "../http/oauth/server.ts";
+import { SCOPE_GATEWAY } from "../http/oauth/paths.ts";
 
 export const MCP_PATH = "/mcp";
 export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";

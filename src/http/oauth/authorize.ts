@@ -15,7 +15,8 @@ import { authorizationUrl, finishSignIn, ProviderError, randomSecret } from "./o
 import type { SignInStart } from "./oidc.ts";
 import { grantUserId, principalFromSignIn, SignInError } from "./principal.ts";
 import type { GrantProps } from "./principal.ts";
-import { authorizationServer, CALLBACK_PATH } from "./server.ts";
+import { CALLBACK_PATH } from "./paths.ts";
+import { authorizationServer } from "./server.ts";
 
 /** How long a signed-in user has to answer the consent page (the library's consent handle lives as long). */
 const CONSENT_TTL_SECONDS = 600;

@@ -3,7 +3,7 @@
 // redirect host, its scopes) is escaped; neither page may be framed (frame-ancestors 'none', X-Frame-Options DENY).
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import type { Principal } from "../../core/types.ts";
-import { AUTHORIZE_PATH, SCOPE_GATEWAY, SCOPE_OWNER } from "./server.ts";
+import { AUTHORIZE_PATH, SCOPE_GATEWAY, SCOPE_OWNER } from "./paths.ts";
 
 const escape = (value: string): string => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 

@@ -4,11 +4,8 @@
 import { errorResponse, HttpError } from "../errors.ts";
 import { requireSettings } from "../stage.ts";
 import { answerConsent, finishSignInAndAsk, startAuthorization } from "./authorize.ts";
-import { AUTHORIZATION_SERVER_METADATA_PATH, AUTHORIZE_PATH, authorizationServer, CALLBACK_PATH, REGISTER_PATH, TOKEN_PATH } from "./server.ts";
-
-export const OAUTH_PATHS: readonly string[] = [
-  AUTHORIZATION_SERVER_METADATA_PATH, AUTHORIZE_PATH, CALLBACK_PATH, TOKEN_PATH, REGISTER_PATH,
-];
+import { AUTHORIZE_PATH, CALLBACK_PATH } from "./paths.ts";
+import { authorizationServer } from "./server.ts";
 
 function methodNotAllowed(allowed: string): Response {
   return errorResponse(new HttpError(405, "method_not_allowed", `use ${allowed}`, { Allow: allowed }));

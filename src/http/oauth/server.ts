@@ -4,40 +4,12 @@
 // Worker's own origin, so one server per origin and isolate; its storage is the OAUTH_KV namespace. The sign-in and
 // the consent page are ours (authorize.ts).
 import { OAuthAuthorizationServer } from "@cloudflare/workers-oauth-provider";
-
-export const AUTHORIZE_PATH = "/oauth/authorize";
-export const TOKEN_PATH = "/oauth/token";
-export const REGISTER_PATH = "/oauth/register";
-/** Where the deployment's OpenID Connect provider sends the browser back (the redirect URI registered there). */
-export const CALLBACK_PATH = "/oauth/callback";
-export const AUTHORIZATION_SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server";
-
-/**
- * The scopes a token can carry. `toolgate`: the gateway's API and /mcp under the signed-in principal's level and
- * groups. `toolgate:owner`: the owner's routes too, and only for a principal whose sign-in says owner.
- * `offline_access`: a refresh token.
- */
-export const SCOPE_GATEWAY = "toolgate";
-export const SCOPE_OWNER = "toolgate:owner";
-export const SCOPES_SUPPORTED = [SCOPE_GATEWAY, SCOPE_OWNER, "offline_access"] as const;
+import { AUTHORIZE_PATH, gatewayResources, REGISTER_PATH, SCOPES_SUPPORTED, TOKEN_PATH } from "./paths.ts";
 
 /** An access token lives an hour; a grant (its refresh token) is gone after a week unused. */
 const ACCESS_TOKEN_TTL_SECONDS = 3_600;
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
 const REFRESH_TOKEN_IDLE_TTL_SECONDS = 7 * 86_400;
-
-/** The resources a token may be issued for: the whole gateway (the origin), its MCP endpoint, its HTTP API. */
-export function gatewayResources(origin: string): { gateway: string; mcp: string; api: string } {
-  return { gateway: origin, mcp: `${origin}/mcp`, api: `${origin}/v1` };
-}
-
-/** The resource a request is for (RFC 8707), and the wider one that also covers it: the origin. */
-export function resourcesFor(url: URL): string[] {
-  const { gateway, mcp, api } = gatewayResources(url.origin);
-  if (url.pathname === "/mcp") return [mcp, gateway];
-  if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return [api, gateway];
-  return [gateway];
-}
 
 const servers = new Map<string, OAuthAuthorizationServer<Env>>();
 const MAX_SERVERS = 16;

@@ -3,15 +3,9 @@
 // in the grant; the owner flag only with the `toolgate:owner` scope too.
 import type { Principal } from "../../core/types.ts";
 import { HttpError } from "../errors.ts";
-import { authorizationServer, resourcesFor, SCOPE_GATEWAY, SCOPE_OWNER } from "./server.ts";
+import { resourcesFor, SCOPE_GATEWAY, SCOPE_OWNER } from "./paths.ts";
+import { authorizationServer } from "./server.ts";
 import { isGrantProps } from "./principal.ts";
-
-/** The shape of an issued token (`<user>:<grant>:<secret>`, each part base64url); a JWT has dots, never colons. */
-const ISSUED_TOKEN = /^Bearer[ \t]+([A-Za-z0-9_-]{1,1400}:[A-Za-z0-9_-]{1,100}:[A-Za-z0-9_-]{1,100})[ \t]*$/i;
-
-export function issuedToken(authorization: string | null): string | undefined {
-  return authorization === null ? undefined : ISSUED_TOKEN.exec(authorization)?.[1];
-}
 
 const REALM = 'Bearer realm="toolgate"';
 
