@@ -8,6 +8,8 @@ import {
 } from "../support/oauthBrowser.ts";
 import { token } from "./helpers.ts";
 
+// Each test runs whole sign-in flows (ten requests or more): a loaded machine needs more than the default 5 s.
+
 function bearer(accessToken: string | undefined): { authorization: string } {
   if (accessToken === undefined) throw new Error("no access token");
   return { authorization: `Bearer ${accessToken}` };
@@ -42,7 +44,7 @@ function user(label: string, claims: Record<string, unknown> = {}): Record<strin
   return { sub: `${label}-${crypto.randomUUID()}`, ...claims };
 }
 
-describe("OAuth mode: metadata", () => {
+describe("OAuth mode: metadata", { timeout: 60_000 }, () => {
   it("serves RFC 8414 metadata with S256 only, registration, client metadata documents and iss in responses", async () => {
     const response = await oauthFetch(`${OAUTH_BASE}/.well-known/oauth-authorization-server`);
     expect(response.status).toBe(200);
@@ -97,7 +99,7 @@ describe("OAuth mode: metadata", () => {
   });
 });
 
-describe("OAuth mode: sign-in, consent and tokens", () => {
+describe("OAuth mode: sign-in, consent and tokens", { timeout: 60_000 }, () => {
   it("signs a user in at the provider and issues a token with the sign-in's principal, for /mcp", async () => {
     const claims = user("alice", { toolgate_level: 1, groups: ["web"] });
     const signedIn = await signIn(claims);
@@ -196,7 +198,7 @@ describe("OAuth mode: sign-in, consent and tokens", () => {
   });
 });
 
-describe("OAuth mode: attacks", () => {
+describe("OAuth mode: attacks", { timeout: 60_000 }, () => {
   it("never redirects to a redirect_uri the client did not register", async () => {
     const client = await registerClient();
     const { challenge } = await pkcePair();

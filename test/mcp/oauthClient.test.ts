@@ -88,7 +88,7 @@ function mcpClient(provider: MemoryProvider): { client: Client; transport: Strea
   return { client, transport };
 }
 
-describe("the MCP SDK's OAuth client against the gateway", () => {
+describe("the MCP SDK's OAuth client against the gateway", { timeout: 60_000 }, () => {
   it("discovers from the 401, registers, authorizes with PKCE, gets and refreshes a token, and calls /mcp and /v1", async () => {
     const sub = `sdk-user-${crypto.randomUUID()}`;
     const claims = { sub, toolgate_level: 1, groups: ["files"] };
