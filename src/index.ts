@@ -3,6 +3,7 @@
 import { preflight, withCors } from "./http/cors.ts";
 import { toErrorResponse } from "./http/errors.ts";
 import { createRouter, isApiPath, ROUTES, staticAsset } from "./http/router.ts";
+import { OAUTH_PATHS } from "./http/oauth/paths.ts";
 import { loadSettings } from "./isolate/settings.ts";
 import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 
@@ -18,7 +19,11 @@ const router = createRouter([...ROUTES, ...MCP_ROUTES]);
 export default {
   async fetch(request, env, ctx) {
     try {
-      if (!isApiPath(new URL(request.url).pathname, MCP_PATHS)) return await staticAsset(request, env);
+      const { pathname } = new URL(request.url);
+      // The authorization server (AUTH_MODE "oauth") answers for itself: its endpoints have their own CORS and errors.
+      // Loaded on its first request, as the MCP face is: the provider library costs the API's requests nothing.
+      if (OAUTH_PATHS.includes(pathname)) return await (await import("./http/oauth/routes.ts")).oauthFetch(request, env, ctx);
+      if (!isApiPath(pathname, MCP_PATHS)) return await staticAsset(request, env);
       const loaded = loadSettings(env);
       const settings = loaded.ok ? loaded.settings : undefined;
       const early = settings && preflight(request, settings);

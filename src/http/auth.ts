@@ -45,6 +45,7 @@ function remoteKeySet(url: URL): JWTVerifyGetKey {
 }
 
 function allowedAlgorithms(auth: AuthSettings): string[] {
+  if (!auth.jwt) return [];
   return [...(auth.secret ? SYMMETRIC_ALGORITHMS : []), ...(auth.jwksUrl ? ASYMMETRIC_ALGORITHMS : [])];
 }
 
@@ -170,7 +171,9 @@ export async function authenticate(authorization: string | null, auth: AuthSetti
   const known = verifiedPrincipal(auth, token, nowMs);
   if (known) return known;
   const algorithms = allowedAlgorithms(auth);
-  if (algorithms.length === 0) throw unauthorized("this gateway accepts no tokens (anonymous access only)", true);
+  if (algorithms.length === 0) {
+    throw unauthorized(auth.jwt ? "this gateway accepts no tokens (anonymous access only)" : "this gateway accepts only the tokens it issues (AUTH_MODE)", true);
+  }
   const { secret, jwksUrl } = auth;
   const key: JWTVerifyGetKey = async (header, input) => {
     if (header.alg === "HS256" && secret) return secret;

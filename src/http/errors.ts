@@ -4,7 +4,7 @@
 export type ErrorCode =
   | "invalid_json" | "invalid_request" | "invalid_session_id" | "too_deep" // 400
   | "unauthorized" | "invalid_token" // 401
-  | "forbidden" | "banned" | "forbidden_origin" // 403
+  | "forbidden" | "banned" | "forbidden_origin" | "insufficient_scope" // 403
   | "not_found" | "tool_not_found" | "confirmation_not_found" | "session_not_found" | "upstream_not_found" // 404
   | "method_not_allowed" // 405
   | "too_many_tools" | "too_many_upstreams" | "not_in_quarantine" | "quarantine_changed" // 409
@@ -18,7 +18,7 @@ export type ErrorCode =
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_json: 400, invalid_request: 400, invalid_session_id: 400, too_deep: 400,
   unauthorized: 401, invalid_token: 401,
-  forbidden: 403, banned: 403, forbidden_origin: 403,
+  forbidden: 403, banned: 403, forbidden_origin: 403, insufficient_scope: 403,
   not_found: 404, tool_not_found: 404, confirmation_not_found: 404, session_not_found: 404, upstream_not_found: 404,
   method_not_allowed: 405,
   too_many_tools: 409, too_many_upstreams: 409, not_in_quarantine: 409, quarantine_changed: 409,

@@ -106,7 +106,9 @@ const upstreamDetail = obj({
 const upstreamAnswer = obj({ upstream: upstreamDetail, version: int }, ["upstream"]);
 
 /** Errors every route with a caller may answer (the stage, the router's catch-all). */
-const CALLER: readonly ErrorCode[] = ["unauthorized", "invalid_token", "banned", "misconfigured", "auth_unavailable", "internal", "method_not_allowed"];
+const CALLER: readonly ErrorCode[] = [
+  "unauthorized", "invalid_token", "insufficient_scope", "banned", "misconfigured", "auth_unavailable", "internal", "method_not_allowed",
+];
 const BODY: readonly ErrorCode[] = ["invalid_json", "invalid_request", "too_deep", "payload_too_large"];
 const SESSION: readonly ErrorCode[] = ["invalid_session_id", "rate_limited", "too_many_sessions"];
 const SIMPLE_TOOL = { description: "An OpenAPI example tool.", parameters: { type: "object", properties: { text: { type: "string" } } } };
@@ -302,8 +304,8 @@ export const OPERATIONS: readonly Operation[] = [
     errors: [...CALLER, "forbidden_origin", "session_not_found"],
     examples: [{ summary: "no token", token: "none", status: 401 }],
   },
-  ...["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"].map((path): Operation => ({
-    method: "GET", path, summary: "RFC 9728 protected-resource metadata of /mcp", open: true,
+  ...["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource/v1"].map((path): Operation => ({
+    method: "GET", path, summary: "RFC 9728 protected-resource metadata of the gateway, /mcp or /v1", open: true,
     ok: { 200: { description: "the metadata", schema: obj({ resource: str, authorization_servers: strings }) } },
     errors: ["method_not_allowed", "misconfigured"],
     examples: [{ summary: "the metadata", token: "none", status: 200 }],

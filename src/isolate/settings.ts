@@ -13,6 +13,28 @@ export interface AuthSettings {
   allowAnonymous: boolean;
   /** Longest token lifetime accepted, in seconds (AUTH_MAX_TOKEN_LIFETIME_SECONDS): `exp - iat` and `exp - now`. */
   maxTokenLifetimeSeconds: number;
+  /** Whether bearer JWTs are accepted (AUTH_MODE has "jwt"; the default). */
+  jwt: boolean;
+  /** The gateway's own authorization server (AUTH_MODE has "oauth"); absent when off. */
+  oauth?: OAuthSettings;
+}
+
+/**
+ * The OAuth mode: toolgate issues its own tokens after a sign-in at the deployment's OpenID Connect provider. The
+ * claims of the provider's ID token give the principal's level, groups and owner flag (docs/deploy.md, "Sign-in by
+ * OAuth"); the client never does.
+ */
+export interface OAuthSettings {
+  /** The provider's issuer (OIDC_ISSUER): its discovery document is `<issuer>/.well-known/openid-configuration`. */
+  oidcIssuer: string;
+  oidcClientId: string;
+  oidcClientSecret: string;
+  /** The scopes asked of the provider (OIDC_SCOPES); always with `openid`. */
+  oidcScopes: readonly string[];
+  /** The ID-token claims read for the principal (OIDC_LEVEL_CLAIM, OIDC_GROUPS_CLAIM, OIDC_OWNER_CLAIM). */
+  levelClaim: string;
+  groupsClaim: string;
+  ownerClaim: string;
 }
 
 export interface Settings {
@@ -42,7 +64,8 @@ export const MAX_TOKEN_LIFETIME_RANGE: readonly [number, number] = [60, 30 * 86_
 
 const VARIABLES = [
   "TOOL_SEARCH_CONFIG", "AUTH_JWT_SECRET", "AUTH_JWKS_URL", "AUTH_AUDIENCE", "AUTH_ISSUER", "ALLOW_ANONYMOUS",
-  "CORS_ALLOW_ORIGINS", "AUTH_MAX_TOKEN_LIFETIME_SECONDS", "DEMO_CATALOG",
+  "CORS_ALLOW_ORIGINS", "AUTH_MAX_TOKEN_LIFETIME_SECONDS", "DEMO_CATALOG", "AUTH_MODE", "OIDC_ISSUER", "OIDC_CLIENT_ID",
+  "OIDC_CLIENT_SECRET", "OIDC_SCOPES", "OIDC_LEVEL_CLAIM", "OIDC_GROUPS_CLAIM", "OIDC_OWNER_CLAIM",
 ] as const;
 type Variable = (typeof VARIABLES)[number];
 export type SettingsVars = Partial<Record<Variable, string>>;
@@ -64,18 +87,60 @@ function optionalText(vars: SettingsVars, name: Variable): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-function readJwksUrl(text: string): URL {
+function readHttpsUrl(text: string, name: Variable): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new ConfigError("AUTH_JWKS_URL", "is not a valid URL");
+    throw new ConfigError(name, "is not a valid URL");
   }
   const local = url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && local)) {
-    throw new ConfigError("AUTH_JWKS_URL", "must be an https URL (http only for localhost)");
+    throw new ConfigError(name, "must be an https URL (http only for localhost)");
   }
   return url;
+}
+
+/** AUTH_MODE: "jwt" (the default), "oauth", or both ("jwt,oauth"). */
+function readAuthModes(text: string | undefined): { jwt: boolean; oauth: boolean } {
+  const modes = (text ?? "jwt").split(",").map((mode) => mode.trim()).filter((mode) => mode !== "");
+  const unknown = modes.find((mode) => mode !== "jwt" && mode !== "oauth");
+  if (unknown !== undefined || modes.length === 0) {
+    throw new ConfigError("AUTH_MODE", `must be "jwt", "oauth" or "jwt,oauth", got ${JSON.stringify(text)}`);
+  }
+  return { jwt: modes.includes("jwt"), oauth: modes.includes("oauth") };
+}
+
+const CLAIM_NAME = /^[A-Za-z0-9_:./-]{1,100}$/;
+
+function readClaimName(vars: SettingsVars, name: Variable, fallback: string): string {
+  const value = optionalText(vars, name) ?? fallback;
+  if (!CLAIM_NAME.test(value)) throw new ConfigError(name, `must be a claim name (letters, digits, _ : . / -), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function required(vars: SettingsVars, name: Variable): string {
+  const value = optionalText(vars, name);
+  if (value === undefined) throw new ConfigError(name, 'is required when AUTH_MODE has "oauth"');
+  return value;
+}
+
+function readOAuthSettings(vars: SettingsVars): OAuthSettings {
+  // The issuer as configured, without a trailing slash: ID tokens must name it exactly as discovery does.
+  const issuer = readHttpsUrl(required(vars, "OIDC_ISSUER"), "OIDC_ISSUER").href.replace(/\/$/, "");
+  const scopes = (optionalText(vars, "OIDC_SCOPES") ?? "openid profile email").split(/\s+/).filter((scope) => scope !== "");
+  if (scopes.some((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope))) {
+    throw new ConfigError("OIDC_SCOPES", "must be scope tokens separated by spaces");
+  }
+  return {
+    oidcIssuer: issuer,
+    oidcClientId: required(vars, "OIDC_CLIENT_ID"),
+    oidcClientSecret: required(vars, "OIDC_CLIENT_SECRET"),
+    oidcScopes: scopes.includes("openid") ? scopes : ["openid", ...scopes],
+    levelClaim: readClaimName(vars, "OIDC_LEVEL_CLAIM", "toolgate_level"),
+    groupsClaim: readClaimName(vars, "OIDC_GROUPS_CLAIM", "groups"),
+    ownerClaim: readClaimName(vars, "OIDC_OWNER_CLAIM", "toolgate_owner"),
+  };
 }
 
 /** `*`, or a comma-separated list of origins (`https://app.example.com`, `chrome-extension://<id>`). */
@@ -117,10 +182,13 @@ export function parseSettings(vars: SettingsVars): Settings {
     throw new ConfigError("ALLOW_ANONYMOUS", `must be "true" or "false", got ${JSON.stringify(anonymous)}`);
   }
 
+  const modes = readAuthModes(optionalText(vars, "AUTH_MODE"));
   const auth: AuthSettings = {
     allowAnonymous: anonymous === "true",
     maxTokenLifetimeSeconds: readMaxTokenLifetime(optionalText(vars, "AUTH_MAX_TOKEN_LIFETIME_SECONDS")),
+    jwt: modes.jwt,
   };
+  if (modes.oauth) auth.oauth = readOAuthSettings(vars);
   const secret = optionalText(vars, "AUTH_JWT_SECRET");
   if (secret !== undefined) {
     if (secret.length < MIN_SECRET_LENGTH) {
@@ -129,13 +197,13 @@ export function parseSettings(vars: SettingsVars): Settings {
     auth.secret = new TextEncoder().encode(secret);
   }
   const jwksUrl = optionalText(vars, "AUTH_JWKS_URL");
-  if (jwksUrl !== undefined) auth.jwksUrl = readJwksUrl(jwksUrl);
+  if (jwksUrl !== undefined) auth.jwksUrl = readHttpsUrl(jwksUrl, "AUTH_JWKS_URL");
   const audience = optionalText(vars, "AUTH_AUDIENCE");
   if (audience !== undefined) auth.audience = audience;
   const issuer = optionalText(vars, "AUTH_ISSUER");
   if (issuer !== undefined) auth.issuer = issuer;
 
-  if (!auth.secret && !auth.jwksUrl && !auth.allowAnonymous) {
+  if (auth.jwt && !auth.secret && !auth.jwksUrl && !auth.allowAnonymous) {
     throw new ConfigError("AUTH_JWT_SECRET", 'no way to authenticate: set AUTH_JWT_SECRET or AUTH_JWKS_URL, or ALLOW_ANONYMOUS="true"');
   }
   const demo = optionalText(vars, "DEMO_CATALOG") ?? "false";

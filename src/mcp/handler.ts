@@ -48,7 +48,7 @@ async function caller(request: Request, env: Env, ctx: ExecutionContext | undefi
   checkOrigin(request, settings.config.mcp);
   // The same caller stage as every /v1 route; a 401 also names the resource metadata (MCP authorization).
   const call = await callerStage(request, env).catch((error: unknown) => {
-    throw error instanceof HttpError ? withResourceMetadata(error, request) : error;
+    throw error instanceof HttpError ? withResourceMetadata(error, request, settings) : error;
   });
   // The request's context: usage figures are counted after the answer, as on the HTTP routes.
   return { call: ctx === undefined ? call : { ...call, ctx }, groups: urlGroups(request, call) };

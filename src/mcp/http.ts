@@ -4,6 +4,7 @@
 import type { McpConfig } from "../core/config.ts";
 import type { Settings } from "../isolate/settings.ts";
 import { HttpError } from "../http/errors.ts";
+import { SCOPE_GATEWAY } from "../http/oauth/paths.ts";
 
 export const MCP_PATH = "/mcp";
 export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
@@ -67,28 +68,42 @@ export function resourceMetadataUrl(request: Request): string {
   return `${new URL(request.url).origin}${RESOURCE_METADATA_PATH}${MCP_PATH}`;
 }
 
-/** A 401 of the authentication, with the challenge naming where the resource's metadata is. */
-export function withResourceMetadata(error: HttpError, request: Request): HttpError {
+/**
+ * A 401 of the authentication, with the challenge naming where the resource's metadata is (and, when the gateway is
+ * its own authorization server, the scope to ask for).
+ */
+export function withResourceMetadata(error: HttpError, request: Request, settings: Settings): HttpError {
   if (error.status !== 401) return error;
   const challenge = error.headers["WWW-Authenticate"] ?? 'Bearer realm="toolgate"';
+  const scope = settings.auth.oauth && !challenge.includes("scope=") ? `, scope="${SCOPE_GATEWAY}"` : "";
   return new HttpError(error.status, error.code, error.message, {
     ...error.headers,
-    "WWW-Authenticate": `${challenge}, resource_metadata="${resourceMetadataUrl(request)}"`,
+    "WWW-Authenticate": `${challenge}, resource_metadata="${resourceMetadataUrl(request)}"${scope}`,
   });
 }
 
 /**
+ * The authorization servers of the gateway's resources: itself (its origin) when AUTH_MODE has "oauth", first, so
+ * that a client following the MCP authorization spec signs in here; AUTH_ISSUER when the JWT mode is on and it is set.
+ */
+function authorizationServers(origin: string, settings: Settings): string[] {
+  const { oauth, jwt, issuer } = settings.auth;
+  return [...(oauth ? [origin] : []), ...(jwt && issuer !== undefined && issuer !== origin ? [issuer] : [])];
+}
+
+/**
  * GET /.well-known/oauth-protected-resource[/mcp]: the resource (the origin, or its /mcp for the path-suffixed form),
- * the authorization server from AUTH_ISSUER when set, and bearer tokens in the Authorization header only.
+ * its authorization servers, the scope a token needs (OAuth mode), and bearer tokens in the Authorization header only.
  */
 export function protectedResourceMetadata(request: Request, settings: Settings): Response {
   const url = new URL(request.url);
-  const suffixed = url.pathname === `${RESOURCE_METADATA_PATH}${MCP_PATH}`;
-  const { issuer } = settings.auth;
+  const suffix = url.pathname.slice(RESOURCE_METADATA_PATH.length);
+  const servers = authorizationServers(url.origin, settings);
   return Response.json(
     {
-      resource: suffixed ? `${url.origin}${MCP_PATH}` : url.origin,
-      ...(issuer !== undefined ? { authorization_servers: [issuer] } : {}),
+      resource: `${url.origin}${suffix}`,
+      ...(servers.length > 0 ? { authorization_servers: servers } : {}),
+      ...(settings.auth.oauth ? { scopes_supported: [SCOPE_GATEWAY] } : {}),
       bearer_methods_supported: ["header"],
       resource_name: "toolgate",
     },

@@ -11,8 +11,11 @@ const mcpPost: Handler = async (request, env, ctx) => (await import("./handler.t
 const mcpDelete: Handler = async (request, env, ctx) => (await import("./handler.ts")).mcpDelete(request, env, ctx);
 const resourceMetadata: Handler = (request, env) => protectedResourceMetadata(request, requireSettings(env));
 
-/** The protected-resource metadata, plain and suffixed with the resource's path (both forms of RFC 9728). */
-export const MCP_METADATA_PATHS = [RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}${MCP_PATH}`] as const;
+/**
+ * The protected-resource metadata, plain (the whole gateway) and suffixed with a resource's path (both forms of
+ * RFC 9728): /mcp, and the HTTP API under /v1.
+ */
+export const MCP_METADATA_PATHS = [RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}${MCP_PATH}`, `${RESOURCE_METADATA_PATH}/v1`] as const;
 
 export const MCP_ROUTES: readonly RouteSpec[] = [
   // Streamable HTTP without a GET stream: every request has its own server (405 is the spec's answer to GET).

@@ -15,6 +15,7 @@ import type { ErrorBody } from "./helpers.ts";
 const secretSettings = (): AuthSettings => ({
   secret: new TextEncoder().encode(env.AUTH_JWT_SECRET),
   allowAnonymous: false,
+  jwt: true,
   maxTokenLifetimeSeconds: DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
 });
 
@@ -318,6 +319,7 @@ function jwksSettings(): AuthSettings {
   return {
     jwksUrl: new URL("https://remote.test/jwks.json"),
     allowAnonymous: false,
+    jwt: true,
     maxTokenLifetimeSeconds: DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
   };
 }
