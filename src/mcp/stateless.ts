@@ -275,15 +275,16 @@ function sseEvent(message: unknown): Uint8Array {
 }
 
 /**
- * subscriptions/listen: an SSE stream that acknowledges the filter it honours (toolsListChanged only: toolgate has
- * no prompts or resources), then carries notifications/tools/list_changed each time the session's list changes, until
- * the client closes it.
+ * subscriptions/listen: an SSE stream that acknowledges the filter it honours, then carries
+ * notifications/tools/list_changed each time the session's list changes, until the client closes it. Only
+ * toolsListChanged, and only for a named session: toolgate has no prompts or resources, and the base list of a
+ * request without a session changes with the registry alone, which no stream watches.
  */
-async function listen(scope: McpScope, id: string | number, params: Record<string, unknown>): Promise<Response> {
+async function listen(scope: McpScope, named: boolean, id: string | number, params: Record<string, unknown>): Promise<Response> {
   const filter = params["notifications"];
   if (!isRecord(filter)) throw invalidParams("subscriptions/listen: notifications must be an object");
   await enforceRateLimit(scope.call);
-  const tools = filter["toolsListChanged"] === true;
+  const tools = named && filter["toolsListChanged"] === true;
   const tagged = { [META.subscriptionId]: id };
   const watch = tools ? await sessionStub(scope.call.env, scope.call.principal.id, scope.sessionId).watchToolList() : undefined;
   const reader = watch?.getReader();
@@ -359,7 +360,7 @@ async function dispatch(request: Request, call: Call, groups: string[], body: Re
       result = await toolsCall(scope, params);
       break;
     case "subscriptions/listen":
-      return listen(scope, id, params);
+      return listen(scope, session.named, id, params);
     default:
       return rpcError(id, 404, MODERN_ERROR.methodNotFound, `Method not found: ${method.slice(0, 100)}`);
   }

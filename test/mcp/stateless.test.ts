@@ -363,4 +363,18 @@ describe("subscriptions/listen", () => {
     expect(changed).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { [META.subscriptionId]: subscriptionId } } });
     await reader.cancel();
   });
+
+  it("honours nothing for a request that names no session (its base list changes with the registry alone)", async (context) => {
+    needsSchema(context);
+    const token = await caller("listen-base");
+    const response = await modernRpc(token, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+    const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+    if (!reader) throw new Error("no stream");
+    const first = await reader.read();
+    const data = (first.value ?? "").split("\n").find((line) => line.startsWith("data: ")) ?? "data: null";
+    const ack: unknown = JSON.parse(data.slice(6));
+    expectSchema("SubscriptionsAcknowledgedNotification", ack);
+    expect(ack).toMatchObject({ params: { notifications: {} } });
+    await reader.cancel();
+  });
 });

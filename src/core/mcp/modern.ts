@@ -121,7 +121,11 @@ const PLAIN_VALUE = /^[\t\x20-\x7e]*$/;
  */
 export function decodeHeaderValue(value: string): string | undefined {
   const sentinel = SENTINEL.exec(value);
-  if (sentinel === null) return PLAIN_VALUE.test(value) ? value : undefined;
+  if (sentinel === null) {
+    // The markers claim Base64; a body that is not Base64 is malformed, not a plain value that looks like one.
+    if (value.startsWith("=?base64?") && value.endsWith("?=")) return undefined;
+    return PLAIN_VALUE.test(value) ? value : undefined;
+  }
   try {
     const binary = atob(sentinel[1] ?? "");
     const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
