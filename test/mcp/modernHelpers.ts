@@ -8,6 +8,7 @@ import type { ClientOptions } from "@modelcontextprotocol/client";
 import { expect } from "vitest";
 import type { TestContext } from "vitest";
 import { META, MODERN_PROTOCOL_VERSION } from "../../src/core/mcp/modern.ts";
+import { SESSION_META_KEY } from "../../src/mcp/stateless.ts";
 import { MCP_URL } from "./helpers.ts";
 
 const schema = env.MCP_2026_SCHEMA;
@@ -71,13 +72,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The Worker's fetch, noting each request's headers and each JSON answer (schema-checked when modern). */
-export function loggingFetch(log: ModernLog): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
+/**
+ * The Worker's fetch, noting each request's headers and each JSON answer (schema-checked when modern). With
+ * `session`, each modern request names that conversation in `_meta` (as a client configured with one would: the v2
+ * SDK attaches user `_meta` per call, but not to subscriptions/listen).
+ */
+export function loggingFetch(log: ModernLog, session?: string): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
-    const request = new Request(input, init);
+    let request = new Request(input, init);
     log.headers.push(new Headers(request.headers));
     const text = request.method === "POST" ? await request.clone().text() : "";
     const body: unknown = text === "" ? undefined : JSON.parse(text);
+    if (session !== undefined && isRecord(body) && isRecord(body["params"]) && isRecord(body["params"]["_meta"]) &&
+      META.protocolVersion in body["params"]["_meta"]) {
+      body["params"]["_meta"][SESSION_META_KEY] = session;
+      request = new Request(request, { body: JSON.stringify(body) });
+    }
     const response = await exports.default.fetch(request);
     if (isRecord(body) && typeof body["method"] === "string" && response.headers.get("content-type")?.includes("application/json")) {
       const message: unknown = await response.clone().json();
@@ -102,11 +112,11 @@ export interface ModernConnected {
 export async function connectV2(
   tokenText: string,
   mode: Negotiation,
-  options: { query?: string; capabilities?: ClientOptions["capabilities"] } = {},
+  options: { query?: string; capabilities?: ClientOptions["capabilities"]; session?: string } = {},
 ): Promise<ModernConnected> {
   const log: ModernLog = { answers: [], headers: [] };
   const transport = new StreamableHTTPClientTransport(new URL(`${MCP_URL}${options.query ?? ""}`), {
-    fetch: loggingFetch(log),
+    fetch: loggingFetch(log, options.session),
     requestInit: { headers: { authorization: `Bearer ${tokenText}` } },
   });
   const client = new Client(

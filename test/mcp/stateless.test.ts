@@ -328,6 +328,28 @@ describe("headers, versions and methods of the modern revision", () => {
 });
 
 describe("subscriptions/listen", () => {
+  it("the v2 client's listen() gets list_changed after a search in its session", async (context) => {
+    needsSchema(context);
+    const token = await caller("listen-v2");
+    const { client } = await connectV2(token, { pin: "2026-07-28" }, { query: QUERY, session: `v2-${crypto.randomUUID()}` });
+    let changed = 0;
+    const seen = new Promise<void>((resolve) => {
+      client.setNotificationHandler("notifications/tools/list_changed", () => {
+        changed += 1;
+        resolve();
+      });
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+    expect(names((await client.listTools()).tools)).toEqual(["search_tools", CALL_TOOL_NAME]);
+    await client.callTool({ name: "search_tools", arguments: { query: "Notes" } });
+    await seen;
+    expect(changed).toBe(1);
+    expect(names((await client.listTools()).tools)).toContain("mcp_note");
+    await subscription.close();
+    await client.close();
+  });
+
   it("acknowledges toolsListChanged and carries list_changed when the named session's list grows", async () => {
     const token = await caller("listen");
     const session = `listen-${crypto.randomUUID()}`;
