@@ -1,12 +1,9 @@
 // Issue 14, part 2, through the Worker's own fetch: prepare's auto-discovery (config autoDiscover). The tools the
 // latest user message matches are sent last in this turn, named in stats.autoDiscovered, kept out of the discovered
-// set until called; a tool the caller's groups hide never is; a direct call runs it; call_tool does not.
+// set until called; a tool the caller's groups hide never is; a direct call and call_tool both run it.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { texts } from "../../src/core/locale.ts";
 import { anError, api, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
-
-const t = texts("en");
 
 interface PrepareBody {
   tools: { type: string; function: { name: string } }[];

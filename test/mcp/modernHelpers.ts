@@ -86,7 +86,7 @@ export function loggingFetch(log: ModernLog, session?: string): (input: string |
     if (session !== undefined && isRecord(body) && isRecord(body["params"]) && isRecord(body["params"]["_meta"]) &&
       META.protocolVersion in body["params"]["_meta"]) {
       body["params"]["_meta"][SESSION_META_KEY] = session;
-      request = new Request(request, { body: JSON.stringify(body) });
+      request = new Request(request, { method: "POST", body: JSON.stringify(body) });
     }
     const response = await exports.default.fetch(request);
     if (isRecord(body) && typeof body["method"] === "string" && response.headers.get("content-type")?.includes("application/json")) {
