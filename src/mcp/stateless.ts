@@ -183,6 +183,15 @@ function approvalAnswer(responses: unknown): "accept" | "decline" | "cancel" | u
   return action === "accept" || action === "decline" || action === "cancel" ? action : undefined;
 }
 
+/** The digest of a call's canonical arguments; undefined for arguments too deep to encode (none can be approved). */
+async function argumentsDigest(args: Record<string, unknown>): Promise<string | undefined> {
+  try {
+    return await sha256Hex(canonicalJson(args));
+  } catch {
+    return undefined;
+  }
+}
+
 interface CallRequest {
   scope: McpScope;
   name: string;
@@ -197,7 +206,8 @@ async function askApproval(request: CallRequest, confirmation: ConfirmationReque
   const binding = scope.record.elicitation && key
     ? await sessionStub(call.env, call.principal.id, sessionId).confirmationBinding(confirmation.id)
     : null;
-  if (!key || binding === null) return completeResult(held(scope, confirmation), SERVER_INFO);
+  const digest = await argumentsDigest(args);
+  if (!key || binding === null || digest === undefined) return completeResult(held(scope, confirmation), SERVER_INFO);
   const state: RequestState = {
     principal: call.principal.id,
     session: sessionId,
@@ -205,7 +215,7 @@ async function askApproval(request: CallRequest, confirmation: ConfirmationReque
     tool: name,
     toolDigest: binding.tool,
     boundArgumentsDigest: binding.arguments,
-    argumentsDigest: await sha256Hex(canonicalJson(args)),
+    argumentsDigest: digest,
     expiresAt: Math.min(confirmation.expiresAt, Date.now() + REQUEST_STATE_MAX_MS),
   };
   const message = texts(call.settings.config.locale).mcp.elicitation(
@@ -237,7 +247,7 @@ async function retry(request: CallRequest, sealed: string, responses: unknown): 
   if (state.principal !== call.principal.id) throw stateRefusal("request_state_principal", "it was issued to another caller");
   if (state.session !== sessionId) throw stateRefusal("request_state_session", "it was issued in another session");
   if (Date.now() > state.expiresAt) throw stateRefusal("request_state_expired", "it has expired; call the tool again");
-  if (state.tool !== name || state.argumentsDigest !== await sha256Hex(canonicalJson(args))) {
+  if (state.tool !== name || state.argumentsDigest !== await argumentsDigest(args)) {
     throw stateRefusal("request_state_arguments", "the retry changed the tool or its arguments; call it again to be asked anew");
   }
   const answer = approvalAnswer(responses);
