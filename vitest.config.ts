@@ -21,6 +21,23 @@ function evalBindings(): Record<string, unknown> {
   return { EVAL_MCP_TOOLS: loaded.data.mcpTools, EVAL_METATOOL: loaded.data.metatool, EVAL_INJECTIONS: loaded.data.injections };
 }
 
+// The JSON Schema of MCP revision 2026-07-28, read at test time from the project's shared folder (never copied into
+// the repo): TOOLGATE_MCP_SPEC_DIR, else ../shared/spec/mcp-2026-07-28 beside the repository or beside its worktree
+// folder. Without it the tests that check answers against it skip, with MCP_2026_SCHEMA_MISSING as the reason.
+function mcpSpecBindings(): Record<string, unknown> {
+  const root = fileURLToPath(new URL(".", import.meta.url));
+  const explicit = process.env["TOOLGATE_MCP_SPEC_DIR"];
+  const dirs = explicit ? [explicit] : [`${root}../shared/spec/mcp-2026-07-28`, `${root}../../shared/spec/mcp-2026-07-28`];
+  for (const dir of dirs) {
+    try {
+      return { MCP_2026_SCHEMA: JSON.parse(readFileSync(`${dir}/schema.json`, "utf8")) };
+    } catch {
+      // Not here: the next place.
+    }
+  }
+  return { MCP_2026_SCHEMA_MISSING: `MCP 2026-07-28 schema.json not found (looked in ${dirs.join(", ")}; set TOOLGATE_MCP_SPEC_DIR)` };
+}
+
 // The remote end of executor, JWKS and upstream MCP tests (test/fixtures/remote-worker.ts): a real second Worker,
 // bundled here because auxiliary workers run as given (no Vite transform) and it imports jose and the MCP SDK.
 function remoteWorkerScript(): string {
@@ -76,6 +93,7 @@ export default defineConfig({
           AUTH_JWT_SECRET: "test-secret-for-vitest-only-0123456789",
           TOOL_SEARCH_CONFIG: testConfig(),
           ...evalBindings(),
+          ...mcpSpecBindings(),
           // A secret the http executor may use (only TOOL_SECRET_* names are usable); echoed back by the remote /echo.
           TOOL_SECRET_REMOTE_TOKEN: "remote-token-for-vitest-only",
         },

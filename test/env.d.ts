@@ -16,5 +16,8 @@ declare namespace Cloudflare {
     EVAL_METATOOL?: { tools: { name: string; description: string }[]; queries: { query: string; tools: string[] }[] };
     EVAL_INJECTIONS?: { payloads: { source: string; text: string }[] };
     EVAL_MISSING?: string;
+    /** The JSON Schema of MCP 2026-07-28 (vitest.config.ts reads it), or why it is missing. */
+    MCP_2026_SCHEMA?: Record<string, unknown>;
+    MCP_2026_SCHEMA_MISSING?: string;
   }
 }

@@ -15,3 +15,8 @@ declare class TextEncoder {
 }
 // Base64 to a byte per character (search/semantic.ts reads its word vectors so).
 declare function atob(data: string): string;
+// UTF-8 decoding that refuses bad bytes (mcp/modern.ts reads Base64-sentinel header values).
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
+  decode(input?: Uint8Array): string;
+}

@@ -58,8 +58,8 @@ export interface Texts {
   callToolNameMissing: string;
   callToolArgumentsNotObject: string;
   callToolUnknownArgument(field: string): string;
-  /** `call_tool` of a tool this session has not found (the same text whether such a tool exists or not). */
-  callToolNotFound(name: string): string;
+  /** `call_tool` of a meta-tool (search_tools is called directly; call_tool does not nest). */
+  callToolNotNested(name: string): string;
   /** Explains the brace notation; put before the compact name list when the list uses braces. */
   toolNamesNotation: string;
   searchToolsQuery: string;
@@ -115,8 +115,7 @@ const en: Texts = {
   callToolNameMissing: "name must be a non-empty string",
   callToolArgumentsNotObject: "arguments must be a JSON object (or the JSON text of one)",
   callToolUnknownArgument: (field) => `unknown argument "${field}" (allowed: name, arguments)`,
-  callToolNotFound: (name) =>
-    `"${name}" has not been found in this conversation. Call search_tools first, then call_tool with a name it returned.`,
+  callToolNotNested: (name) => `"${name}" does not run through call_tool: call it directly.`,
   toolNamesNotation: "(a_{b,c} stands for a_b and a_c)",
   searchToolsQuery: "Keywords separated by spaces; any keyword may match the tool name or description. Empty lists all.",
   searchToolsLimit: "Most tools to return (0 = no limit).",
@@ -208,7 +207,7 @@ const zh: Texts = {
   callToolNameMissing: "name 必须是非空字符串",
   callToolArgumentsNotObject: "arguments 必须是 JSON 对象（或其 JSON 文本）",
   callToolUnknownArgument: (field) => `未知参数「${field}」（可用：name、arguments）`,
-  callToolNotFound: (name) => `本会话尚未找到「${name}」。请先调用 search_tools，再用 call_tool 调用它返回的工具。`,
+  callToolNotNested: (name) => `「${name}」不经 call_tool 调用：请直接调用它。`,
   toolNamesNotation: "（a_{b,c} 表示 a_b 与 a_c）",
   searchToolsQuery: "以空白分隔的关键词；任一关键词命中工具名或说明即可。为空时匹配全部。",
   searchToolsLimit: "返回的最大工具数（0 表示不限）。",

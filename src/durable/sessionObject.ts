@@ -10,13 +10,12 @@
 // that leaves it empty): it joins the principal's index (PrincipalObject) before that write is kept, and a session
 // the index has no room for stores nothing and answers a SessionRefusal (429 over HTTP).
 import { DurableObject } from "cloudflare:workers";
-import { callToolAllows } from "../core/turn/callTool.ts";
 import type { GatewayConfig, SearchMode } from "../core/config.ts";
 import { defaultConfig, discoveredLimit } from "../core/config.ts";
 import { DiscoveredSet } from "../core/turn/discovered.ts";
 import { createExecutionGuard } from "../core/guard/executionGuard.ts";
 import { ConfirmationLedger } from "../core/guard/grants.ts";
-import { evictionFor } from "../core/turn/prepare.ts";
+import { evictionFor, toolListChangesOnDiscovery } from "../core/turn/prepare.ts";
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/guard/grants.ts";
 import { validateToolDefinition } from "../core/tools/definition.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
@@ -119,6 +118,8 @@ export class SessionObject extends DurableObject<Env> {
   private admission: Promise<SessionRefusal | undefined> | undefined;
   /** Server→client requests (MCP elicitation) waiting for the client's answer, bounded (pendingAnswers.ts). */
   private readonly answers = new PendingAnswers();
+  /** Open tool-list watches (MCP subscriptions/listen): each gets a byte when the session's tool list changes. */
+  private readonly toolListWatchers = new Set<ReadableStreamDefaultController<Uint8Array>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -230,9 +231,10 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * `call_tool`'s session work in one round trip: whether this session may call `name` (found here, or always
-   * direct), then the name's refreshed place in the discovered set, then the client catalog's run of it (null: the
-   * registry answers). `allowed: false` changes nothing.
+   * `call_tool`'s session work in one round trip: a tool this session has found (or an always-direct one) gets its
+   * place in the discovered set refreshed (a history of call_tool calls shows prepare no tool name); then the client
+   * catalog's run of it (null: the registry answers). A tool not found here runs too (the guard is the boundary) but
+   * does not join the set: only search adds to it.
    */
   async callFoundTool(
     identity: SessionIdentity,
@@ -240,11 +242,12 @@ export class SessionObject extends DurableObject<Env> {
     args: Record<string, unknown>,
     context: ToolCallContext,
     config: GatewayConfig,
-  ): Promise<{ allowed: false } | { allowed: true; client: ToolOutcome | null } | SessionRefusal> {
-    if (!callToolAllows(name, this.getDiscovered(), config)) return { allowed: false };
-    const touched = await this.touchDiscovered(identity, [name], config);
-    if (!Array.isArray(touched)) return touched;
-    return { allowed: true, client: await this.executeClientTool(name, args, context, config) };
+  ): Promise<{ client: ToolOutcome | null } | SessionRefusal> {
+    if (this.getDiscovered().includes(name) || config.alwaysDirectTools.includes(name)) {
+      const touched = await this.touchDiscovered(identity, [name], config);
+      if (!Array.isArray(touched)) return touched;
+    }
+    return { client: await this.executeClientTool(name, args, context, config) };
   }
 
   // ---- the MCP session (src/mcp) ---------------------------------------------------------------------------------
@@ -298,7 +301,41 @@ export class SessionObject extends DurableObject<Env> {
     return this.answers.deliver(id, text);
   }
 
+  /**
+   * A stream that carries one byte each time this session's tool list changes (a search found a tool new to it), for
+   * as long as the reader keeps it open: MCP's subscriptions/listen, which the Worker turns into notifications.
+   */
+  watchToolList(): ReadableStream<Uint8Array> {
+    let watcher: ReadableStreamDefaultController<Uint8Array> | undefined;
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        watcher = controller;
+        this.toolListWatchers.add(controller);
+      },
+      cancel: () => {
+        if (watcher) this.toolListWatchers.delete(watcher);
+      },
+    });
+  }
+
+  private announceToolListChange(): void {
+    for (const watcher of this.toolListWatchers) {
+      try {
+        watcher.enqueue(new Uint8Array([10]));
+      } catch {
+        this.toolListWatchers.delete(watcher);
+      }
+    }
+  }
+
   // ---- confirmations and grants (the guard's SessionGrants, with the configuration) --------------------------
+
+  /** What a pending confirmation is bound to (the digests of its tool and arguments); null when none is pending. */
+  confirmationBinding(id: string): GrantBinding | null {
+    const state = this.ctx.storage.kv.get<GrantState>(KEY.grants);
+    const pending = new ConfirmationLedger(state).pendingAt(Date.now()).find((entry) => entry.id === id);
+    return pending ? { tool: pending.tool, arguments: pending.arguments } : null;
+  }
 
   async consumeGrant(capability: string, binding: GrantBinding, config: GatewayConfig): Promise<boolean> {
     const now = Date.now();
@@ -323,10 +360,19 @@ export class SessionObject extends DurableObject<Env> {
     return request;
   }
 
-  async resolveConfirmation(id: string, approve: boolean, config: GatewayConfig): Promise<ResolveOutcome> {
+  /**
+   * Approves or denies a pending confirmation, once. With `binding`, only the confirmation of exactly that tool
+   * definition and those arguments (an MCP request state names both): any other answers not_found and stays open.
+   */
+  async resolveConfirmation(id: string, approve: boolean, config: GatewayConfig, binding?: GrantBinding): Promise<ResolveOutcome> {
     const now = Date.now();
     // A session that never asked for a confirmation has nothing to resolve: answer without creating it.
-    if (this.ctx.storage.kv.get<GrantState>(KEY.grants) === undefined) return { ok: false, code: "not_found" };
+    const stored = this.ctx.storage.kv.get<GrantState>(KEY.grants);
+    if (stored === undefined) return { ok: false, code: "not_found" };
+    if (binding !== undefined) {
+      const pending = (Array.isArray(stored.pending) ? stored.pending : []).find((entry) => entry.id === id);
+      if (pending && (pending.tool !== binding.tool || pending.arguments !== binding.arguments)) return { ok: false, code: "not_found" };
+    }
     // Resolve before pruning: an expired confirmation answers `expired` (410) once, rather than vanishing as unknown.
     const ledger = new ConfirmationLedger(this.ctx.storage.kv.get<GrantState>(KEY.grants));
     const outcome = ledger.resolve(id, approve, confirmationTtlMs(config), now);
@@ -487,6 +533,8 @@ export class SessionObject extends DurableObject<Env> {
     if (discovered.length !== stored.length || discovered.some((name, index) => name !== stored[index])) {
       this.ctx.storage.kv.put(KEY.discovered, discovered);
       this.ctx.storage.kv.put(KEY.foundOrder, set.foundOrder());
+      // A name that joined changes a "grow" or "stable" list (a "fixed" one never changes): tell the watchers.
+      if (toolListChangesOnDiscovery(config) && discovered.some((name) => !stored.includes(name))) this.announceToolListChange();
     }
     return discovered;
   }

@@ -4,7 +4,7 @@
 // HttpError only for the rate limit and the principal's session limit (429).
 import { auditDecisionOf, auditLine } from "../core/guard/audit.ts";
 import type { AuditDecision } from "../core/guard/audit.ts";
-import { CALL_TOOL_NAME, callToolEnabled, parseCallToolParams } from "../core/turn/callTool.ts";
+import { CALL_TOOL_NAME, callToolAllows, callToolEnabled, parseCallToolParams } from "../core/turn/callTool.ts";
 import { texts } from "../core/locale.ts";
 import { parseSearchToolsParams, SEARCH_TOOLS_NAME } from "../core/turn/searchTools.ts";
 import { errorResult } from "../core/tools/toolRegistry.ts";
@@ -49,11 +49,9 @@ async function registryOutcome(call: Call, name: string, args: Record<string, un
 
 /**
  * `call_tool {name, arguments}`: the inner tool runs through exactly the path a direct call takes (client catalog or
- * registry, guard, a confirmation bound to the inner tool and its arguments), but only once this session has found
- * it, or when it is always direct (the design: a tool is searched before it is called). A refusal reads the same
- * whether the tool exists or not. A call refreshes the tool's place in the discovered set, since a history of
- * call_tool calls shows prepare no tool name. The check, the refresh and the client catalog's run are one session
- * round trip. `ran.tool` becomes the inner name, for the audit line.
+ * registry, guard, a confirmation bound to the inner tool and its arguments), whether this session has found it or
+ * not (callToolAllows): the guard is the boundary. A found tool's place in the discovered set is refreshed; the
+ * refresh and the client catalog's run are one session round trip. `ran.tool` becomes the inner name, for the audit line.
  */
 async function executeCallTool(
   call: Call,
@@ -68,10 +66,10 @@ async function executeCallTool(
   if (!parsed.ok) return { result: errorResult(t.invalidArguments(CALL_TOOL_NAME, parsed.problems)) };
   const { name, arguments: inner } = parsed.params;
   ran.tool = name;
+  if (!callToolAllows(name)) return { result: errorResult(t.callToolNotNested(name)) };
   const session = sessionStub(call.env, call.principal.id, sessionId);
   const found = await session.callFoundTool(sessionIdentity(call, sessionId), name, inner, context, config);
   if (isSessionRefusal(found)) throw tooManySessions(found);
-  if (!found.allowed) return { result: errorResult(t.callToolNotFound(name)) };
   return found.client ?? registryOutcome(call, name, inner, context);
 }
 

@@ -47,6 +47,8 @@ export interface Settings {
    * its --var flag, off unless set, so that a deployment never serves the demo's tools by accident.
    */
   demoCatalog: boolean;
+  /** HMAC secret of MCP request states (MCP_STATE_SECRET); without it one is derived from AUTH_JWT_SECRET. */
+  mcpStateSecret?: Uint8Array;
 }
 
 export type SettingsResult = { ok: true; settings: Settings } | { ok: false; error: ConfigError };
@@ -64,8 +66,8 @@ export const MAX_TOKEN_LIFETIME_RANGE: readonly [number, number] = [60, 30 * 86_
 
 const VARIABLES = [
   "TOOL_SEARCH_CONFIG", "AUTH_JWT_SECRET", "AUTH_JWKS_URL", "AUTH_AUDIENCE", "AUTH_ISSUER", "ALLOW_ANONYMOUS",
-  "CORS_ALLOW_ORIGINS", "AUTH_MAX_TOKEN_LIFETIME_SECONDS", "DEMO_CATALOG", "AUTH_MODE", "OIDC_ISSUER", "OIDC_CLIENT_ID",
-  "OIDC_CLIENT_SECRET", "OIDC_SCOPES", "OIDC_LEVEL_CLAIM", "OIDC_GROUPS_CLAIM", "OIDC_OWNER_CLAIM",
+  "CORS_ALLOW_ORIGINS", "AUTH_MAX_TOKEN_LIFETIME_SECONDS", "DEMO_CATALOG", "MCP_STATE_SECRET", "AUTH_MODE", "OIDC_ISSUER",
+  "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_SCOPES", "OIDC_LEVEL_CLAIM", "OIDC_GROUPS_CLAIM", "OIDC_OWNER_CLAIM",
 ] as const;
 type Variable = (typeof VARIABLES)[number];
 export type SettingsVars = Partial<Record<Variable, string>>;
@@ -210,7 +212,13 @@ export function parseSettings(vars: SettingsVars): Settings {
   if (demo !== "true" && demo !== "false") {
     throw new ConfigError("DEMO_CATALOG", `must be "true" or "false", got ${JSON.stringify(demo)}`);
   }
-  return { config, auth, corsOrigins: readCorsOrigins(optionalText(vars, "CORS_ALLOW_ORIGINS")), demoCatalog: demo === "true" };
+  const settings: Settings = { config, auth, corsOrigins: readCorsOrigins(optionalText(vars, "CORS_ALLOW_ORIGINS")), demoCatalog: demo === "true" };
+  const stateSecret = optionalText(vars, "MCP_STATE_SECRET");
+  if (stateSecret !== undefined) {
+    if (stateSecret.length < MIN_SECRET_LENGTH) throw new ConfigError("MCP_STATE_SECRET", `must be at least ${MIN_SECRET_LENGTH} characters`);
+    settings.mcpStateSecret = new TextEncoder().encode(stateSecret);
+  }
+  return settings;
 }
 
 let cached: { key: string; result: SettingsResult } | undefined;

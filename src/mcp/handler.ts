@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { InitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ID_PATTERN } from "../core/ids.ts";
+import { isRecord } from "../core/records.ts";
 import type { McpSessionRecord } from "../durable/sessionObject.ts";
 import { MAX_ANSWER_BYTES } from "../durable/pendingAnswers.ts";
 import type { AnswerDelivery } from "../durable/pendingAnswers.ts";
@@ -25,6 +26,7 @@ import { enforceRateLimit, tooManySessions } from "../http/limits.ts";
 import type { RouteRequest } from "../http/request.ts";
 import { checkOrigin, mcpErrorResponse, sessionNotFound, withResourceMetadata } from "./http.ts";
 import { createMcpServer } from "./server.ts";
+import { isModernTraffic, serveModern } from "./stateless.ts";
 
 interface McpCaller {
   call: Call;
@@ -99,6 +101,8 @@ function refuseUndelivered(deliveries: readonly AnswerDelivery[]): void {
 async function post(request: RouteRequest, env: Env, ctx: ExecutionContext | undefined): Promise<Response> {
   const { call, groups } = await caller(request, env, ctx);
   const { body, messages } = await readMessages(request, call.settings.config.limits.maxBodyBytes);
+  // MCP 2026-07-28 (no initialize, no session header): its own thin layer; everything else as the 2025 revisions.
+  if (isRecord(body) && isModernTraffic(request, body)) return serveModern(request, call, groups, body);
   const init = messages.find(isInitializeRequest);
   let sessionId: string;
   let record: McpSessionRecord;

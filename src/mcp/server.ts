@@ -78,7 +78,11 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-async function listTools(scope: McpScope): Promise<ListToolsResult> {
+/**
+ * The prepared turn's tools for this request. `fromSession: false` (a 2026-07-28 request that names no session) lists
+ * the base list, as for a session that has found nothing: no search of another conversation changes it.
+ */
+export async function listTools(scope: McpScope, options: { fromSession: boolean } = { fromSession: true }): Promise<ListToolsResult> {
   const { call, sessionId, groups } = scope;
   const { config } = call.settings;
   await enforceRateLimit(call);
@@ -86,7 +90,9 @@ async function listTools(scope: McpScope): Promise<ListToolsResult> {
   const loaded = await currentRegistry(call.env, call.settings);
   const { registry } = loaded;
   const tools = registry.getDefinitions({ groups });
-  const { discovered, foundOrder } = await sessionStub(call.env, call.principal.id, sessionId).getDiscoveredState();
+  const { discovered, foundOrder } = options.fromSession
+    ? await sessionStub(call.env, call.principal.id, sessionId).getDiscoveredState()
+    : { discovered: [], foundOrder: [] };
   // No auto-discovery here (config.autoDiscover): tools/list carries no user message to search.
   const turn = prepareTurn({ tools, messages: [], discovered, foundOrder, config, warnings, shape: "mcp" });
   // A "fixed" list already carries call_tool; otherwise MCP offers it (mcp.callTool) for clients that never re-list.
@@ -105,16 +111,16 @@ async function listTools(scope: McpScope): Promise<ListToolsResult> {
   return { tools: listed.map((tool) => toMcpTool(tool, config)) };
 }
 
-function textResult(text: string, isError: boolean): CallToolResult {
+export function textResult(text: string, isError: boolean): CallToolResult {
   return { content: [{ type: "text", text }], isError };
 }
 
-function fromToolResult(result: ToolResult): CallToolResult {
+export function fromToolResult(result: ToolResult): CallToolResult {
   return textResult(result.content, result.isError);
 }
 
 /** A held call for a client that cannot be asked (or did not answer): the confirmation, and how a person approves it. */
-function held(scope: McpScope, confirmation: ConfirmationRequest): CallToolResult {
+export function held(scope: McpScope, confirmation: ConfirmationRequest): CallToolResult {
   const t = texts(scope.call.settings.config.locale).mcp;
   return {
     ...textResult(t.approveOverHttp(confirmation.tool, confirmation.id, scope.sessionId, confirmation.mode), true),
@@ -178,7 +184,7 @@ async function confirmThenRun(
 }
 
 /** call_tool is a meta-tool on MCP when `mcp.callTool` is on, or when the tool list is "fixed" (it is listed then). */
-function callOptions(scope: McpScope): CallOptions {
+export function callOptions(scope: McpScope): CallOptions {
   const { config } = scope.call.settings;
   return { callTool: config.mcp.callTool || callToolEnabled(config) };
 }
@@ -195,20 +201,29 @@ async function callTool(
   // call_tool runs its inner tool on the one tool-call path (http/toolCall.ts), as POST execute does.
   const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups, callOptions(scope));
   if (result.confirmation) return confirmThenRun(scope, name, args, result.confirmation, extra, transport);
+  const answer = callResult(name, result);
+  // The found tools joined the session's discovered set: the next tools/list carries them (a "fixed" list never
+  // changes, so nothing is announced there).
+  if (foundAny(answer) && toolListChangesOnDiscovery(config)) {
+    await extra.sendNotification({ method: "notifications/tools/list_changed" });
+  }
+  return answer;
+}
+
+/** A tool's result as MCP carries it: search_tools's also as `structuredContent` (its output schema's). */
+export function callResult(name: string, result: ToolResult): CallToolResult {
   const answer = fromToolResult(result);
   if (name === SEARCH_TOOLS_NAME && !result.isError) {
     const structured: unknown = JSON.parse(result.content);
-    if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) {
-      answer.structuredContent = { ...structured };
-      // The found tools joined the session's discovered set: the next tools/list carries them (a "fixed" list never
-      // changes, so nothing is announced there).
-      const found = "tools" in structured && Array.isArray(structured.tools) && structured.tools.length > 0;
-      if (found && toolListChangesOnDiscovery(config)) {
-        await extra.sendNotification({ method: "notifications/tools/list_changed" });
-      }
-    }
+    if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) answer.structuredContent = { ...structured };
   }
   return answer;
+}
+
+/** Whether a search_tools result found any tool. */
+function foundAny(answer: CallToolResult): boolean {
+  const structured = answer.structuredContent;
+  return structured !== undefined && Array.isArray(structured["tools"]) && structured["tools"].length > 0;
 }
 
 export function createMcpServer(scope: McpScope, transport: WebStandardStreamableHTTPServerTransport): Server {

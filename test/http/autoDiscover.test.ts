@@ -1,12 +1,9 @@
 // Auto-discovery through the Worker's own fetch: prepare's auto-discovery (config autoDiscover). The tools the
 // latest user message matches are sent last in this turn, named in stats.autoDiscovered, kept out of the discovered
-// set until called; a tool the caller's groups hide never is; a direct call runs it; call_tool does not.
+// set until called; a tool the caller's groups hide never is; a direct call and call_tool both run it.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { texts } from "../../src/core/locale.ts";
 import { anError, api, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
-
-const t = texts("en");
 
 interface PrepareBody {
   tools: { type: string; function: { name: string } }[];
@@ -151,7 +148,7 @@ describe("autoDiscover", () => {
     expect(names(next).filter((name) => name === WEATHER)).toHaveLength(1);
   });
 
-  it('under "fixed" comes after the meta-tools, runs by its name, and call_tool still asks for a search first', async () => {
+  it('under "fixed" comes after the meta-tools, runs by its name and through call_tool alike', async () => {
     const user = await newCaller("auto-fixed");
     const sid = sessionId("fixed");
     const settings = { ...ON, toolList: "fixed" };
@@ -159,9 +156,11 @@ describe("autoDiscover", () => {
     expect(names(body).slice(0, 3)).toEqual(["search_tools", "call_tool", WEATHER]);
     expect(names(body).slice(2)).toEqual(body.stats.autoDiscovered);
     const wrapped = await call(settings, user, sid, "execute", { name: "call_tool", arguments: { name: WEATHER, arguments: {} } });
-    expect(await json(wrapped)).toEqual({ content: JSON.stringify({ error: t.callToolNotFound(WEATHER) }), isError: true });
     const direct = await call(settings, user, sid, "execute", { name: WEATHER, arguments: { city: "Paris" } });
-    expect(await json<{ isError: boolean }>(direct)).toMatchObject({ isError: false });
+    const directAnswer = await json<{ isError: boolean; content: string }>(direct);
+    expect(directAnswer).toMatchObject({ isError: false });
+    // Auto-discovery listed it without a search: call_tool runs it too (the guard is the boundary, not a search).
+    expect(await json(wrapped)).toMatchObject({ isError: false });
   });
 
   it("works on a client catalog sent with the turn", async () => {

@@ -94,16 +94,20 @@ describe('toolList "fixed"', () => {
     expect(JSON.stringify(after.tools)).toBe(JSON.stringify(before.tools));
   });
 
-  it("refuses a tool the session has not found, alike whether it exists or not", async () => {
+  it("runs a tool the session has not found (the guard is the boundary); a name that exists nowhere is unknown", async () => {
     const user = await newCaller("fixed-unfound");
     const sid = sessionId("unfound");
     const real = await execute("fixed", user, sid, { name: "call_tool", arguments: { name: FILLERS[0], arguments: {} } });
+    const direct = await execute("fixed", user, sid, { name: FILLERS[0], arguments: {} });
+    expect(real).toEqual(direct);
     const madeUp = await execute("fixed", user, sid, { name: "call_tool", arguments: { name: "tl_nothing", arguments: {} } });
-    expect(real).toEqual({ content: JSON.stringify({ error: t.callToolNotFound(FILLERS[0] ?? "") }), isError: true });
-    expect(madeUp).toEqual({ content: JSON.stringify({ error: t.callToolNotFound("tl_nothing") }), isError: true });
+    expect(madeUp).toEqual(await execute("fixed", user, sid, { name: "tl_nothing", arguments: {} }));
+    expect(madeUp.isError).toBe(true);
+    // A call does not make a tool found: only search adds to the discovered set.
+    expect((await prepare("fixed", user, sid)).discovered).toEqual([]);
     // Neither the meta-tools nor a nesting run through it.
     const nested = await execute("fixed", user, sid, { name: "call_tool", arguments: { name: "call_tool" } });
-    expect(nested.content).toBe(JSON.stringify({ error: t.callToolNotFound("call_tool") }));
+    expect(nested.content).toBe(JSON.stringify({ error: t.callToolNotNested("call_tool") }));
   });
 
   it("answers malformed call_tool arguments with the problems, as a tool error", async () => {

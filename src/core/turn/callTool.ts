@@ -72,12 +72,12 @@ export function parseCallToolParams(
 }
 
 /**
- * Whether `call_tool` may run `name` in a session whose discovered set is `discovered`: the design requires that a tool
- * be searched before it is called, so only a found tool (or an always-direct one, which the model sees anyway) may
- * be. The meta-tools themselves never run through it (search_tools is called directly; call_tool does not nest).
- * A refusal reads the same whether the tool exists or not, so call_tool reveals nothing search would not.
+ * Whether `call_tool` runs `name`: any tool the caller may call (the guard decides that, and the registry answers an
+ * absent and a gated tool alike), found in this session or not: "search first" is what the descriptions ask of the
+ * model, not a rule, since a client without protocol sessions (or one MCP session per command, as the Inspector's
+ * CLI) could never satisfy it. The meta-tools themselves never run through it (search_tools is called directly;
+ * call_tool does not nest).
  */
-export function callToolAllows(name: string, discovered: readonly string[], config: Pick<GatewayConfig, "alwaysDirectTools">): boolean {
-  if (name === CALL_TOOL_NAME || name === SEARCH_TOOLS_NAME) return false;
-  return discovered.includes(name) || config.alwaysDirectTools.includes(name);
+export function callToolAllows(name: string): boolean {
+  return name !== CALL_TOOL_NAME && name !== SEARCH_TOOLS_NAME;
 }

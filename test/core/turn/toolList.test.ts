@@ -167,13 +167,11 @@ describe("call_tool", () => {
     expect(parseCallToolParams({ name: 3 }, "zh")).toEqual({ ok: false, problems: [texts("zh").callToolNameMissing] });
   });
 
-  it("allows found and always-direct tools only, never the meta-tools", () => {
-    const config = { alwaysDirectTools: ["clock"] };
-    expect(callToolAllows("a", ["a"], config)).toBe(true);
-    expect(callToolAllows("clock", [], config)).toBe(true);
-    expect(callToolAllows("b", ["a"], config)).toBe(false);
-    expect(callToolAllows("search_tools", ["search_tools"], config)).toBe(false);
-    expect(callToolAllows("call_tool", ["call_tool"], config)).toBe(false);
+  it("allows any tool, found or not (the guard decides), never the meta-tools", () => {
+    expect(callToolAllows("a")).toBe(true);
+    expect(callToolAllows("never_searched")).toBe(true);
+    expect(callToolAllows("search_tools")).toBe(false);
+    expect(callToolAllows("call_tool")).toBe(false);
   });
 });
 
