@@ -8,7 +8,7 @@ import { build } from "esbuild";
 const { values } = parseArgs({ options: { outfile: { type: "string" }, entry: { type: "string" } } });
 const outfile = values.outfile ?? fileURLToPath(new URL("../dist/toolgate-client.js", import.meta.url));
 await build({
-  entryPoints: [values.entry ?? fileURLToPath(new URL("../src/client/index.ts", import.meta.url))],
+  entryPoints: [values.entry ?? fileURLToPath(new URL("../packages/client/src/index.ts", import.meta.url))],
   outfile,
   bundle: true,
   format: "esm",
