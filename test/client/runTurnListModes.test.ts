@@ -13,7 +13,7 @@ const MODES = ["fixed", "grow", "stable"] as const;
 type Mode = (typeof MODES)[number];
 
 function incoming(input: string, init: RequestInit): IncomingRequest {
-  return new Request<unknown, IncomingRequestCfProperties>(input, init);
+  return new Request<unknown, IncomingRequestCfProperties>(input, { method: init.method, headers: init.headers, body: init.body });
 }
 
 /** The arguments as the model wrote them: OpenAI's JSON text, or the object inside call_tool's arguments. */
