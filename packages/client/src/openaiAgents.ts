@@ -1,0 +1,137 @@
+// @toolgate/client/openai-agents: a toolgate session as OpenAI Agents SDK function tools. The guard's answer drives the
+// SDK's `needsApproval`; the user's decision on each of `result.interruptions` is posted back to the gateway with
+// `decide`, and the run resumes with the same call, which runs once.
+import { tool } from "@openai/agents";
+import type { RunState, RunToolApprovalItem, Tool } from "@openai/agents";
+import type { Toolgate } from "./client.js";
+import { isObject } from "./records.js";
+import type { ConfirmationRequest, ExecuteAnswer } from "./types.js";
+
+export interface AgentToolsOptions {
+  client: Toolgate;
+  sessionId: string;
+  enabledGroups?: readonly string[] | undefined;
+}
+
+export interface AgentTools {
+  /** The caller's tools and the gateway's meta-tools, as function tools (pass to `new Agent({tools})`). */
+  tools: Tool[];
+  /**
+   * The user's decision on one of `result.interruptions`: answers that call's confirmation at the gateway (bound to
+   * its arguments), then approves or rejects the item in the run state; resume with `run(agent, result.state)`.
+   */
+  decide(state: RunState<unknown, never>, item: RunToolApprovalItem, approve: boolean): Promise<void>;
+  /** The confirmation the guard holds for an interruption (what to show the user), if any. */
+  confirmationOf(item: RunToolApprovalItem): ConfirmationRequest | undefined;
+}
+
+interface Definition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+function definitionOf(shaped: Record<string, unknown>): Definition | undefined {
+  const fn = shaped["function"];
+  if (!isObject(fn) || typeof fn["name"] !== "string") return undefined;
+  return {
+    name: fn["name"],
+    description: typeof fn["description"] === "string" ? fn["description"] : "",
+    parameters: isObject(fn["parameters"]) ? fn["parameters"] : {},
+  };
+}
+
+function callIdOf(item: RunToolApprovalItem): string | undefined {
+  const raw = item.rawItem;
+  return raw.type === "function_call" ? raw.callId : undefined;
+}
+
+/**
+ * The session's tools for an Agent. Each call goes through the gateway's guard once: `needsApproval` sends it, and
+ * answers true only when the guard holds it (the result of an allowed call is kept and handed over by `execute`).
+ */
+export async function toolgateAgentTools(options: AgentToolsOptions): Promise<AgentTools> {
+  const { client, sessionId } = options;
+  const groups = options.enabledGroups ? { enabledGroups: options.enabledGroups } : {};
+  const first = new Map<string, Promise<ExecuteAnswer>>();
+  const held = new Map<string, ConfirmationRequest>();
+  const answered = new Set<string>();
+
+  const [listed, prepared] = await Promise.all([
+    client.listTools({ format: "openai", ...(options.enabledGroups ? { groups: options.enabledGroups } : {}) }),
+    client.prepare(sessionId, { messages: [], format: "openai", ...groups }),
+  ]);
+  const definitions = new Map<string, Definition>();
+  for (const shaped of [...prepared.tools, ...listed]) {
+    const definition = definitionOf(shaped);
+    if (definition && !definitions.has(definition.name)) definitions.set(definition.name, definition);
+  }
+
+  const send = (name: string, input: unknown): Promise<ExecuteAnswer> =>
+    client.execute(sessionId, { name, arguments: isObject(input) ? input : {}, ...groups });
+  const executeOnce = (name: string, input: unknown, callId: string | undefined): Promise<ExecuteAnswer> => {
+    if (callId === undefined) return send(name, input);
+    let answer = first.get(callId);
+    if (!answer) {
+      answer = send(name, input);
+      first.set(callId, answer);
+    }
+    return answer;
+  };
+
+  const tools = [...definitions.values()].map(({ name, description, parameters }) =>
+    tool({
+      name,
+      description,
+      strict: false,
+      // The gateway validates the arguments against the tool's own schema; the SDK gets it as a non-strict object.
+      parameters: {
+        type: "object",
+        properties: isObject(parameters["properties"]) ? parameters["properties"] : {},
+        required: Array.isArray(parameters["required"]) ? parameters["required"].filter((key) => typeof key === "string") : [],
+        additionalProperties: true,
+      },
+      needsApproval: async (_context, input, callId) => {
+        const answer = await executeOnce(name, input, callId);
+        if (answer.confirmation && callId !== undefined) held.set(callId, answer.confirmation);
+        return answer.confirmation !== undefined;
+      },
+      execute: async (input, _context, details) => {
+        const callId = details?.toolCall?.callId;
+        let answer = await executeOnce(name, input, callId);
+        const confirmation = callId === undefined ? undefined : held.get(callId);
+        if (callId !== undefined) first.delete(callId);
+        if (confirmation && callId !== undefined) {
+          // Only an approved call reaches execute: its confirmation was answered by decide (or is approved now, when
+          // the state was approved directly), and the same call is sent again.
+          held.delete(callId);
+          if (!answered.delete(callId)) await client.confirm(sessionId, confirmation.id, true);
+          answer = await send(name, input);
+        }
+        return answer.content;
+      },
+    }),
+  );
+
+  return {
+    tools,
+    confirmationOf: (item) => {
+      const callId = callIdOf(item);
+      return callId === undefined ? undefined : held.get(callId);
+    },
+    async decide(state, item, approve) {
+      const callId = callIdOf(item);
+      const confirmation = callId === undefined ? undefined : held.get(callId);
+      if (confirmation && callId !== undefined) {
+        await client.confirm(sessionId, confirmation.id, approve);
+        if (approve) answered.add(callId);
+        else {
+          held.delete(callId);
+          first.delete(callId);
+        }
+      }
+      if (approve) state.approve(item);
+      else state.reject(item);
+    },
+  };
+}
