@@ -10,6 +10,8 @@ import { Usage } from "@openai/agents";
 import type { AgentInputItem, Model, ModelRequest, ModelResponse } from "@openai/agents";
 import { ask } from "./adapters/aiSdk.example.ts";
 import { ask as askAgent } from "./adapters/openaiAgents.example.ts";
+import { FakeToolCallingModel } from "langchain";
+import { ask as askLangChain } from "./adapters/langchain.example.ts";
 import { devToken, ROOT, startDevServer } from "./devServer.ts";
 import type { DevServer } from "./devServer.ts";
 
@@ -141,5 +143,32 @@ describe("OpenAI Agents SDK (@openai/agents 0.20, a scripted Model)", () => {
     expect(model.outputs.get("call-5")).not.toContain("client runs it");
     expect(model.outputs.get("call-5")).toMatch(/reject|denied|not approved/i);
     expectDocumented("openaiAgents.example.ts");
+  });
+});
+
+describe("LangChain.js (langchain 1.x, FakeToolCallingModel, the human-in-the-loop middleware)", () => {
+  it("searches, runs a tool, and interrupts exactly the held calls: one resumed approved, one rejected", async () => {
+    const model = new FakeToolCallingModel({
+      toolCalls: [...MOVES.map((move, index) => [{ name: move.name, args: move.input, id: `call-${index + 1}` }]), []],
+    });
+    const asked: unknown[] = [];
+    const { messages } = await askLangChain({
+      model,
+      url: server.origin,
+      token,
+      sessionId: session("langchain"),
+      question: QUESTION,
+      approve: (confirmation) => (asked.push([confirmation.tool, confirmation.arguments]), approveBob(confirmation.arguments)),
+    });
+    expect(asked).toEqual([["send_email", MOVES[3]?.input], ["send_email", MOVES[4]?.input]]);
+    const tools = messages.filter((message) => message.type === "tool").map((message) => message.text);
+    expect(tools).toHaveLength(5);
+    expect(tools[0]).toContain("calculate");
+    expect(tools[1]).toContain("42");
+    expect(tools[3]).toContain("client runs it");
+    // The rejected call: the middleware's rejection, and nothing ran.
+    expect(tools[4]).not.toContain("client runs it");
+    expect(tools[4]).toMatch(/reject/i);
+    expectDocumented("langchain.example.ts");
   });
 });

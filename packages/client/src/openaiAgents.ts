@@ -2,7 +2,7 @@
 // SDK's `needsApproval`; the user's decision on each of `result.interruptions` is posted back to the gateway with
 // `decide`, and the run resumes with the same call, which runs once.
 import { tool } from "@openai/agents";
-import type { RunState, RunToolApprovalItem, Tool } from "@openai/agents";
+import type { RunToolApprovalItem, Tool } from "@openai/agents";
 import type { Toolgate } from "./client.js";
 import { isObject } from "./records.js";
 import type { ConfirmationRequest, ExecuteAnswer } from "./types.js";
@@ -13,6 +13,12 @@ export interface AgentToolsOptions {
   enabledGroups?: readonly string[] | undefined;
 }
 
+/** What `decide` uses of a run's state (`result.state`): its approve and reject. */
+export interface ApprovalState {
+  approve(item: RunToolApprovalItem): void;
+  reject(item: RunToolApprovalItem): void;
+}
+
 export interface AgentTools {
   /** The caller's tools and the gateway's meta-tools, as function tools (pass to `new Agent({tools})`). */
   tools: Tool[];
@@ -20,7 +26,7 @@ export interface AgentTools {
    * The user's decision on one of `result.interruptions`: answers that call's confirmation at the gateway (bound to
    * its arguments), then approves or rejects the item in the run state; resume with `run(agent, result.state)`.
    */
-  decide(state: RunState<unknown, never>, item: RunToolApprovalItem, approve: boolean): Promise<void>;
+  decide(state: ApprovalState, item: RunToolApprovalItem, approve: boolean): Promise<void>;
   /** The confirmation the guard holds for an interruption (what to show the user), if any. */
   confirmationOf(item: RunToolApprovalItem): ConfirmationRequest | undefined;
 }
