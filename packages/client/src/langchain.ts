@@ -23,7 +23,7 @@ export interface LangChainTools {
    * The user's answers to an interrupt's action requests (its `value`, a `HITLRequest`; `approve` sees each held
    * confirmation): posted to the gateway, and returned as the `{decisions}` to resume with.
    */
-  decide(request: unknown, approve: (confirmation: ConfirmationRequest) => boolean): Promise<{ decisions: Decision[] }>;
+  decide: (request: unknown, approve: (confirmation: ConfirmationRequest) => boolean) => Promise<{ decisions: Decision[] }>;
 }
 
 interface Held {
@@ -36,7 +36,7 @@ interface Held {
 /** JSON with sorted keys: the same arguments give the same text, whatever their key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(",")}}`;
+  if (isObject(value)) return `{${Object.keys(value).toSorted().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(",")}}`;
   return JSON.stringify(value) ?? "null";
 }
 
@@ -114,7 +114,7 @@ export async function toolgateLangChainTools(options: LangChainOptions): Promise
   return {
     tools,
     interruptOn,
-    async decide(request, approve) {
+    decide: async (request, approve) => {
       if (!isObject(request) || !Array.isArray(request["actionRequests"])) throw new TypeError("decide: not a human-in-the-loop interrupt (no actionRequests)");
       const decisions: Decision[] = [];
       const taken = new Set<string>();

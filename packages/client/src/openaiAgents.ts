@@ -26,9 +26,9 @@ export interface AgentTools {
    * The user's decision on one of `result.interruptions`: answers that call's confirmation at the gateway (bound to
    * its arguments), then approves or rejects the item in the run state; resume with `run(agent, result.state)`.
    */
-  decide(state: ApprovalState, item: RunToolApprovalItem, approve: boolean): Promise<void>;
+  decide: (state: ApprovalState, item: RunToolApprovalItem, approve: boolean) => Promise<void>;
   /** The confirmation the guard holds for an interruption (what to show the user), if any. */
-  confirmationOf(item: RunToolApprovalItem): ConfirmationRequest | undefined;
+  confirmationOf: (item: RunToolApprovalItem) => ConfirmationRequest | undefined;
 }
 
 interface Definition {
@@ -125,7 +125,7 @@ export async function toolgateAgentTools(options: AgentToolsOptions): Promise<Ag
       const callId = callIdOf(item);
       return callId === undefined ? undefined : held.get(callId);
     },
-    async decide(state, item, approve) {
+    decide: async (state, item, approve) => {
       const callId = callIdOf(item);
       const confirmation = callId === undefined ? undefined : held.get(callId);
       if (confirmation && callId !== undefined) {

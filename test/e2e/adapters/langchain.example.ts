@@ -25,7 +25,7 @@ export async function ask(options: {
   });
   const config = { configurable: { thread_id: options.sessionId } };
   let state = await agent.invoke({ messages: [{ role: "user", content: options.question }] }, config);
-  for (let interrupt = state.__interrupt__?.[0]; interrupt !== undefined; interrupt = state.__interrupt__?.[0]) {
+  for (let interrupt = state["__interrupt__"]?.[0]; interrupt !== undefined; interrupt = state["__interrupt__"]?.[0]) {
     // The held calls' confirmations (tool, description, exact arguments) go to the user; the answers resume the agent.
     const resume = await decide(interrupt.value, options.approve);
     state = await agent.invoke(new Command({ resume }), config);

@@ -8,12 +8,12 @@ import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Usage } from "@openai/agents";
 import type { AgentInputItem, Model, ModelRequest, ModelResponse } from "@openai/agents";
-import { ask } from "./adapters/aiSdk.example.ts";
-import { ask as askAgent } from "./adapters/openaiAgents.example.ts";
+import { ask } from "./aiSdk.example.ts";
+import { ask as askAgent } from "./openaiAgents.example.ts";
 import { FakeToolCallingModel } from "langchain";
-import { ask as askLangChain } from "./adapters/langchain.example.ts";
-import { devToken, ROOT, startDevServer } from "./devServer.ts";
-import type { DevServer } from "./devServer.ts";
+import { ask as askLangChain } from "./langchain.example.ts";
+import { devToken, ROOT, startDevServer } from "../devServer.ts";
+import type { DevServer } from "../devServer.ts";
 
 let server: DevServer;
 let token = "";
