@@ -3,15 +3,12 @@
 // own tool approval (`needsApproval`), which `useChat` shows and answers with `addToolApprovalResponse`.
 import { dynamicTool, jsonSchema } from "ai";
 import type { ModelMessage, PrepareStepFunction, ToolSet } from "ai";
-import type { Toolgate } from "./client.js";
 import { isObject } from "./records.js";
-import type { ConfirmationRequest, ExecuteAnswer, JsonSchema } from "./types.js";
+import { callSender, sessionTools } from "./sessionTools.js";
+import type { SessionToolsOptions } from "./sessionTools.js";
+import type { ConfirmationRequest } from "./types.js";
 
-export interface AiSdkOptions {
-  client: Toolgate;
-  sessionId: string;
-  enabledGroups?: readonly string[] | undefined;
-}
+export type AiSdkOptions = SessionToolsOptions;
 
 export interface AiSdkTools {
   /** Every tool the caller may reach (the registry's visible tools and the gateway's meta-tools), as AI SDK tools. */
@@ -22,21 +19,10 @@ export interface AiSdkTools {
   held: ReadonlyMap<string, ConfirmationRequest>;
 }
 
-interface FunctionShape {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-}
-
-/** A `{type: "function", function: {name, description, parameters}}` tool of the OpenAI Chat shape. */
-function functionOf(tool: Record<string, unknown>): FunctionShape | undefined {
+/** The name of a `{type: "function", function: {name, …}}` tool of the OpenAI Chat shape. */
+function nameOf(tool: Record<string, unknown>): string[] {
   const fn = tool["function"];
-  if (!isObject(fn) || typeof fn["name"] !== "string") return undefined;
-  return {
-    name: fn["name"],
-    description: typeof fn["description"] === "string" ? fn["description"] : "",
-    parameters: isObject(fn["parameters"]) ? fn["parameters"] : { type: "object", properties: {} },
-  };
+  return isObject(fn) && typeof fn["name"] === "string" ? [fn["name"]] : [];
 }
 
 /** The conversation as OpenAI Chat messages of text only: what prepare reads (the user's words for auto-discovery). */
@@ -79,49 +65,29 @@ function deniedCalls(messages: readonly ModelMessage[]): string[] {
 export async function toolgateTools(options: AiSdkOptions): Promise<AiSdkTools> {
   const { client, sessionId } = options;
   const groups = options.enabledGroups ? { enabledGroups: options.enabledGroups } : {};
-  /** The first execute of each tool call (by the SDK's id): what the guard said. */
-  const first = new Map<string, Promise<ExecuteAnswer>>();
+  const calls = callSender(options);
   const held = new Map<string, ConfirmationRequest>();
 
-  const [listed, prepared] = await Promise.all([
-    client.listTools({ format: "openai", ...(options.enabledGroups ? { groups: options.enabledGroups } : {}) }),
-    client.prepare(sessionId, { messages: [], format: "openai", ...groups }),
-  ]);
-  const definitions = new Map<string, FunctionShape>();
-  for (const tool of [...prepared.tools, ...listed]) {
-    const fn = functionOf(tool);
-    if (fn && !definitions.has(fn.name)) definitions.set(fn.name, fn);
-  }
-
-  const executeOnce = (name: string, input: unknown, callId: string): Promise<ExecuteAnswer> => {
-    let answer = first.get(callId);
-    if (!answer) {
-      answer = client.execute(sessionId, { name, arguments: isObject(input) ? input : {}, ...groups });
-      first.set(callId, answer);
-    }
-    return answer;
-  };
-
   const tools: ToolSet = {};
-  for (const { name, description, parameters } of definitions.values()) {
+  for (const { name, description, parameters } of await sessionTools(options)) {
     tools[name] = dynamicTool({
       description,
       inputSchema: jsonSchema(parameters),
       needsApproval: async (input, { toolCallId }) => {
-        const answer = await executeOnce(name, input, toolCallId);
+        const answer = await calls.once(name, input, toolCallId);
         if (answer.confirmation) held.set(toolCallId, answer.confirmation);
         return answer.confirmation !== undefined;
       },
       execute: async (input, { toolCallId }) => {
-        let answer = await executeOnce(name, input, toolCallId);
-        first.delete(toolCallId);
+        let answer = await calls.once(name, input, toolCallId);
+        calls.forget(toolCallId);
         const confirmation = held.get(toolCallId) ?? answer.confirmation;
         if (confirmation) {
           // The SDK runs execute for a held call only once the user approved this tool call: approve its confirmation
           // (bound to these arguments) and send the same call again.
           held.delete(toolCallId);
           await client.confirm(sessionId, confirmation.id, true);
-          answer = await client.execute(sessionId, { name, arguments: isObject(input) ? input : {}, ...groups });
+          answer = await calls.send(name, input);
         }
         return answer.content;
       },
@@ -133,11 +99,11 @@ export async function toolgateTools(options: AiSdkOptions): Promise<AiSdkTools> 
       const confirmation = held.get(callId);
       if (!confirmation) continue;
       held.delete(callId);
-      first.delete(callId);
+      calls.forget(callId);
       await client.confirm(sessionId, confirmation.id, false).catch(() => undefined);
     }
     const answer = await client.prepare(sessionId, { messages: chatText(messages), format: "openai", ...groups });
-    const names = answer.tools.flatMap((tool) => functionOf(tool)?.name ?? []).filter((name) => name in tools);
+    const names = answer.tools.flatMap(nameOf).filter((name) => name in tools);
     return { activeTools: names };
   };
 

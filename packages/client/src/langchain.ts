@@ -4,15 +4,12 @@
 import { tool } from "@langchain/core/tools";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Decision, InterruptOnConfig } from "langchain";
-import type { Toolgate } from "./client.js";
 import { isObject } from "./records.js";
-import type { ConfirmationRequest, ExecuteAnswer } from "./types.js";
+import { callSender, sessionTools } from "./sessionTools.js";
+import type { SessionToolsOptions } from "./sessionTools.js";
+import type { ConfirmationRequest } from "./types.js";
 
-export interface LangChainOptions {
-  client: Toolgate;
-  sessionId: string;
-  enabledGroups?: readonly string[] | undefined;
-}
+export type LangChainOptions = SessionToolsOptions;
 
 export interface LangChainTools {
   /** The caller's tools and the gateway's meta-tools (pass to `createAgent({tools})`). */
@@ -42,53 +39,25 @@ function canonical(value: unknown): string {
 
 export async function toolgateLangChainTools(options: LangChainOptions): Promise<LangChainTools> {
   const { client, sessionId } = options;
-  const groups = options.enabledGroups ? { enabledGroups: options.enabledGroups } : {};
-  const first = new Map<string, Promise<ExecuteAnswer>>();
+  const calls = callSender(options);
   const held = new Map<string, Held>();
-
-  const [listed, prepared] = await Promise.all([
-    client.listTools({ format: "openai", ...(options.enabledGroups ? { groups: options.enabledGroups } : {}) }),
-    client.prepare(sessionId, { messages: [], format: "openai", ...groups }),
-  ]);
-  const definitions = new Map<string, { name: string; description: string; parameters: Record<string, unknown> }>();
-  for (const shaped of [...prepared.tools, ...listed]) {
-    const fn = shaped["function"];
-    if (!isObject(fn) || typeof fn["name"] !== "string" || definitions.has(fn["name"])) continue;
-    definitions.set(fn["name"], {
-      name: fn["name"],
-      description: typeof fn["description"] === "string" ? fn["description"] : "",
-      parameters: isObject(fn["parameters"]) ? fn["parameters"] : { type: "object", properties: {} },
-    });
-  }
-
-  const send = (name: string, args: unknown): Promise<ExecuteAnswer> =>
-    client.execute(sessionId, { name, arguments: isObject(args) ? args : {}, ...groups });
-  const executeOnce = (name: string, args: unknown, callId: string | undefined): Promise<ExecuteAnswer> => {
-    if (callId === undefined) return send(name, args);
-    let answer = first.get(callId);
-    if (!answer) {
-      answer = send(name, args);
-      first.set(callId, answer);
-    }
-    return answer;
-  };
 
   const tools: StructuredToolInterface[] = [];
   const interruptOn: Record<string, InterruptOnConfig> = {};
-  for (const { name, description, parameters } of definitions.values()) {
+  for (const { name, description, parameters } of await sessionTools(options)) {
     tools.push(
       tool(
         async (input: unknown, config): Promise<string> => {
           const callId = config.toolCall?.id;
-          let answer = await executeOnce(name, input, callId);
+          let answer = await calls.once(name, input, callId);
           const entry = callId === undefined ? undefined : held.get(callId);
-          if (callId !== undefined) first.delete(callId);
+          if (callId !== undefined) calls.forget(callId);
           if (entry && callId !== undefined) {
             // Only an approved call runs: its confirmation was answered by decide (or the user resumed with an
             // approval directly, which approves it now), and the same call is sent again.
             held.delete(callId);
             if (!entry.answered) await client.confirm(sessionId, entry.confirmation.id, true);
-            answer = await send(name, input);
+            answer = await calls.send(name, input);
           }
           return answer.content;
         },
@@ -98,7 +67,7 @@ export async function toolgateLangChainTools(options: LangChainOptions): Promise
     interruptOn[name] = {
       allowedDecisions: ["approve", "reject"],
       when: async ({ toolCall }) => {
-        const answer = await executeOnce(name, toolCall.args, toolCall.id);
+        const answer = await calls.once(name, toolCall.args, toolCall.id);
         if (answer.confirmation && toolCall.id !== undefined && !held.has(toolCall.id)) {
           held.set(toolCall.id, { name, args: canonical(toolCall.args), confirmation: answer.confirmation, answered: false });
         }
@@ -135,7 +104,7 @@ export async function toolgateLangChainTools(options: LangChainOptions): Promise
           decisions.push({ type: "approve" });
         } else {
           held.delete(callId);
-          first.delete(callId);
+          calls.forget(callId);
           decisions.push({ type: "reject" });
         }
       }

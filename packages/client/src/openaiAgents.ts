@@ -3,15 +3,12 @@
 // `decide`, and the run resumes with the same call, which runs once.
 import { tool } from "@openai/agents";
 import type { RunToolApprovalItem, Tool } from "@openai/agents";
-import type { Toolgate } from "./client.js";
 import { isObject } from "./records.js";
-import type { ConfirmationRequest, ExecuteAnswer } from "./types.js";
+import { callSender, sessionTools } from "./sessionTools.js";
+import type { SessionToolsOptions } from "./sessionTools.js";
+import type { ConfirmationRequest } from "./types.js";
 
-export interface AgentToolsOptions {
-  client: Toolgate;
-  sessionId: string;
-  enabledGroups?: readonly string[] | undefined;
-}
+export type AgentToolsOptions = SessionToolsOptions;
 
 /** What `decide` uses of a run's state (`result.state`): its approve and reject. */
 export interface ApprovalState {
@@ -31,22 +28,6 @@ export interface AgentTools {
   confirmationOf: (item: RunToolApprovalItem) => ConfirmationRequest | undefined;
 }
 
-interface Definition {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
-
-function definitionOf(shaped: Record<string, unknown>): Definition | undefined {
-  const fn = shaped["function"];
-  if (!isObject(fn) || typeof fn["name"] !== "string") return undefined;
-  return {
-    name: fn["name"],
-    description: typeof fn["description"] === "string" ? fn["description"] : "",
-    parameters: isObject(fn["parameters"]) ? fn["parameters"] : {},
-  };
-}
-
 function callIdOf(item: RunToolApprovalItem): string | undefined {
   const raw = item.rawItem;
   return raw.type === "function_call" ? raw.callId : undefined;
@@ -58,34 +39,11 @@ function callIdOf(item: RunToolApprovalItem): string | undefined {
  */
 export async function toolgateAgentTools(options: AgentToolsOptions): Promise<AgentTools> {
   const { client, sessionId } = options;
-  const groups = options.enabledGroups ? { enabledGroups: options.enabledGroups } : {};
-  const first = new Map<string, Promise<ExecuteAnswer>>();
+  const calls = callSender(options);
   const held = new Map<string, ConfirmationRequest>();
   const answered = new Set<string>();
 
-  const [listed, prepared] = await Promise.all([
-    client.listTools({ format: "openai", ...(options.enabledGroups ? { groups: options.enabledGroups } : {}) }),
-    client.prepare(sessionId, { messages: [], format: "openai", ...groups }),
-  ]);
-  const definitions = new Map<string, Definition>();
-  for (const shaped of [...prepared.tools, ...listed]) {
-    const definition = definitionOf(shaped);
-    if (definition && !definitions.has(definition.name)) definitions.set(definition.name, definition);
-  }
-
-  const send = (name: string, input: unknown): Promise<ExecuteAnswer> =>
-    client.execute(sessionId, { name, arguments: isObject(input) ? input : {}, ...groups });
-  const executeOnce = (name: string, input: unknown, callId: string | undefined): Promise<ExecuteAnswer> => {
-    if (callId === undefined) return send(name, input);
-    let answer = first.get(callId);
-    if (!answer) {
-      answer = send(name, input);
-      first.set(callId, answer);
-    }
-    return answer;
-  };
-
-  const tools = [...definitions.values()].map(({ name, description, parameters }) =>
+  const tools = (await sessionTools(options)).map(({ name, description, parameters }) =>
     tool({
       name,
       description,
@@ -98,21 +56,21 @@ export async function toolgateAgentTools(options: AgentToolsOptions): Promise<Ag
         additionalProperties: true,
       },
       needsApproval: async (_context, input, callId) => {
-        const answer = await executeOnce(name, input, callId);
+        const answer = await calls.once(name, input, callId);
         if (answer.confirmation && callId !== undefined) held.set(callId, answer.confirmation);
         return answer.confirmation !== undefined;
       },
       execute: async (input, _context, details) => {
         const callId = details?.toolCall?.callId;
-        let answer = await executeOnce(name, input, callId);
+        let answer = await calls.once(name, input, callId);
         const confirmation = callId === undefined ? undefined : held.get(callId);
-        if (callId !== undefined) first.delete(callId);
+        if (callId !== undefined) calls.forget(callId);
         if (confirmation && callId !== undefined) {
           // Only an approved call reaches execute: its confirmation was answered by decide (or is approved now, when
           // the state was approved directly), and the same call is sent again.
           held.delete(callId);
           if (!answered.delete(callId)) await client.confirm(sessionId, confirmation.id, true);
-          answer = await send(name, input);
+          answer = await calls.send(name, input);
         }
         return answer.content;
       },
@@ -133,7 +91,7 @@ export async function toolgateAgentTools(options: AgentToolsOptions): Promise<Ag
         if (approve) answered.add(callId);
         else {
           held.delete(callId);
-          first.delete(callId);
+          calls.forget(callId);
         }
       }
       if (approve) state.approve(item);
