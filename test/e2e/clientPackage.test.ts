@@ -148,7 +148,8 @@ describe("the packed @toolgate/client", () => {
     expect(run(NODE20, ["-e", 'console.log(typeof require("./cjs.cjs").made.search)'], dir).trim()).toBe("function");
   });
 
-  it("a Worker project as create-cloudflare makes it: wrangler types, tsc, and wrangler dev calling the gateway", async () => {
+  // wrangler types, tsc and a second wrangler dev take most of a minute on an idle two-core machine: its own timeout.
+  it("a Worker project as create-cloudflare makes it: wrangler types, tsc, and wrangler dev calling the gateway", { timeout: 240_000 }, async () => {
     // The files of `npm create cloudflare -- --type hello-world --lang ts`, written by hand (no network here); its
     // wrangler and typescript devDependencies are the repository's.
     const dir = project("worker", {
@@ -199,7 +200,7 @@ export default {
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
     try {
       let answer: Response | undefined;
-      for (const deadline = Date.now() + 90_000; answer === undefined && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 150_000; answer === undefined && Date.now() < deadline; ) {
         answer = await fetch(`http://127.0.0.1:${port}/`).catch(async () => {
           await new Promise((resolve) => setTimeout(resolve, 300));
           return undefined;
