@@ -111,6 +111,10 @@ export default defineConfig({
       },
     }),
   ],
+  // The client package's source, as tsconfig.json's paths has it (its dist is what `npm pack` ships; test/e2e tests that).
+  resolve: {
+    alias: [{ find: /^@toolgate\/client$/, replacement: fileURLToPath(new URL("./packages/client/src/index.ts", import.meta.url)) }],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**"],

@@ -1,5 +1,6 @@
-// Bundles the extension's TypeScript (src/) with toolgate/client into build/ (git-ignored), which manifest.json and
-// the pages load. `node examples/browser-extension/build.ts`, or `npm run build:extension`; the e2e test runs it too.
+// Bundles the extension's TypeScript (src/) with @toolgate/client (its source, through tsconfig.json's paths) into
+// build/ (git-ignored), which manifest.json and the pages load. `node examples/browser-extension/build.ts`, or
+// `npm run build:extension`; the e2e test runs it too.
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 

@@ -124,7 +124,19 @@ export function held(scope: McpScope, confirmation: ConfirmationRequest): CallTo
   const t = texts(scope.call.settings.config.locale).mcp;
   return {
     ...textResult(t.approveOverHttp(confirmation.tool, confirmation.id, scope.sessionId, confirmation.mode), true),
-    structuredContent: { confirmation: { ...confirmation } },
+    structuredContent: {
+      confirmation: { ...confirmation },
+      // What a client without elicitation can do, spelled out for code: the route a person's approval goes to (with
+      // the caller's own token), then the same call again. The framework adapters of @toolgate/client wire this.
+      approval: {
+        method: "POST",
+        path: `/v1/sessions/${encodeURIComponent(scope.sessionId)}/confirmations/${encodeURIComponent(confirmation.id)}`,
+        approve: { approve: true },
+        deny: { approve: false },
+        auth: "the same bearer token as this MCP session",
+        next: "call the tool again with the same arguments; it runs once",
+      },
+    },
   };
 }
 

@@ -1,4 +1,5 @@
-// The chatbot Worker example (examples/chatbot-worker/) with the same scripted model: its fetch handler runs here, with
+// The chatbot Worker example (examples/chatbot-worker/, its test: a Worker test needs the gateway Worker beside it, so
+// it runs in the gateway's suite) with the same scripted model: its fetch handler runs here, with
 // its TOOLGATE service binding played by this Worker's exports.default.fetch (what a service binding reaches) and its
 // MODEL binding by a scripted Chat Completions endpoint.
 import { exports } from "cloudflare:workers";
@@ -12,8 +13,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A Chat Completions endpoint that plays the script: its move is the number of tool results so far. */
-function scriptedModel(offered: string[][]): Pick<Fetcher, "fetch"> {
+/** A Chat Completions endpoint that plays the script (emailing `to`): its move is the number of tool results so far. */
+function scriptedModel(offered: string[][], to = "bob@example.com"): Pick<Fetcher, "fetch"> {
   return {
     fetch: async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
       const request = new Request(input, init);
@@ -21,7 +22,8 @@ function scriptedModel(offered: string[][]): Pick<Fetcher, "fetch"> {
       const body: unknown = await request.json();
       if (!isObject(body) || !Array.isArray(body["messages"]) || !Array.isArray(body["tools"])) throw new Error("not a chat request");
       offered.push(toolNames(body["tools"].filter(isObject)));
-      const move = SCRIPT[body["messages"].filter((message) => isObject(message) && message["role"] === "tool").length];
+      const scripted = SCRIPT[body["messages"].filter((message) => isObject(message) && message["role"] === "tool").length];
+      const move = scripted?.name === "send_email" ? { ...scripted, arguments: { ...scripted.arguments, to: [to] } } : scripted;
       const message = move
         ? { role: "assistant", content: null, tool_calls: [{ id: `call_${offered.length}`, type: "function", function: { name: move.name, arguments: JSON.stringify(move.arguments) } }] }
         : { role: "assistant", content: FINAL_TEXT };
@@ -30,13 +32,13 @@ function scriptedModel(offered: string[][]): Pick<Fetcher, "fetch"> {
   };
 }
 
-async function envFor(sub: string, offered: string[][]): Promise<Env> {
+async function envFor(sub: string, offered: string[][], to?: string): Promise<Env> {
   return {
     TOOLGATE: { fetch: (input, init) => exports.default.fetch(input, init) },
     TOOLGATE_TOKEN: await token({ sub, level: 2, groups: ["mail", "files"] }),
     MODEL_URL: "https://model.example/v1",
     MODEL_NAME: "scripted",
-    MODEL: scriptedModel(offered),
+    MODEL: scriptedModel(offered, to),
   };
 }
 
@@ -46,27 +48,46 @@ function chat(body: unknown): Request {
 
 const question = [{ role: "user", content: "What is 17 * 3 + sqrt(81)? Email Bob the answer." }];
 
+interface ChatAnswer {
+  text: string;
+  toolCalls: { name: string; isError?: boolean; approved?: boolean }[];
+  declined: { tool: string; arguments: unknown; mode: string; approval: string }[];
+}
+
+async function send(body: unknown, env: Env): Promise<ChatAnswer> {
+  const response = await chatbot.fetch(chat(body), env);
+  expect(response.status).toBe(200);
+  return response.json<ChatAnswer>();
+}
+
 describe("the chatbot Worker example", () => {
-  it("runs the turn through the service binding; the approved tool sends", async () => {
+  it("declines a held call and hands back its approval; approved, that exact call runs", async () => {
     const offered: string[][] = [];
-    const response = await chatbot.fetch(chat({ sessionId: sessionId("bot"), messages: question, approve: ["send_email"] }), await envFor("chatbot-ok", offered));
-    expect(response.status).toBe(200);
-    const answer = await response.json();
-    expect(answer).toMatchObject({
+    const env = await envFor("chatbot-ok", offered);
+    const first = await send({ sessionId: sessionId("bot"), messages: question }, env);
+    expect(first).toMatchObject({ text: FINAL_TEXT, declined: [{ tool: "send_email", mode: "always", arguments: { to: ["bob@example.com"] } }] });
+    expect(first.toolCalls[2]).toEqual({ name: "send_email", isError: true, approved: false });
+    expect(offered[0]).toEqual(["search_tools"]);
+    expect(offered[1]).toContain("calculate");
+    const approval = first.declined[0]?.approval;
+    expect(approval).toMatch(/^[0-9a-f]{64}$/);
+
+    const second = await send({ sessionId: sessionId("bot"), messages: question, approve: [approval] }, env);
+    expect(second).toMatchObject({
       text: FINAL_TEXT,
-      stop: "done",
       toolCalls: [{ name: "search_tools" }, { name: "calculate", isError: false }, { name: "send_email", isError: false, approved: true }],
       declined: [],
     });
-    expect(offered[0]).toEqual(["search_tools"]);
-    expect(offered[1]).toContain("calculate");
   });
 
-  it("declines a tool the request did not approve, and says so", async () => {
-    const response = await chatbot.fetch(chat({ sessionId: sessionId("bot"), messages: question }), await envFor("chatbot-decline", []));
-    const answer = await response.json();
-    expect(answer).toMatchObject({ text: FINAL_TEXT, declined: [{ tool: "send_email", mode: "always", arguments: { to: ["bob@example.com"] } }] });
-    expect(answer).toHaveProperty(["toolCalls", 2], { name: "send_email", isError: true, approved: false });
+  it("an approval is of one call's arguments, never of the tool: the same tool to another address is declined", async () => {
+    const first = await send({ sessionId: sessionId("bot"), messages: question }, await envFor("chatbot-bound", []));
+    const approval = first.declined[0]?.approval;
+    // The model now emails eve instead: the approval of the call to bob does not cover it.
+    const second = await send({ sessionId: sessionId("bot"), messages: question, approve: [approval] }, await envFor("chatbot-bound", [], "eve@example.com"));
+    expect(second.toolCalls[2]).toEqual({ name: "send_email", isError: true, approved: false });
+    expect(second.declined).toMatchObject([{ tool: "send_email", arguments: { to: ["eve@example.com"] } }]);
+    expect(second.declined[0]?.approval).not.toBe(approval);
   });
 
   it("passes the gateway's refusal on (a token that does not verify: 401) and refuses bad requests", async () => {
@@ -76,5 +97,8 @@ describe("the chatbot Worker example", () => {
     expect(await refused.json()).toMatchObject({ error: { code: "invalid_token" } });
     const bad = await chatbot.fetch(chat({ sessionId: "has space", messages: question }), env);
     expect(bad.status).toBe(400);
+    // A tool's name is not an approval.
+    const byName = await chatbot.fetch(chat({ sessionId: "s1", messages: question, approve: ["send_email"] }), env);
+    expect(byName.status).toBe(400);
   });
 });

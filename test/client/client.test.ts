@@ -1,8 +1,8 @@
 // The client's calls and errors, against the real Worker: typed answers, ToolgateError with the API's code and status,
 // 429 with retryAfter, retries only where a repeat cannot act twice, and aborts.
 import { describe, expect, it } from "vitest";
-import { createToolgate, ToolgateError } from "toolgate/client";
-import type { FetchLike } from "toolgate/client";
+import { createToolgate, ToolgateError } from "@toolgate/client";
+import type { FetchLike } from "@toolgate/client";
 import { BASE, fetchWithEnv, sessionId, token } from "../http/helpers.ts";
 import { clientFor, workerFetch } from "./support.ts";
 

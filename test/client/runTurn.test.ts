@@ -2,8 +2,8 @@
 // model's side in each of the three shapes: it searches, calls the tool it found, then send_email, which the guard
 // holds until the confirm callback answers.
 import { describe, expect, it } from "vitest";
-import { chatCompletions, runTurn } from "toolgate/client";
-import type { AnthropicBlock, ChatMessage, ConfirmationRequest, ModelRequest, ResponsesItem, ToolCallRecord } from "toolgate/client";
+import { chatCompletions, runTurn } from "@toolgate/client";
+import type { AnthropicBlock, ChatMessage, ConfirmationRequest, ModelRequest, ResponsesItem, ToolCallRecord } from "@toolgate/client";
 import { sessionId } from "../http/helpers.ts";
 import { clientFor, FINAL_TEXT, SCRIPT, toolNames } from "./support.ts";
 

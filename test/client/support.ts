@@ -1,7 +1,7 @@
 // Shared parts of the client tests: a client wired to the real Worker, and the scripted model's moves.
 import { exports } from "cloudflare:workers";
-import { createToolgate } from "toolgate/client";
-import type { FetchLike, Toolgate, ToolgateOptions } from "toolgate/client";
+import { createToolgate } from "@toolgate/client";
+import type { FetchLike, Toolgate, ToolgateOptions } from "@toolgate/client";
 import { BASE, token } from "../http/helpers.ts";
 
 /** The Worker's own fetch, as the client's transport. */

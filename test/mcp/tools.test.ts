@@ -231,6 +231,10 @@ describe("confirmations", () => {
     const confirmation = confirmationOf(held);
     expect(confirmation).toMatchObject({ tool: "mcp_stamp", mode: "always", capability: "tool:mcp_stamp", arguments: { text: "deed" } });
     expect(textOf(held)).toBe(t.mcp.approveOverHttp("mcp_stamp", confirmation.id, sessionId, "always"));
+    // The same, for code: the route, the bodies, and what to do next.
+    expect(held.structuredContent).toMatchObject({
+      approval: { method: "POST", path: `/v1/sessions/${sessionId}/confirmations/${confirmation.id}`, approve: { approve: true }, deny: { approve: false } },
+    });
     // A retry before approval is held again under the same id.
     const again = await client.callTool({ name: "mcp_stamp", arguments: { text: "deed" } });
     expect(confirmationOf(again).id).toBe(confirmation.id);

@@ -1,7 +1,7 @@
 // The service worker: one conversation per open popup (its port), run by toolgate/client's runTurn against the
 // gateway and the OpenAI-compatible model the settings name; a guarded call asks the popup's approve / deny dialog.
-import { chatCompletions, createToolgate, runTurn } from "toolgate/client";
-import type { ChatMessage } from "toolgate/client";
+import { chatCompletions, createToolgate, runTurn } from "@toolgate/client";
+import type { ChatMessage } from "@toolgate/client";
 import { isToWorker } from "./messages.ts";
 import type { ToPopup } from "./messages.ts";
 import { loadSettings } from "./settings.ts";

@@ -1,5 +1,5 @@
 // What the popup and the service worker say to each other over their port.
-import type { ConfirmationRequest } from "toolgate/client";
+import type { ConfirmationRequest } from "@toolgate/client";
 
 export type ToPopup =
   | { type: "tool"; name: string; content: string; isError: boolean; approved?: boolean }

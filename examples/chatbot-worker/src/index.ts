@@ -1,11 +1,15 @@
-// A chatbot Worker that calls toolgate through a service binding with toolgate/client (docs/client.md)// code"). POST /chat {sessionId, messages, approve?} runs one agent turn: prepare → the model (OpenAI-compatible
-// Chat Completions) → each tool call through the gateway's guard → … until the model answers.
+// A chatbot Worker that calls toolgate through a service binding with @toolgate/client (its README). POST /chat
+// {sessionId, messages, approve?} runs one agent turn: prepare → the model (OpenAI-compatible Chat Completions) → each
+// tool call through the gateway's guard → … until the model answers.
 //
-// A chatbot has no dialog of its own in the middle of a request, so approvals come with the request: `approve` lists
-// the tools the user has allowed for this message. A held call of any other tool is declined (the model reads that the
-// user declined) and reported in `declined`, so the chat UI can ask the user and send the message again with it.
-import { chatCompletions, createToolgate, runTurn, ToolgateError } from "toolgate/client";
-import type { ChatMessage, ConfirmationRequest } from "toolgate/client";
+// A chatbot has no dialog of its own in the middle of a request, so approvals come with the request. A held call is
+// declined (the model reads that the user declined) and reported in `declined` with what the user must see (tool,
+// arguments) and its `approval`: a digest of that tool and those exact arguments. The chat UI shows it; when the user
+// approves, it sends the message again with `approve: [approval]`, and only a held call of that tool with exactly
+// those arguments is approved. Approving never names a tool alone: another call of the same tool (another address,
+// another body) is held and declined again.
+import { chatCompletions, createToolgate, runTurn, ToolgateError } from "@toolgate/client";
+import type { ChatMessage, ConfirmationRequest, HeldCall } from "@toolgate/client";
 
 export interface Env {
   /** The toolgate Worker (a service binding; only its `fetch` is used). */
@@ -30,6 +34,22 @@ function isChatMessage(value: unknown): value is ChatMessage {
   return isObject(value) && typeof value["role"] === "string" && ["system", "developer", "user", "assistant", "tool"].includes(value["role"]);
 }
 
+const APPROVAL = /^[0-9a-f]{64}$/;
+const MAX_APPROVALS = 16;
+
+/** JSON with every object's keys sorted: the same arguments always give the same text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) return `{${Object.keys(value).toSorted().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(",")}}`;
+  return JSON.stringify(value) ?? "null";
+}
+
+/** What the user approves: a SHA-256 digest of the held call's tool and the exact arguments it runs with, as hex. */
+async function approvalOf(call: HeldCall): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical({ tool: call.name, arguments: call.arguments })));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 function bad(message: string, status = 400): Response {
   return Response.json({ error: { code: "invalid_request", message } }, { status });
 }
@@ -49,12 +69,14 @@ export default {
     const { sessionId, messages, approve } = body;
     if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) return bad(`sessionId must match ${SESSION_ID.source}`);
     if (!Array.isArray(messages) || !messages.every(isChatMessage)) return bad("messages must be OpenAI Chat messages");
-    if (approve !== undefined && !(Array.isArray(approve) && approve.every((name) => typeof name === "string"))) return bad("approve must be a list of tool names");
+    if (approve !== undefined && !(Array.isArray(approve) && approve.length <= MAX_APPROVALS && approve.every((value) => typeof value === "string" && APPROVAL.test(value)))) {
+      return bad(`approve must be a list of at most ${MAX_APPROVALS} approval digests (the \`approval\` of a declined call)`);
+    }
     const allowed = new Set<string>(approve ?? []);
 
     // The service binding is the transport: the URL's host is never resolved, only its path matters.
     const client = createToolgate({ url: "https://toolgate.internal", token: env.TOOLGATE_TOKEN, fetch: (input, init) => env.TOOLGATE.fetch(input, init) });
-    const declined: ConfirmationRequest[] = [];
+    const declined: (ConfirmationRequest & { approval: string })[] = [];
     const modelBinding = env.MODEL;
     try {
       const result = await runTurn({
@@ -69,9 +91,10 @@ export default {
           ...(env.MODEL_KEY ? { apiKey: env.MODEL_KEY } : {}),
           ...(modelBinding ? { fetch: (input: string, init: RequestInit) => modelBinding.fetch(input, init) } : {}),
         }),
-        confirm: (details) => {
-          if (allowed.has(details.tool)) return true;
-          declined.push(details);
+        confirm: async (details, call) => {
+          const approval = await approvalOf(call);
+          if (allowed.has(approval)) return true;
+          declined.push({ ...details, approval });
           return false;
         },
       });
@@ -80,7 +103,7 @@ export default {
         stop: result.stop,
         messages: result.messages,
         toolCalls: result.toolCalls.map((call) => ({ name: call.name, isError: call.result.isError, ...(call.approved === undefined ? {} : { approved: call.approved }) })),
-        declined: declined.map(({ tool, description, arguments: args, mode }) => ({ tool, description, arguments: args, mode })),
+        declined: declined.map(({ tool, description, arguments: args, mode, approval }) => ({ tool, description, arguments: args, mode, approval })),
       });
     } catch (error) {
       if (error instanceof ToolgateError) {

@@ -12,8 +12,8 @@ import type {
   SearchRequest,
   ShapedTool,
   ToolShape,
-} from "./types.ts";
-import { isObject } from "./records.ts";
+} from "./types.js";
+import { isObject } from "./records.js";
 
 /** `fetch`, or anything that answers like it: a service binding's `fetch`, a Worker's `exports.default.fetch`. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -22,19 +22,19 @@ export interface ToolgateOptions {
   /** The gateway's origin, e.g. `https://toolgate.example.workers.dev` (a trailing `/` is fine). */
   url: string;
   /** A fixed token; or `getToken`, asked before every request (refresh there). Neither: anonymous. */
-  token?: string;
-  getToken?: () => string | undefined | Promise<string | undefined>;
+  token?: string | undefined;
+  getToken?: (() => string | undefined | Promise<string | undefined>) | undefined;
   /** Default: the global `fetch`. */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** How many times a safe call is repeated after a refusal it may repeat (default 2; 0 = never). */
-  retries?: number;
+  retries?: number | undefined;
   /** The longest `Retry-After` the client waits for, in seconds (default 30); a longer one is thrown at once. */
-  maxRetryAfterSeconds?: number;
+  maxRetryAfterSeconds?: number | undefined;
 }
 
 /** Per call: an `AbortSignal` (aborting throws the signal's reason, an `AbortError` by default). */
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**

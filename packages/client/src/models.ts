@@ -1,18 +1,18 @@
 // A ready model function for runTurn: any OpenAI-compatible Chat Completions endpoint, called with fetch (no SDK).
-import type { FetchLike } from "./client.ts";
-import type { ChatMessage, ChatToolCall, ModelRequest } from "./runTurn.ts";
-import { isObject } from "./records.ts";
+import type { FetchLike } from "./client.js";
+import type { ChatMessage, ChatToolCall, ModelRequest } from "./runTurn.js";
+import { isObject } from "./records.js";
 
 export interface ChatCompletionsOptions {
   /** The API's base URL, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
   url: string;
   model: string;
   /** Sent as `Authorization: Bearer …` when given. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Default: the global `fetch`; a service binding's `fetch` works too. */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** More request fields (`temperature`, `max_tokens`, …). */
-  body?: Readonly<Record<string, unknown>>;
+  body?: Readonly<Record<string, unknown>> | undefined;
 }
 
 

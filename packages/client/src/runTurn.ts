@@ -1,10 +1,10 @@
 // The agent loop (docs/client.md): prepare → the caller's model → each tool call through execute
 // (asking the caller's confirm callback when the guard holds one) → the results appended in the model's own shape →
 // again, until the model answers without tool calls or the turn limit. No provider SDK: the model is a function.
-import type { Toolgate } from "./client.ts";
-import { ToolgateError } from "./client.ts";
-import type { ConfirmationRequest, ExecuteAnswer, ShapedTool } from "./types.ts";
-import { isObject } from "./records.ts";
+import type { Toolgate } from "./client.js";
+import { ToolgateError } from "./client.js";
+import type { ConfirmationRequest, ExecuteAnswer, ShapedTool } from "./types.js";
+import { isObject } from "./records.js";
 
 // ---- The three message shapes, as far as the loop reads them ----
 
@@ -53,28 +53,34 @@ export interface ModelRequest<Message> {
   signal: AbortSignal | undefined;
 }
 
+/** The held call itself, as the model wrote it and as it would run (through `call_tool`: the tool it names). */
+export interface HeldCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 interface TurnCommon {
   client: Toolgate;
   sessionId: string;
   /** Client-side tool definitions (any shape); left out, the gateway's registry. */
-  tools?: readonly unknown[];
-  enabledGroups?: readonly string[];
+  tools?: readonly unknown[] | undefined;
+  enabledGroups?: readonly string[] | undefined;
   /**
    * Asked when the guard holds a call for the user's approval (tool, first line of its description, arguments).
    * true: the confirmation is approved and the same call sent again; false (or no callback): it is denied and the
    * model reads that the user declined.
    */
-  confirm?: (details: ConfirmationRequest) => boolean | Promise<boolean>;
+  confirm?: ((details: ConfirmationRequest, call: HeldCall) => boolean | Promise<boolean>) | undefined;
   /**
    * Tools the client runs itself (a tool without an executor on the gateway): once the gateway lets the call through,
    * the handler's text is the result. Any other tool's result is the gateway's.
    */
-  localTools?: Readonly<Record<string, (args: Record<string, unknown>) => string | Promise<string>>>;
+  localTools?: Readonly<Record<string, (args: Record<string, unknown>) => string | Promise<string>>> | undefined;
   /** Most model calls in this run (default 8). */
-  maxTurns?: number;
-  signal?: AbortSignal;
+  maxTurns?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Called after each tool call, for logs and UIs. */
-  onToolCall?: (call: ToolCallRecord) => void;
+  onToolCall?: ((call: ToolCallRecord) => void) | undefined;
 }
 
 export interface ChatTurn extends TurnCommon {
@@ -98,8 +104,12 @@ export interface AnthropicTurn extends TurnCommon {
 export type TurnOptions = ChatTurn | ResponsesTurn | AnthropicTurn;
 
 export interface ToolCallRecord {
+  /** The tool that ran (under a "fixed" list, the one `call_tool` named, not `call_tool`). */
   name: string;
+  /** Its arguments as the model wrote them (through `call_tool`: the inner `arguments`). */
   arguments: Record<string, unknown> | string;
+  /** Set when the model called the tool through the `call_tool` meta-tool of a "fixed" list. */
+  via?: "call_tool";
   result: ExecuteAnswer;
   /** Set when the guard asked: whether the user approved. */
   approved?: boolean;
@@ -224,6 +234,27 @@ function localTool(
   return original !== undefined && Object.hasOwn(tools, original) ? tools[original] : undefined;
 }
 
+/** The `call_tool` meta-tool of a "fixed" tool list: `call_tool {name, arguments}` runs the tool it names. */
+const CALL_TOOL = "call_tool";
+
+/** The tool a call runs: the call itself, or for `call_tool` the tool it names and that tool's arguments. */
+function targetOf(call: PendingCall): { name: string; arguments: Record<string, unknown> | string; via?: "call_tool" } {
+  if (call.name !== CALL_TOOL) return { name: call.name, arguments: call.arguments };
+  const outer = parseArguments(call.arguments);
+  const name = outer["name"];
+  // A malformed call_tool is the gateway's to refuse (its answer says what is wrong); it stays a call_tool call here.
+  if (typeof name !== "string" || name === "") return { name: call.name, arguments: call.arguments };
+  const inner = outer["arguments"];
+  return { name, arguments: isObject(inner) || typeof inner === "string" ? inner : {}, via: "call_tool" };
+}
+
+/** What the model reads when the user declined: names the tool and its arguments, so other tools stay open. */
+function declinedText(name: string): string {
+  return JSON.stringify({
+    error: `The user declined this call of "${name}"; it has not run. Do not repeat this call with these arguments unless the user asks; other tools and calls are not affected.`,
+  });
+}
+
 /** Runs one call: execute, the confirmation if the guard asks, the local handler if the client runs the tool. */
 async function runCall(
   options: TurnCommon,
@@ -231,14 +262,16 @@ async function runCall(
   names: Readonly<Record<string, string>> | undefined,
 ): Promise<ToolCallRecord> {
   const { client, sessionId, signal } = options;
+  const target = targetOf(call);
   const request = { name: call.name, arguments: call.arguments, ...(options.enabledGroups ? { enabledGroups: options.enabledGroups } : {}) };
   let result = await client.execute(sessionId, request, { signal });
   let approved: boolean | undefined;
   if (result.confirmation) {
     const details = result.confirmation;
-    approved = options.confirm ? await options.confirm(details) : false;
+    approved = options.confirm ? await options.confirm(details, { name: target.name, arguments: parseArguments(target.arguments) }) : false;
     signal?.throwIfAborted();
     if (approved) {
+      // The approval is of this confirmation (its id, bound to these arguments); the same call is sent again.
       await client.confirm(sessionId, details.id, true, { signal });
       result = await client.execute(sessionId, request, { signal });
     } else {
@@ -248,21 +281,18 @@ async function runCall(
         // Already gone (expired, answered elsewhere): declined either way.
         if (!(error instanceof ToolgateError) || (error.status !== 404 && error.status !== 410)) throw error;
       }
-      result = {
-        content: JSON.stringify({ error: `The user declined to run "${call.name}"; it has not run. Do not call it again for this request unless the user asks.` }),
-        isError: true,
-      };
+      result = { content: declinedText(target.name), isError: true };
     }
   }
-  const local = localTool(options.localTools, call.name, names);
+  const local = localTool(options.localTools, target.name, names);
   if (local && !result.isError && !result.confirmation) {
     try {
-      result = { content: await local(parseArguments(call.arguments)), isError: false };
+      result = { content: await local(parseArguments(target.arguments)), isError: false };
     } catch (error) {
-      result = { content: JSON.stringify({ error: `Tool "${call.name}" failed: ${error instanceof Error ? error.message : String(error)}` }), isError: true };
+      result = { content: JSON.stringify({ error: `Tool "${target.name}" failed: ${error instanceof Error ? error.message : String(error)}` }), isError: true };
     }
   }
-  const record: ToolCallRecord = { name: call.name, arguments: call.arguments, result, ...(approved === undefined ? {} : { approved }) };
+  const record: ToolCallRecord = { ...target, result, ...(approved === undefined ? {} : { approved }) };
   options.onToolCall?.(record);
   return record;
 }
