@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { buildSync } from "esbuild";
 import { defineConfig } from "vitest/config";
-import { loadEvalData } from "./scripts/evalData.ts";
+import { loadEvalData, loadRetrievalSets } from "./scripts/evalData.ts";
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -17,7 +17,14 @@ function evalBindings(): Record<string, unknown> {
     console.warn(`[toolgate] ${loaded.missing} (looked in ${loaded.looked.join(", ")}): the tests that need it are skipped`);
     return { EVAL_MISSING: loaded.missing };
   }
-  return { EVAL_MCP_TOOLS: loaded.data.mcpTools, EVAL_METATOOL: loaded.data.metatool, EVAL_INJECTIONS: loaded.data.injections };
+  // The further retrieval sets' catalogs (their queries are the bench's, not the tests'), those that are there.
+  const retrievalCatalogs = Object.fromEntries(Object.entries(loadRetrievalSets()).map(([name, set]) => [name, set.tools]));
+  return {
+    EVAL_MCP_TOOLS: loaded.data.mcpTools,
+    EVAL_METATOOL: loaded.data.metatool,
+    EVAL_INJECTIONS: loaded.data.injections,
+    EVAL_RETRIEVAL_CATALOGS: retrievalCatalogs,
+  };
 }
 
 // The remote end of executor, JWKS and upstream MCP tests (test/fixtures/remote-worker.ts): a real second Worker,

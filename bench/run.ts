@@ -1,5 +1,6 @@
-// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover]):
-// search latency, index build time and heap, tool-list tokens, retrieval quality, HTTP load, adversarial validation
+// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover]
+// [--quality]): search latency, index build time and heap, tool-list tokens, retrieval quality on four sets (--quality:
+// only that), HTTP load, adversarial validation
 // (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
 // and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), printed as ONE JSON summary on stdout (progress on stderr),
 // with the targets (the README's Benchmarks) and whether each is met. Not a test: figures depend on the machine and its load.
@@ -18,7 +19,6 @@ import {
   enlargedCatalog,
   keywordQueries,
   loadBenchData,
-  metaToolCatalog,
   realCatalog,
   registrableCatalog,
   sentenceQueries,
@@ -27,7 +27,7 @@ import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
 import { autoDiscoverSection, type AutoDiscoverSection } from "./autoDiscover.ts";
 import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
-import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
+import { QUALITY_METHOD, qualitySection, qualityTargets } from "./quality.ts";
 import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
 
 const { values: flags } = parseArgs({
@@ -40,6 +40,8 @@ const { values: flags } = parseArgs({
     conversation: { type: "boolean", default: false },
     // Only auto-discovery on MetaTool: success@k, precision and extra tokens per turn over a sweep of minScore.
     "auto-discover": { type: "boolean", default: false },
+    // Only retrieval quality: the four retrieval sets, both modes and the plain-MiniSearch baseline (bench/quality.ts).
+    quality: { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -497,8 +499,23 @@ function autoDiscoverOnly(): void {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }
 
+function qualityOnly(): void {
+  const data = loadBenchData();
+  const quality = "missing" in data ? { skipped: data.missing } : qualitySection(data.meta, log);
+  const targets = "skipped" in quality ? [] : qualityTargets(quality);
+  const summary = {
+    command: "node --expose-gc bench/run.ts --quality",
+    method: QUALITY_METHOD,
+    quality,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (flags.adversarial === true) return adversarialOnly();
+  if (flags.quality === true) return qualityOnly();
   if (flags["auto-discover"] === true) return autoDiscoverOnly();
   if (flags.conversation === true) return conversationOnly();
   const startedAt = new Date();
@@ -526,8 +543,8 @@ async function main(): Promise<void> {
     sentence20: sentenceQueries(meta, QUERIES_PER_KIND),
   };
 
-  const modes: Record<string, { sizes: SizeResult[]; quality: RetrievalQuality }> = {};
-  for (const mode of MODES) modes[mode] = { sizes: [], quality: { queries: 0, recallAt5: 0, successAt5: 0, ndcgAt10: 0 } };
+  const modes: Record<string, { sizes: SizeResult[] }> = {};
+  for (const mode of MODES) modes[mode] = { sizes: [] };
   for (const size of SIZES) {
     const catalog = enlargedCatalog(real, size);
     for (const mode of MODES) {
@@ -536,22 +553,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const metaCatalog = metaToolCatalog(meta);
-  const metaNames = new Set(metaCatalog.map((t) => t.name));
-  for (const mode of MODES) {
-    log(`${mode}: retrieval quality on MetaTool`);
-    const index = createSearchIndex(mode, metaCatalog);
-    const quality = measureRetrieval((query) => index.search(query), meta.queries, metaNames);
-    const entry = modes[mode];
-    if (entry) {
-      entry.quality = {
-        queries: quality.queries,
-        recallAt5: round(quality.recallAt5, 4),
-        successAt5: round(quality.successAt5, 4),
-        ndcgAt10: round(quality.ndcgAt10, 4),
-      };
-    }
-  }
+  const quality = qualitySection(meta, log);
 
   log("tokens of the tool list (527 tools)");
   const tokenCatalog = realCatalog(real);
@@ -591,12 +593,8 @@ async function main(): Promise<void> {
   }
 
   const targets: Target[] = [];
-  const minisearchQuality = modes.minisearch?.quality;
-  targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.6));
-  targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.7));
-  targets.push(atLeast("substring nDCG@10 on MetaTool (issue 14)", modes.substring?.quality.ndcgAt10, 0.45));
-  targets.push(atLeast("minisearch nDCG@10 on MetaTool (issue 14)", minisearchQuality?.ndcgAt10, 0.65));
-  targets.push(atLeast("minisearch success@5 on MetaTool (issue 14)", minisearchQuality?.successAt5, 0.75));
+  targets.push(...qualityTargets(quality));
+  targets.push(atLeast("minisearch success@5 on MetaTool", quality.metaTool?.minisearch.successAt5, 0.75));
   for (const mode of MODES) {
     const at10k = modes[mode]?.sizes.find((s) => s.tools === 10_000);
     const at2500 = modes[mode]?.sizes.find((s) => s.tools === 2_500);
@@ -651,12 +649,13 @@ async function main(): Promise<void> {
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the seed's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,
       requests: "prepareTurn (no messages; first turn and after 20 discovered; and with autoDiscover topK 3, a user message of the search queries) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
-      quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
+      quality: QUALITY_METHOD,
       autoDiscover: AUTO_DISCOVER_METHOD,
       http: `wrangler dev (bench/devServer.mjs: local Durable Objects; its inspector, local observability collector and log printing off, as dev tooling a deployment does not run on the Worker's CPU), ${HTTP_CLIENTS} clients on loopback, each route ${HTTP_SECONDS} s in ${HTTP_ROUNDS} windows taken in turn with the other routes'; p50RatioToHealth = the route's median latency over GET /v1/health's in the same run, cpuRatioToHealth = the same for the workerd processes' CPU per request. httpWithDevDefaults: the same routes with wrangler dev's own local observability and log handling (not judged)`,
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
+    quality,
     largestCatalogIn64MiB: isolateFit,
     tokens,
     conversation,
