@@ -4,6 +4,7 @@
 // its identifier-like words is (`call get_weather for Paris`). Both indexes are wrapped alike (withExactNames): the
 // ranking below is the index's own, less the tools already placed.
 import type { ToolDefinition } from "../types.ts";
+import { CAMEL_BOUNDARIES } from "./text.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /** An upstream tool's gateway name is `server__name`: its own name follows the last separator. */
@@ -11,12 +12,6 @@ const UPSTREAM_SEPARATOR = "__";
 const IDENTIFIER_LIKE = /[_.\-\d]|\p{Ll}\p{Lu}/u;
 const SURROUNDING_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 const WORD_RUNS = /[\p{L}\p{N}]+/gu;
-const CASE_BOUNDARIES: readonly (readonly [RegExp, string])[] = [
-  [/(\p{Ll})(\p{Lu})/gu, "$1 $2"], // getWeather → get Weather
-  [/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2"], // HTTPServer → HTTP Server
-  [/(\p{L})(\p{N})/gu, "$1 $2"], // utf8 → utf 8
-  [/(\p{N})(\p{L})/gu, "$1 $2"], // 2fa → 2 fa
-];
 /** Longer text is no name (names are at most 64 characters; spaced words a little longer): no key is worked out. */
 const MAX_NAME_TEXT = 200;
 
@@ -26,7 +21,7 @@ export function nameKey(text: string): string {
   const words: string[] = [];
   for (const run of text.match(WORD_RUNS) ?? []) {
     let spaced = run;
-    for (const [pattern, replacement] of CASE_BOUNDARIES) spaced = spaced.replace(pattern, replacement);
+    for (const [pattern, replacement] of CAMEL_BOUNDARIES) spaced = spaced.replace(pattern, replacement);
     for (const word of spaced.split(" ")) if (word !== "") words.push(word.toLowerCase());
   }
   return words.join(" ");
@@ -75,7 +70,7 @@ export class NameLookup {
       }
     };
     const trimmed = query.trim();
-    if (trimmed.length > MAX_NAME_TEXT) return found;
+    // nameKey gives no key for a text longer than any name: a long request is read word by word only.
     add(trimmed);
     for (const word of trimmed.split(/\s+/u)) {
       const bare = word.replace(SURROUNDING_PUNCTUATION, "");

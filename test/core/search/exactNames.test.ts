@@ -54,6 +54,7 @@ describe.each(MODES)("a request that names a tool (%s)", (mode) => {
 
   it("finds a tool named by an identifier inside a longer request", () => {
     expect(first("please call get_weather for Paris")).toBe("get_weather");
+    expect(first(`${"tell me about the weather in Paris and in every other city of France. ".repeat(5)}Use get_weather.`)).toBe("get_weather");
   });
 
   it("keeps the names first in pages, in scored answers and in counts, and never shows a tool the caller may not see", () => {
