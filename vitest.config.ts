@@ -4,7 +4,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { buildSync } from "esbuild";
 import { defineConfig } from "vitest/config";
 import { ensureDevVars } from "./scripts/devVars.ts";
-import { loadEvalData } from "./scripts/evalData.ts";
+import { loadEvalData, loadRetrievalSets } from "./scripts/evalData.ts";
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -18,7 +18,14 @@ function evalBindings(): Record<string, unknown> {
     console.warn(`[toolgate] ${loaded.missing} (looked in ${loaded.looked.join(", ")}): the tests that need it are skipped`);
     return { EVAL_MISSING: loaded.missing };
   }
-  return { EVAL_MCP_TOOLS: loaded.data.mcpTools, EVAL_METATOOL: loaded.data.metatool, EVAL_INJECTIONS: loaded.data.injections };
+  // The further retrieval sets' catalogs (their queries are the bench's, not the tests'), those that are there.
+  const retrievalCatalogs = Object.fromEntries(Object.entries(loadRetrievalSets()).map(([name, set]) => [name, set.tools]));
+  return {
+    EVAL_MCP_TOOLS: loaded.data.mcpTools,
+    EVAL_METATOOL: loaded.data.metatool,
+    EVAL_INJECTIONS: loaded.data.injections,
+    EVAL_RETRIEVAL_CATALOGS: retrievalCatalogs,
+  };
 }
 
 // The JSON Schema of MCP revision 2026-07-28, read at test time from the project's shared folder (never copied into

@@ -1,5 +1,6 @@
-// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover] [--upstream]):
-// search latency, index build time and heap, tool-list tokens, retrieval quality, HTTP load, adversarial validation
+// `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover]
+// [--quality] [--upstream]): search latency, index build time and heap, tool-list tokens, retrieval quality on four sets
+// (--quality: only that), HTTP load, adversarial validation
 // (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
 // and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), concurrent upstream MCP calls
 // (--upstream: only that, a few seconds), printed as ONE JSON summary on stdout (progress on stderr),
@@ -19,7 +20,6 @@ import {
   enlargedCatalog,
   keywordQueries,
   loadBenchData,
-  metaToolCatalog,
   realCatalog,
   registrableCatalog,
   sentenceQueries,
@@ -29,7 +29,7 @@ import { autoDiscoverSection, type AutoDiscoverSection } from "./autoDiscover.ts
 import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { upstreamSection, type UpstreamSection } from "./upstream.ts";
-import { measureRetrieval, type RetrievalQuality } from "./metrics.ts";
+import { QUALITY_METHOD, qualitySection, qualityTargets } from "./quality.ts";
 import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
 
 const { values: flags } = parseArgs({
@@ -44,6 +44,8 @@ const { values: flags } = parseArgs({
     "auto-discover": { type: "boolean", default: false },
     // Only concurrent upstream MCP calls: callers x calls through wrangler dev to a slow server, failures (target 0).
     upstream: { type: "boolean", default: false },
+    // Only retrieval quality: the four retrieval sets, both modes and the plain-MiniSearch baseline (bench/quality.ts).
+    quality: { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -529,9 +531,24 @@ function autoDiscoverOnly(): void {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }
 
+function qualityOnly(): void {
+  const data = loadBenchData();
+  const quality = "missing" in data ? { skipped: data.missing } : qualitySection(data.meta, log);
+  const targets = "skipped" in quality ? [] : qualityTargets(quality);
+  const summary = {
+    command: "node --expose-gc bench/run.ts --quality",
+    method: QUALITY_METHOD,
+    quality,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (flags.adversarial === true) return adversarialOnly();
   if (flags.upstream === true) return upstreamOnly();
+  if (flags.quality === true) return qualityOnly();
   if (flags["auto-discover"] === true) return autoDiscoverOnly();
   if (flags.conversation === true) return conversationOnly();
   const startedAt = new Date();
@@ -559,8 +576,8 @@ async function main(): Promise<void> {
     sentence20: sentenceQueries(meta, QUERIES_PER_KIND),
   };
 
-  const modes: Record<string, { sizes: SizeResult[]; quality: RetrievalQuality }> = {};
-  for (const mode of MODES) modes[mode] = { sizes: [], quality: { queries: 0, recallAt5: 0, successAt5: 0, ndcgAt10: 0 } };
+  const modes: Record<string, { sizes: SizeResult[] }> = {};
+  for (const mode of MODES) modes[mode] = { sizes: [] };
   for (const size of SIZES) {
     const catalog = enlargedCatalog(real, size);
     for (const mode of MODES) {
@@ -569,22 +586,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const metaCatalog = metaToolCatalog(meta);
-  const metaNames = new Set(metaCatalog.map((t) => t.name));
-  for (const mode of MODES) {
-    log(`${mode}: retrieval quality on MetaTool`);
-    const index = createSearchIndex(mode, metaCatalog);
-    const quality = measureRetrieval((query) => index.search(query), meta.queries, metaNames);
-    const entry = modes[mode];
-    if (entry) {
-      entry.quality = {
-        queries: quality.queries,
-        recallAt5: round(quality.recallAt5, 4),
-        successAt5: round(quality.successAt5, 4),
-        ndcgAt10: round(quality.ndcgAt10, 4),
-      };
-    }
-  }
+  const quality = qualitySection(meta, log);
 
   log("tokens of the tool list (527 tools)");
   const tokenCatalog = realCatalog(real);
@@ -627,12 +629,8 @@ async function main(): Promise<void> {
   }
 
   const targets: Target[] = [];
-  const minisearchQuality = modes.minisearch?.quality;
-  targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.6));
-  targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.7));
-  targets.push(atLeast("substring nDCG@10 on MetaTool", modes.substring?.quality.ndcgAt10, 0.45));
-  targets.push(atLeast("minisearch nDCG@10 on MetaTool", minisearchQuality?.ndcgAt10, 0.65));
-  targets.push(atLeast("minisearch success@5 on MetaTool", minisearchQuality?.successAt5, 0.75));
+  targets.push(...qualityTargets(quality));
+  targets.push(atLeast("minisearch success@5 on MetaTool", quality.metaTool?.minisearch.successAt5, 0.75));
   for (const mode of MODES) {
     const at10k = modes[mode]?.sizes.find((s) => s.tools === 10_000);
     const at2500 = modes[mode]?.sizes.find((s) => s.tools === 2_500);
@@ -688,13 +686,14 @@ async function main(): Promise<void> {
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the original design's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,
       requests: "prepareTurn (no messages; first turn and after 20 discovered; and with autoDiscover topK 3, a user message of the search queries) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
-      quality: "the evaluation data's metatool.json, every query whose tools are all in the catalog",
+      quality: QUALITY_METHOD,
       autoDiscover: AUTO_DISCOVER_METHOD,
       http: `wrangler dev (bench/devServer.mjs: local Durable Objects; its inspector, local observability collector and log printing off, as dev tooling a deployment does not run on the Worker's CPU), ${HTTP_CLIENTS} clients on loopback, each route ${HTTP_SECONDS} s in ${HTTP_ROUNDS} windows taken in turn with the other routes'; p50RatioToHealth = the route's median latency over GET /v1/health's in the same run, cpuRatioToHealth = the same for the workerd processes' CPU per request. httpWithDevDefaults: the same routes with wrangler dev's own local observability and log handling (not judged)`,
       upstream: `bench/upstream.ts: wrangler dev in front of a slow MCP server on loopback; ${UPSTREAM_LOAD.callers} principals each make ${UPSTREAM_LOAD.callsPerCaller} execute calls of a ${UPSTREAM_LOAD.toolMs} ms tool one after the other, all principals at once; failures and tools/call received`,
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,
+    quality,
     largestCatalogIn64MiB: isolateFit,
     tokens,
     conversation,

@@ -1,164 +1,122 @@
-// `node bench/tuning.ts [--quick | --variants]`: the cross-validated sweep behind the minisearch mode's numbers.
-// MetaTool's queries are cut into 5 folds (every 5th query, seeded shuffle); for each fold, the grid point
-// with the best mean nDCG@10 on the other 4 folds is picked and reported on the held-out fold. Prints one JSON summary:
-// every fold's pick and held-out figures, and the default's figures on the same folds. The tool catalog is MetaTool's
-// own. --variants sweeps the query-side choices instead (the IDF exponent, dropping request-framing words) at the
-// default BM25 settings, the IDF over whole tools (BM25F's) against the default per field (MiniSearch's), the semantic
-// weight, how the two halves combine (query words weighed by their centrality, the lexical share's power), and the
-// weight of the near words searched for a word the catalog lacks; and says for each whether it beats the default on
-// every held-out fold.
+// `node bench/tuning.ts [--quick] [--sample N]`: chooses the minisearch mode's settings across four sources, leaving
+// one out at a time. Every candidate setting is scored (nDCG@10, success@5) on each of the four retrieval sets
+// (bench/retrievalSets.ts: MetaTool, Seal-Tools, Gorilla APIBench, API-Bank); for each set held out, the candidate with
+// the best mean over the other three is picked and reported on the held-out set, beside the default's figure there.
+// Each candidate also says whether it lowers any set against the default: a default changes only when no set gets
+// worse. Prints one JSON summary. --quick tries a handful of candidates; --sample N measures every Nth query of the
+// sets with more than 1,000 (for a first look; the figures quoted are of full runs).
 import { parseArgs } from "node:util";
-import { REQUEST_FRAMING_WORDS } from "../src/core/search/analyze.ts";
 import { DEFAULT_TUNING, createMiniSearchIndex, type RankingTuning } from "../src/core/search/minisearch.ts";
-import { loadBenchData, metaToolCatalog, seededRandom } from "./catalog.ts";
+import { loadBenchData } from "./catalog.ts";
 import { scoreRanking } from "./metrics.ts";
+import { loadRetrievalSetsWith, type RetrievalSet, type SetName } from "./retrievalSets.ts";
 
-const FOLDS = 5;
-
-interface Scores {
-  ndcg: Float64Array;
-  success: Float64Array;
+interface Candidate {
+  label: string;
+  tuning: RankingTuning;
 }
 
-function grid(quick: boolean): RankingTuning[] {
-  const points: RankingTuning[] = [];
-  const names = quick ? [2.5, 4] : [1.5, 2.5, 4, 6];
-  const bs = quick ? [0.2, 0.5] : [0.2, 0.5, 0.75];
-  const ks = quick ? [1.2] : [0.9, 1.2, 1.6];
-  const prefixes = quick ? [0.55] : [0.4, 0.55, 0.7];
-  for (const name of names) {
-    for (const b of bs) {
-      for (const k of ks) {
-        for (const prefixWeight of prefixes) {
-          points.push({ ...DEFAULT_TUNING, boost: { ...DEFAULT_TUNING.boost, name }, bm25: { k, b, d: 0 }, prefixWeight });
-        }
-      }
-    }
+const LEXICAL_ONLY: Partial<RankingTuning> = { semanticWeight: 0, centralityExponent: 0, expansionWeight: 0, lexicalExponent: 1 };
+
+const candidate = (label: string, change: Partial<RankingTuning>): Candidate => ({ label, tuning: { ...DEFAULT_TUNING, ...change } });
+const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAULT_TUNING.boost, name } });
+
+/** Every constant the ranking has, one at a time around the default, and the semantic half's parts switched off. */
+function candidates(quick: boolean): Candidate[] {
+  const list: Candidate[] = [
+    candidate("default", {}),
+    candidate("lexical half only", LEXICAL_ONLY),
+    candidate("no word centrality", { centralityExponent: 0 }),
+    candidate("no near words", { expansionWeight: 0 }),
+    candidate("word pairs 0.5", { phraseWeight: 0.5 }),
+    candidate("word pairs 1", { phraseWeight: 1 }),
+  ];
+  if (quick) return list;
+  list.push(candidate("word pairs 0.25", { phraseWeight: 0.25 }), candidate("word pairs 2", { phraseWeight: 2 }));
+  for (const semanticWeight of [0.25, 0.75]) list.push(candidate(`semantic weight ${semanticWeight}`, { semanticWeight }));
+  for (const centralityExponent of [1, 3]) list.push(candidate(`centrality^${centralityExponent}`, { centralityExponent }));
+  for (const lexicalExponent of [0.5, 1]) list.push(candidate(`lexical share^${lexicalExponent}`, { lexicalExponent }));
+  list.push(candidate("reciprocal rank fusion", { fusion: "rrf", semanticWeight: 0.3 }));
+  list.push(candidate("semantic weight by coverage", { coverageExponent: 1 }));
+  for (const name of [1.5, 4]) list.push(candidate(`name boost ${name}`, withBoost(name)));
+  for (const b of [0, 0.5]) list.push(candidate(`b ${b}`, { bm25: { ...DEFAULT_TUNING.bm25, b } }));
+  for (const k of [0.9, 1.6]) list.push(candidate(`k ${k}`, { bm25: { ...DEFAULT_TUNING.bm25, k } }));
+  for (const prefixWeight of [0.4, 0.7]) list.push(candidate(`prefix ${prefixWeight}`, { prefixWeight }));
+  list.push(candidate("idf^1.5", { idfExponent: 1.5 }));
+  list.push(candidate("idf over tools", { idfScope: "tool" }));
+  return list;
+}
+
+interface SetScores {
+  ndcgAt10: number;
+  successAt5: number;
+}
+
+function evaluate(set: RetrievalSet, tuning: RankingTuning, sample: number): SetScores {
+  const index = createMiniSearchIndex(set.catalog, tuning);
+  const queries = set.queries.length > 1000 ? set.queries.filter((_, i) => i % sample === 0) : set.queries;
+  let ndcg = 0;
+  let success = 0;
+  for (const q of queries) {
+    const score = scoreRanking(index.search(q.query).slice(0, 10), q.tools);
+    ndcg += score.ndcgAt10;
+    success += score.successAt5;
   }
-  return points;
+  const count = Math.max(1, queries.length);
+  return { ndcgAt10: round(ndcg / count), successAt5: round(success / count) };
 }
 
-/** The query-side variants at the default BM25 settings. */
-function variants(): RankingTuning[] {
-  const points: RankingTuning[] = [];
-  for (const idfExponent of [1, 1.5, 2]) {
-    for (const queryStopWords of [DEFAULT_TUNING.queryStopWords, REQUEST_FRAMING_WORDS]) points.push({ ...DEFAULT_TUNING, idfExponent, queryStopWords });
-  }
-  // The IDF over whole tools, as BM25F counts it (the default counts per field, as MiniSearch does).
-  points.push({ ...DEFAULT_TUNING, idfScope: "tool" });
-  // The semantic half's weight (0 = lexical only, the ranking before word vectors).
-  for (const semanticWeight of [0, 0.25, 0.5, 0.75, 1]) points.push({ ...DEFAULT_TUNING, semanticWeight });
-  // How the halves combine: query words weighed by their centrality in the query (0 = off), the lexical share's power.
-  for (const centralityExponent of [0, 1, 2, 3]) {
-    for (const lexicalExponent of [1, 0.75, 0.5]) points.push({ ...DEFAULT_TUNING, centralityExponent, lexicalExponent });
-  }
-  // Words the catalog lacks searched through their near words (0 = off).
-  for (const expansionWeight of [0, 0.05, 0.1, 0.2]) points.push({ ...DEFAULT_TUNING, expansionWeight });
-  return points;
-}
-
-function describe(tuning: RankingTuning): string {
-  const framing = tuning.queryStopWords.size > 0 ? `, query drops ${tuning.queryStopWords.size} framing words` : "";
-  return `name ${tuning.boost.name ?? "?"}, k ${tuning.bm25.k}, b ${tuning.bm25.b}, prefix ${tuning.prefixWeight}, idf^${tuning.idfExponent} over ${tuning.idfScope}s${framing}, semantic ${tuning.semanticWeight}, centrality^${tuning.centralityExponent}, lexical share^${tuning.lexicalExponent}, near words ${tuning.expansionWeight}`;
-}
-
-function mean(scores: Float64Array, keep: (i: number) => boolean): number {
-  let sum = 0;
-  let count = 0;
-  scores.forEach((v, i) => {
-    if (!keep(i)) return;
-    sum += v;
-    count++;
-  });
-  return count === 0 ? 0 : sum / count;
-}
-
-const everyQuery = (): boolean => true;
 const round = (v: number): number => Number(v.toFixed(4));
+const ndcgOf = (perSet: ReadonlyMap<SetName, SetScores> | undefined, name: SetName): number | null => perSet?.get(name)?.ndcgAt10 ?? null;
+
+/** The mean nDCG@10 over `keep`, each set counting once. */
+function mean(perSet: ReadonlyMap<SetName, SetScores>, keep: readonly SetName[]): number {
+  return keep.reduce((sum, name) => sum + (perSet.get(name)?.ndcgAt10 ?? 0), 0) / Math.max(1, keep.length);
+}
 
 function main(): void {
-  const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false }, variants: { type: "boolean", default: false } } });
+  const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false }, sample: { type: "string", default: "1" } } });
+  const sample = Math.max(1, Number(flags.sample));
   const data = loadBenchData();
   if ("missing" in data) {
     process.stdout.write(`${JSON.stringify({ skipped: data.missing })}\n`);
     return;
   }
-  const catalog = metaToolCatalog(data.meta);
-  const names = new Set(catalog.map((t) => t.name));
-  const queries = data.meta.queries.filter((q) => q.tools.length > 0 && q.tools.every((t) => names.has(t)));
-  // A seeded shuffle, then every 5th query: folds of equal size, the same on every run.
-  const random = seededRandom(14);
-  const fold = queries.map((_, i) => i % FOLDS);
-  for (let i = fold.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    const swap = fold[i] ?? 0;
-    fold[i] = fold[j] ?? 0;
-    fold[j] = swap;
-  }
-
-  const evaluate = (tuning: RankingTuning): Scores => {
-    const index = createMiniSearchIndex(catalog, tuning);
-    const ndcg = new Float64Array(queries.length);
-    const success = new Float64Array(queries.length);
-    queries.forEach((q, i) => {
-      const score = scoreRanking(index.search(q.query).slice(0, 10), q.tools);
-      ndcg[i] = score.ndcgAt10;
-      success[i] = score.successAt5;
-    });
-    return { ndcg, success };
-  };
-
-  const points = flags.variants === true ? variants() : grid(flags.quick === true);
-  const scored = points.map((tuning, n) => {
-    console.error(`[tuning] ${n + 1}/${points.length} ${describe(tuning)}`);
-    return { tuning, scores: evaluate(tuning) };
+  const sets = loadRetrievalSetsWith(data.meta);
+  const points = candidates(flags.quick === true);
+  const scored = points.map(({ label, tuning }, n) => {
+    console.error(`[tuning] ${n + 1}/${points.length} ${label}`);
+    const perSet = new Map<SetName, SetScores>(sets.map((set) => [set.name, evaluate(set, tuning, sample)]));
+    return { label, perSet };
   });
-  const defaults = evaluate(DEFAULT_TUNING);
-  const folds = Array.from({ length: FOLDS }, (_, heldOut) => {
-    const train = (i: number): boolean => fold[i] !== heldOut;
-    const test = (i: number): boolean => fold[i] === heldOut;
+  const defaults = scored[0]?.perSet;
+  const names = sets.map((set) => set.name);
+  // Leave one source out: pick on three, check on the fourth.
+  const heldOut = names.map((held) => {
+    const train = names.filter((name) => name !== held);
     let best = scored[0];
-    let bestTrain = -1;
-    for (const entry of scored) {
-      const value = mean(entry.scores.ndcg, train);
-      if (value > bestTrain) {
-        bestTrain = value;
-        best = entry;
-      }
-    }
+    for (const entry of scored) if (best === undefined || mean(entry.perSet, train) > mean(best.perSet, train)) best = entry;
     return {
-      heldOut,
-      picked: best ? describe(best.tuning) : null,
-      trainNdcgAt10: round(bestTrain),
-      heldOutNdcgAt10: best ? round(mean(best.scores.ndcg, test)) : null,
-      heldOutSuccessAt5: best ? round(mean(best.scores.success, test)) : null,
-      defaultHeldOutNdcgAt10: round(mean(defaults.ndcg, test)),
-      defaultHeldOutSuccessAt5: round(mean(defaults.success, test)),
+      heldOut: held,
+      picked: best?.label ?? null,
+      pickedOnOthersNdcgAt10: best ? round(mean(best.perSet, train)) : null,
+      heldOutNdcgAt10: ndcgOf(best?.perSet, held),
+      defaultHeldOutNdcgAt10: ndcgOf(defaults, held),
     };
   });
-  // Each point on every held-out fold against the default: a change is kept only when it helps on all of them.
-  const perPoint = scored.map(({ tuning, scores }) => {
-    const heldOutNdcgAt10 = Array.from({ length: FOLDS }, (_, f) => round(mean(scores.ndcg, (i) => fold[i] === f)));
-    const heldOutSuccessAt5 = Array.from({ length: FOLDS }, (_, f) => round(mean(scores.success, (i) => fold[i] === f)));
-    const defaultNdcg = Array.from({ length: FOLDS }, (_, f) => round(mean(defaults.ndcg, (i) => fold[i] === f)));
-    return {
-      tuning: describe(tuning),
-      ndcgAt10: round(mean(scores.ndcg, everyQuery)),
-      successAt5: round(mean(scores.success, everyQuery)),
-      heldOutNdcgAt10,
-      heldOutSuccessAt5,
-      betterOnEveryFold: heldOutNdcgAt10.every((v, f) => v > (defaultNdcg[f] ?? 0)),
-    };
-  });
+  const measured = scored.map(({ label, perSet }) => ({
+    label,
+    ...Object.fromEntries(perSet),
+    noSetWorse: names.every((name) => (ndcgOf(perSet, name) ?? 0) >= (ndcgOf(defaults, name) ?? 0)),
+    betterOnEverySet: names.every((name) => (ndcgOf(perSet, name) ?? 0) > (ndcgOf(defaults, name) ?? 0)),
+  }));
   process.stdout.write(
     `${JSON.stringify(
       {
-        command: `node bench/tuning.ts${flags.quick === true ? " --quick" : ""}${flags.variants === true ? " --variants" : ""}`,
-        queries: queries.length,
-        gridPoints: points.length,
-        default: { tuning: describe(DEFAULT_TUNING), ndcgAt10: round(mean(defaults.ndcg, everyQuery)), successAt5: round(mean(defaults.success, everyQuery)) },
-        folds,
-        points: perPoint,
+        command: `node bench/tuning.ts${flags.quick === true ? " --quick" : ""}${sample > 1 ? ` --sample ${sample}` : ""}`,
+        sets: Object.fromEntries(sets.map((set) => [set.name, { tools: set.catalog.length, queries: set.queries.length }])),
+        leaveOneSourceOut: heldOut,
+        candidates: measured,
       },
       null,
       2,

@@ -147,6 +147,61 @@ export function readInjections(dir: string): { payloads: EvalInjection[] } {
   return { payloads };
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The three further retrieval sets (Seal-Tools, Gorilla APIBench, API-Bank): optional, each read when its file is in
+// the data folder. They share one shape: tools with parameters, and queries naming their right tools.
+
+export const RETRIEVAL_SET_FILES = {
+  sealTools: "seal-tools.json",
+  gorilla: "gorilla-apibench.json",
+  apiBank: "api-bank.json",
+} as const;
+export type RetrievalSetName = keyof typeof RETRIEVAL_SET_FILES;
+const RETRIEVAL_SET_NAMES: readonly RetrievalSetName[] = ["sealTools", "gorilla", "apiBank"];
+
+export interface EvalRetrievalSet {
+  tools: { name: string; description: string; parameters: Record<string, unknown> }[];
+  queries: { query: string; tools: string[] }[];
+}
+
+/** One retrieval set of the shape above, checked (a wrong file fails here, by name). */
+export function readRetrievalSet(dir: string, file: string): EvalRetrievalSet {
+  const path = join(dir, file);
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new Error(`${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  return {
+    tools: listOf(data, "tools", file).map((tool, index) => {
+      const where = `${file} tools[${index}]`;
+      const parameters = tool["parameters"];
+      return { name: text(tool, "name", where), description: text(tool, "description", where), parameters: isRecord(parameters) ? parameters : { type: "object", properties: {} } };
+    }),
+    queries: listOf(data, "queries", file).map((query, index) => {
+      const where = `${file} queries[${index}]`;
+      const tools = query["tools"];
+      if (!Array.isArray(tools) || !tools.every((name): name is string => typeof name === "string")) {
+        throw new EvalShapeError(`${where}.tools: expected an array of names`);
+      }
+      return { query: text(query, "query", where), tools };
+    }),
+  };
+}
+
+/** The further retrieval sets found beside the main data (a set whose file is absent is left out). */
+export function loadRetrievalSets(env: NodeJS.ProcessEnv = process.env): Partial<Record<RetrievalSetName, EvalRetrievalSet>> {
+  const location = locateEvalData(env);
+  if (!location.found) return {};
+  const sets: Partial<Record<RetrievalSetName, EvalRetrievalSet>> = {};
+  for (const name of RETRIEVAL_SET_NAMES) {
+    const file = RETRIEVAL_SET_FILES[name];
+    if (existsSync(join(location.dir, file))) sets[name] = readRetrievalSet(location.dir, file);
+  }
+  return sets;
+}
+
 /** The data and where it came from, or why there is none. A file of the wrong shape throws, naming the file. */
 export function loadEvalData(env: NodeJS.ProcessEnv = process.env): { data: EvalData; dir: string; from: string } | { missing: string; looked: string[] } {
   const location = locateEvalData(env);

@@ -12,6 +12,8 @@ export const evalMissing: string | undefined =
 export const evalMcpTools: EvalMcpTool[] = env.EVAL_MCP_TOOLS?.tools ?? [];
 /** MetaTool's tools and queries (empty when missing). */
 export const evalMetaTool: NonNullable<Cloudflare.Env["EVAL_METATOOL"]> = env.EVAL_METATOOL ?? { tools: [], queries: [] };
+/** The catalogs of the further retrieval sets (sealTools, gorilla, apiBank), those that are there. */
+export const evalRetrievalCatalogs: NonNullable<Cloudflare.Env["EVAL_RETRIEVAL_CATALOGS"]> = env.EVAL_RETRIEVAL_CATALOGS ?? {};
 /** The injection corpus (empty when missing). */
 export const evalInjections: { source: string; text: string }[] = env.EVAL_INJECTIONS?.payloads ?? [];
 

@@ -6,7 +6,7 @@
 // match; at 10,000 tools a 20-word query took 15 ms. Here scores accumulate in typed arrays and only the asked-for
 // top k are ranked (MaxScore over per-term score bounds, topK.ts).
 import type { ToolDefinition } from "../types.ts";
-import { emptyFieldParts, FIELDS, toolFieldPartsInto } from "./fields.ts";
+import { emptyFieldParts, FIELDS, isPhraseTerm, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { PostingCollector } from "./postings.ts";
 
@@ -65,6 +65,13 @@ export interface ToolWords {
  * stay sorted by slot when appended to. Catalog order (for ties) is kept apart, in `position`.
  */
 export class Bm25Postings {
+  /** Whether names and descriptions are also indexed by their pairs of adjacent terms (fields.ts, PHRASE_FIELDS). */
+  readonly #phrases: boolean;
+
+  constructor(phrases = false) {
+    this.#phrases = phrases;
+  }
+
   readonly #termIds = new Map<string, number>();
   readonly #terms: string[] = [];
   /**
@@ -130,7 +137,7 @@ export class Bm25Postings {
    */
   addTools(tools: readonly ToolDefinition[], words?: ToolWords): number {
     const firstSlot = this.#forward.length;
-    const collector = new PostingCollector(words?.of);
+    const collector = new PostingCollector(words?.of, this.#phrases);
     const lengths = new Int32Array(tools.length * FIELD_COUNT);
     // Plain loops: a callback per tool and field costs a build at 10,000 tools a sixth of its time.
     const parts = emptyFieldParts();
@@ -241,6 +248,8 @@ export class Bm25Postings {
       this.#minLength.push(UNSEEN_LENGTH);
       this.#maxLength.push(0);
     }
+    // A pair of terms (fields.ts, phraseTerm) is matched only as itself: never as a prefix, a typo or a back-off.
+    if (isPhraseTerm(term)) return id;
     if (term.length > this.#longestTermLength) this.#longestTermLength = term.length;
     const byLength = this.#byLength.get(term.length);
     if (byLength) byLength.push(id);

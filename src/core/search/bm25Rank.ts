@@ -22,6 +22,11 @@ export interface QueryTerm {
   boost: number;
   prefix: boolean;
   fuzzy: boolean;
+  /**
+   * A pair of adjacent query words (fields.ts, phraseTerm): it adds its score, but is not one more query term hitting
+   * the tool (MiniSearch's "quality" factor counts words only), so a pair is evidence on top of its words.
+   */
+  phrase?: boolean;
 }
 
 /**
@@ -72,6 +77,8 @@ interface Plan {
   /** Term id → its expanded-term numbers. */
   byTerm: Map<number, number[]>;
   averageLength: Float64Array;
+  /** Per query term: 1 when a hit counts in the quality factor (a word), 0 when not (a pair). */
+  quality: Uint8Array;
 }
 
 function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: ScoringOptions): Plan {
@@ -121,7 +128,8 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
       bound[queryIndex] = (bound[queryIndex] ?? 0) + Math.max(0, c * top);
     }
   });
-  return { queryOf, termOf, coefficient, idf, first, bound: bound.map((value) => value * (1 + BOUND_MARGIN)), byTerm, averageLength };
+  const quality = Uint8Array.from(terms, (term) => (term.phrase === true ? 0 : 1));
+  return { queryOf, termOf, coefficient, idf, first, bound: bound.map((value) => value * (1 + BOUND_MARGIN)), byTerm, averageLength, quality };
 }
 
 /** Scratch arrays per index, reused by every query (a query runs to completion before the next). */
@@ -217,7 +225,7 @@ export class Bm25Ranker {
           matched.push(slot);
         }
         this.#sum[slot] = (this.#sum[slot] ?? 0) + (this.#termScore[slot] ?? 0);
-        this.#quality[slot] = (this.#quality[slot] ?? 0) + 1;
+        this.#quality[slot] = (this.#quality[slot] ?? 0) + (p.quality[i] ?? 1);
       }
     }
     const accepted = matched.filter(accept);
@@ -256,7 +264,7 @@ export class Bm25Ranker {
         if (current !== -1) sum += termSum;
         current = query;
         termSum = 0;
-        quality++;
+        quality += p.quality[query] ?? 1;
       }
       termSum += hits[h + 1] ?? 0;
     }
@@ -308,7 +316,7 @@ export class Bm25Ranker {
         }
         if (kind[slot] !== 1) continue;
         sum[slot] = (sum[slot] ?? 0) + (this.#termScore[slot] ?? 0);
-        quality[slot] = (quality[slot] ?? 0) + 1;
+        quality[slot] = (quality[slot] ?? 0) + (p.quality[byBound[j] ?? 0] ?? 1);
       }
     }
     total += candidates.length;

@@ -8,6 +8,23 @@ export type FieldName = (typeof FIELDS)[number];
 /** The fields whose texts tools share most (the tools of one server describe the same parameters alike), by id. */
 export const SHARED_TEXT_FIELDS: ReadonlySet<number> = new Set([FIELDS.indexOf("parameterNames"), FIELDS.indexOf("parameterDescriptions")]);
 
+/**
+ * The fields whose adjacent terms are also indexed as pairs ("market size" in getCountryMarketSize) when the ranking
+ * searches pairs (RankingTuning.phraseWeight > 0): a query that says two words in a row finds the tools that do, above
+ * those that hold them apart.
+ */
+export const PHRASE_FIELDS: ReadonlySet<number> = new Set([FIELDS.indexOf("name"), FIELDS.indexOf("description")]);
+
+/** The index term of two adjacent terms: a space never occurs inside a term, so no word is mistaken for a pair. */
+export function phraseTerm(first: string, second: string): string {
+  return `${first} ${second}`;
+}
+
+/** Whether an index term is a pair of terms (phraseTerm). */
+export function isPhraseTerm(term: string): boolean {
+  return term.includes(" ");
+}
+
 /** How much a match in each field counts: the name says most about what a tool does. */
 export const FIELD_BOOST: Readonly<Record<FieldName, number>> = {
   name: 2.5,

@@ -4,7 +4,7 @@
 // MaxScore, updates in place); the tests hold them to MiniSearch's own index and search
 // (test/support/miniSearchReference.ts): the same order, the same scores.
 // Queries: rare words weigh more (catalog-wide IDF), an unknown word backs off to its longest known prefix, prefixes
-// match, typos of unknown words are forgiven, and a tool named exactly in the query comes first.
+// match, typos of unknown words are forgiven, and a tool the query names comes first (exactNames.ts).
 // Then the semantic half (semantic.ts): a tool's lexical score over the query's best one (to the power
 // lexicalExponent), plus semanticWeight times the cosine of its word vectors and the query's, ranks the whole catalog;
 // so a tool that shares no word with the query can still be found (at a cosine of SEMANTIC_FLOOR or more). The vectors
@@ -13,10 +13,11 @@
 // Tuned on ../shared/eval/metatool.json with general IR choices only (see the docs/search.md, "How the minisearch mode ranks").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
-import { FIELD_BOOST, FIELDS } from "./fields.ts";
+import { FIELD_BOOST, FIELDS, phraseTerm } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import { diffCatalog } from "./catalogDiff.ts";
+import { withExactNames } from "./exactNames.ts";
 import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
 import { hasCjk, tokenize } from "./text.ts";
 import { TopK } from "./topK.ts";
@@ -69,6 +70,23 @@ export interface RankingTuning {
    * (semantic.ts, nearWords: "laptop" → computers, phones), each weighing this × its cosine × its IDF weight. 0 = off.
    */
   expansionWeight: number;
+  /**
+   * How the halves combine: "mix" adds the lexical share and semanticWeight × the cosine; "rrf" adds reciprocal ranks,
+   * 1 / (rrfK + lexical rank) + semanticWeight / (rrfK + semantic rank).
+   */
+  fusion: "mix" | "rrf";
+  rrfK: number;
+  /**
+   * With "mix": the cosine's weight falls as the best lexical match covers more of the query, times
+   * (1 − coverage) ^ this (coverage: the share of the query's IDF weight that the best lexical match holds). 0 = off.
+   */
+  coverageExponent: number;
+  /**
+   * A pair of adjacent query words that a tool's name or description holds in a row (fields.ts, PHRASE_FIELDS) is
+   * searched too, weighing this × its IDF weight; it adds its BM25 score without counting as one more query word
+   * (bm25Rank.ts, QueryTerm.phrase). 0 = off.
+   */
+  phraseWeight: number;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -82,6 +100,10 @@ export const DEFAULT_TUNING: RankingTuning = {
   centralityExponent: 2,
   lexicalExponent: 0.75,
   expansionWeight: 0.1,
+  fusion: "mix",
+  rrfK: 60,
+  coverageExponent: 0,
+  phraseWeight: 0,
 };
 
 /**
@@ -103,8 +125,6 @@ export const MAX_QUERY_TERMS = 40;
 
 /** A word that can be a typo, or back off to a prefix: plain lower-case ASCII letters (what the stemmer handles). */
 export const ASCII_WORD = /^[a-z]+$/;
-const IDENTIFIER_LIKE = /[_.\-\d]|\p{Ll}\p{Lu}/u;
-const SURROUNDING_PUNCTUATION = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
 
 /** What a query's terms need from the catalog: how many tools hold a term, and how many tools there are. */
 export interface TermStatistics {
@@ -139,7 +159,7 @@ function idfWeightOf(stats: TermStatistics): (term: string) => number {
 }
 
 /** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
-function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[] } {
+function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[]; pairs: Map<string, number> } {
   const known = (term: string): boolean => stats.toolFrequency(term) > 0;
   const idfWeight = idfWeightOf(stats);
   /** The longest known prefix of an unknown word ("rental" → "rent"), or undefined. */
@@ -155,7 +175,17 @@ function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning)
     return undefined;
   };
   const counts = new Map<string, number>();
-  for (const term of analyzeQuery(query, tuning.queryStopWords)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const sequence = analyzeQuery(query, tuning.queryStopWords);
+  for (const term of sequence) counts.set(term, (counts.get(term) ?? 0) + 1);
+  // Adjacent words the catalog holds as a pair (fields.ts, PHRASE_FIELDS): weighed as a word is, times phraseWeight.
+  const pairs = new Map<string, number>();
+  if (tuning.phraseWeight > 0) {
+    for (let i = 1; i < sequence.length; i++) {
+      const pair = phraseTerm(sequence[i - 1] ?? "", sequence[i] ?? "");
+      if (pairs.has(pair) || !known(pair)) continue;
+      pairs.set(pair, tuning.phraseWeight * idfWeight(pair) ** tuning.idfExponent);
+    }
+  }
   const weights = new Map<string, number>();
   for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term) ** tuning.idfExponent);
   const parts: QueryPart[] = [];
@@ -168,7 +198,7 @@ function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning)
     if (!weights.has(prefix)) weights.set(prefix, BACKOFF_WEIGHT * idfWeight(prefix));
     part.backoff = prefix;
   }
-  return { weights, parts };
+  return { weights, parts, pairs };
 }
 
 /**
@@ -177,23 +207,30 @@ function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning)
  * whether each matches as a prefix, and whether as a typo. At most MAX_QUERY_TERMS, the weightiest.
  */
 export function queryTerms(query: string, stats: TermStatistics, tuning: RankingTuning = DEFAULT_TUNING): QueryTerm[] {
-  return termsOf(weighQuery(query, stats, tuning).weights, stats);
+  const { weights, pairs } = weighQuery(query, stats, tuning);
+  return termsOf(weights, pairs, stats);
 }
 
-function termsOf(weights: ReadonlyMap<string, number>, stats: TermStatistics): QueryTerm[] {
-  let entries = [...weights];
-  if (entries.length > MAX_QUERY_TERMS) {
-    const byWeight = entries.map((entry, at) => ({ weight: entry[1], at })).toSorted((a, b) => b.weight - a.weight || a.at - b.at);
-    const kept = new Set(byWeight.slice(0, MAX_QUERY_TERMS).map((entry) => entry.at));
-    entries = entries.filter((_, at) => kept.has(at));
-  }
-  return entries.map(([term, boost]) => ({
+/** The weightiest MAX_QUERY_TERMS of `weights`, in their order. */
+function weightiest(weights: ReadonlyMap<string, number>): [string, number][] {
+  const entries = [...weights];
+  if (entries.length <= MAX_QUERY_TERMS) return entries;
+  const byWeight = entries.map((entry, at) => ({ weight: entry[1], at })).toSorted((a, b) => b.weight - a.weight || a.at - b.at);
+  const kept = new Set(byWeight.slice(0, MAX_QUERY_TERMS).map((entry) => entry.at));
+  return entries.filter((_, at) => kept.has(at));
+}
+
+/** The query's words (at most MAX_QUERY_TERMS), then its pairs of words (as many at most), matched as written. */
+function termsOf(weights: ReadonlyMap<string, number>, pairs: ReadonlyMap<string, number>, stats: TermStatistics): QueryTerm[] {
+  const phrases = weightiest(pairs).map(([term, boost]) => ({ term, boost, prefix: false, fuzzy: false, phrase: true }));
+  const words = weightiest(weights).map(([term, boost]) => ({
     term,
     boost,
     prefix: term.length >= MIN_PREFIX_LENGTH || hasCjk(term),
     // One edit away, and only for words the catalog does not know (those can be typos): long queries stay fast.
     fuzzy: term.length >= MIN_FUZZY_LENGTH && stats.toolFrequency(term) === 0 && ASCII_WORD.test(term),
   }));
+  return phrases.length === 0 ? words : [...words, ...phrases];
 }
 
 /**
@@ -210,28 +247,14 @@ function relevanceOf(parts: readonly QueryPart[], matched: ReadonlySet<string>, 
   return unit <= 0 ? 0 : Math.min(1, hit / unit);
 }
 
-/** Tools whose exact name (ignoring case) the query states, as `byLowerName` finds them, in query order. */
-function exactNameMatches(query: string, byLowerName: (lower: string) => number | undefined): number[] {
-  const ids: number[] = [];
-  const whole = byLowerName(query.trim().toLowerCase());
-  if (whole !== undefined) ids.push(whole);
-  for (const word of query.split(/\s+/)) {
-    const bare = word.replace(SURROUNDING_PUNCTUATION, "");
-    if (!IDENTIFIER_LIKE.test(bare)) continue;
-    const id = byLowerName(bare.toLowerCase());
-    if (id !== undefined && !ids.includes(id)) ids.push(id);
-  }
-  return ids;
-}
-
 /** A catalog change this large (changed tools, or slots left empty) is rebuilt rather than patched. */
 const MAX_PATCH_SHARE = 0.25;
 const MIN_PATCH_LIMIT = 64;
 
 /** The ranked index over a catalog; `update` turns it into the index of the catalog's next version. */
 class RankedIndex implements SearchIndex {
-  readonly #postings = new Bm25Postings();
-  readonly #ranker = new Bm25Ranker(this.#postings);
+  readonly #postings: Bm25Postings;
+  readonly #ranker: Bm25Ranker;
   readonly #options: ScoringOptions;
   readonly #tuning: RankingTuning;
   /** Slot → the tool it holds (undefined once removed); names by slot. */
@@ -243,8 +266,6 @@ class RankedIndex implements SearchIndex {
   /** Name → slot of every tool held, while names are unique (else the index is not patched: `#patchable`). */
   readonly #slotByName = new Map<string, number>();
   #patchable = true;
-  /** Lower-cased name → the slot of the tool so named, or the slots when several are (an array per name is rare). */
-  readonly #slotsByLowerName = new Map<string, number | number[]>();
   /** The tools' word vectors (with semanticWeight > 0), made with the index; `update` adds and drops only the changed. */
   readonly #semantic: SemanticVectors | undefined;
 
@@ -253,6 +274,9 @@ class RankedIndex implements SearchIndex {
       throw new RangeError(`semanticWeight must be a finite number ≥ 0, not ${String(tuning.semanticWeight)}`);
     }
     this.#tuning = tuning;
+    // Pairs of adjacent words are indexed only when the ranking searches them: otherwise the index is the words'.
+    this.#postings = new Bm25Postings(tuning.phraseWeight > 0);
+    this.#ranker = new Bm25Ranker(this.#postings);
     this.#options = {
       fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
       bm25: tuning.bm25,
@@ -281,11 +305,6 @@ class RankedIndex implements SearchIndex {
       this.#slotTools.push(tool);
       this.#slotNames.push(tool.name);
       if (!this.#slotByName.has(tool.name)) this.#slotByName.set(tool.name, slot);
-      const lower = tool.name.toLowerCase();
-      const slots = this.#slotsByLowerName.get(lower);
-      if (slots === undefined) this.#slotsByLowerName.set(lower, slot);
-      else if (typeof slots === "number") this.#slotsByLowerName.set(lower, [slots, slot]);
-      else slots.push(slot);
       slot++;
     }
     return first;
@@ -298,25 +317,6 @@ class RankedIndex implements SearchIndex {
     this.#semantic?.remove(slot);
     this.#slotTools[slot] = undefined;
     this.#slotByName.delete(tool.name);
-    const lower = tool.name.toLowerCase();
-    const slots = this.#slotsOf(lower).filter((other) => other !== slot);
-    if (slots.length === 0) this.#slotsByLowerName.delete(lower);
-    else this.#slotsByLowerName.set(lower, slots.length === 1 ? (slots[0] ?? slot) : slots);
-  }
-
-  /** The slots of the tools whose lower-cased name is `lower`. */
-  #slotsOf(lower: string): readonly number[] {
-    const slots = this.#slotsByLowerName.get(lower);
-    return slots === undefined ? [] : typeof slots === "number" ? [slots] : slots;
-  }
-
-  /** The first tool in catalog order whose lower-cased name is `lower`. */
-  #byLowerName(lower: string): number | undefined {
-    let best: number | undefined;
-    for (const slot of this.#slotsOf(lower)) {
-      if (best === undefined || (this.#position[slot] ?? 0) < (this.#position[best] ?? 0)) best = slot;
-    }
-    return best;
   }
 
   /** Records the catalog order: `slots[i]` holds `tools[i]`. */
@@ -342,17 +342,18 @@ class RankedIndex implements SearchIndex {
     return { names: slots.map((slot) => this.#slotNames[slot] ?? ""), total };
   }
 
-  /** The first `count` accepted slots for a non-blank query searched by `terms`: exact name matches first. */
-  #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
+  /**
+   * The first `count` accepted slots for a non-blank query searched by `terms` (a tool the query names is placed
+   * before this ranking by exactNames.ts).
+   */
+  #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number } {
     if (this.#tuning.semanticWeight > 0) return this.#hybridPage(query, terms, count, accept);
-    const exact = exactNameMatches(query, (lower) => this.#byLowerName(lower)).filter((slot) => accept(this.#slotNames[slot] ?? ""));
-    const placed = new Set(exact);
-    const acceptSlot = (slot: number): boolean => !placed.has(slot) && accept(this.#slotNames[slot] ?? "");
+    const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
     const ranked =
       count === Infinity
         ? this.#ranker.rankAll(terms, this.#options, acceptSlot, this.#position)
-        : this.#ranker.rankTop(terms, this.#options, Math.max(0, count - exact.length), acceptSlot, this.#position);
-    return { slots: [...exact, ...ranked.slots].slice(0, count), total: exact.length + ranked.total, exact: placed };
+        : this.#ranker.rankTop(terms, this.#options, count, acceptSlot, this.#position);
+    return { slots: ranked.slots, total: ranked.total };
   }
 
   /**
@@ -361,36 +362,66 @@ class RankedIndex implements SearchIndex {
    * score over the best one (to the power lexicalExponent) plus semanticWeight × the cosine. The whole ranking is
    * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
-  #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number; exact: ReadonlySet<number> } {
-    const exactAll = exactNameMatches(query, (lower) => this.#byLowerName(lower));
-    const placed = new Set(exactAll);
+  #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number } {
     // The query's vector, once: it weighs the query's words and scores every tool.
     const queryVector = this.#semantic?.queryVector(query);
     const words = this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
-    const lexical = this.#ranker.rankAll(searched, this.#options, (slot) => !placed.has(slot), this.#position);
+    const lexical = this.#ranker.rankAll(searched, this.#options, () => true, this.#position);
     const cosines = this.#semantic?.cosines(queryVector);
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
     const best = scores[0] ?? 0;
     const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
-    const exact = exactAll.filter(acceptSlot);
-    const top = new TopK(count === Infinity ? this.#slotTools.length : Math.max(0, count - exact.length), (slot) => this.#position[slot] ?? 0);
-    let total = exact.length;
+    const top = new TopK(count === Infinity ? this.#slotTools.length : count, (slot) => this.#position[slot] ?? 0);
+    let total = 0;
     const lexicalHit = new Uint8Array(this.#slotTools.length);
+    if (this.#tuning.fusion === "rrf" && cosines !== undefined) {
+      const k = this.#tuning.rrfK;
+      const bySimilarity = Int32Array.from(cosines.keys()).toSorted((a, b) => (cosines[b] ?? 0) - (cosines[a] ?? 0));
+      const semanticRank = new Int32Array(cosines.length);
+      bySimilarity.forEach((slot, rank) => {
+        semanticRank[slot] = rank + 1;
+      });
+      const fused = new Float64Array(cosines.length);
+      lexical.slots.forEach((slot, i) => {
+        lexicalHit[slot] = 1;
+        fused[slot] = 1 / (k + i + 1);
+      });
+      cosines.forEach((cosine, slot) => {
+        if (this.#slotTools[slot] === undefined || (lexicalHit[slot] === 0 && cosine < SEMANTIC_FLOOR) || !acceptSlot(slot)) return;
+        total++;
+        top.offer(slot, (fused[slot] ?? 0) + weight / (k + (semanticRank[slot] ?? 0)));
+      });
+      return { slots: top.sorted(), total };
+    }
+    const coverageExponent = this.#tuning.coverageExponent;
+    const semanticWeight = coverageExponent === 0 || lexical.slots[0] === undefined ? weight : weight * (1 - this.#coverage(searched, lexical.slots[0])) ** coverageExponent;
     lexical.slots.forEach((slot, i) => {
       lexicalHit[slot] = 1;
       if (!acceptSlot(slot)) return;
       total++;
-      top.offer(slot, (best > 0 ? ((scores[i] ?? 0) / best) ** lexicalExponent : 0) + weight * (cosines?.[slot] ?? 0));
+      top.offer(slot, (best > 0 ? ((scores[i] ?? 0) / best) ** lexicalExponent : 0) + semanticWeight * (cosines?.[slot] ?? 0));
     });
     cosines?.forEach((cosine, slot) => {
-      if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || placed.has(slot) || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
+      if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
       total++;
-      top.offer(slot, weight * cosine);
+      top.offer(slot, semanticWeight * cosine);
     });
-    return { slots: [...exact, ...top.sorted()].slice(0, count), total, exact: new Set(exact) };
+    return { slots: top.sorted(), total };
+  }
+
+  /** The share of the searched terms' weight (their boosts) that the tool in `slot` holds. */
+  #coverage(terms: readonly QueryTerm[], slot: number): number {
+    let all = 0;
+    let held = 0;
+    for (const term of terms) {
+      all += term.boost;
+      const { termIds } = this.#postings.expand(term.term, term.prefix, term.fuzzy, this.#options.prefixWeight, this.#options.fuzzyWeight);
+      if (this.#postings.holdsAnyTerm(slot, new Set(termIds))) held += term.boost;
+    }
+    return all === 0 ? 0 : held / all;
   }
 
   /** The query's words the vectors know, with their term and centrality (semantic.ts, wordCentralities; 0 if negative). */
@@ -464,9 +495,9 @@ class RankedIndex implements SearchIndex {
     if (query.trim() === "" || limit <= 0) return [];
     const stats = this.#statistics();
     // The query is weighed once: its terms rank the page, its words measure each tool's relevance.
-    const { weights, parts } = weighQuery(query, stats, this.#tuning);
-    const terms = termsOf(weights, stats);
-    const { slots, exact } = this.#page(query, terms, limit, accept);
+    const { weights, parts, pairs } = weighQuery(query, stats, this.#tuning);
+    const terms = termsOf(weights, pairs, stats);
+    const { slots } = this.#page(query, terms, limit, accept);
     // What each searched term matches in the index (as written, as a prefix, one typo away), as the ranking expands it.
     const expansions = terms.map(({ term, prefix, fuzzy }) => ({
       term,
@@ -477,7 +508,6 @@ class RankedIndex implements SearchIndex {
     const unit = maxIdf === 0 ? 1 : Math.log(1 + (stats.toolCount - 0.5) / 1.5) / maxIdf;
     return slots.map((slot) => {
       const name = this.#slotNames[slot] ?? "";
-      if (exact.has(slot)) return { name, relevance: 1 };
       const matched = new Set(expansions.filter((expansion) => this.#postings.holdsAnyTerm(slot, expansion.termIds)).map((expansion) => expansion.term));
       return { name, relevance: relevanceOf(parts, matched, unit) };
     });
@@ -512,5 +542,5 @@ class RankedIndex implements SearchIndex {
 
 /** The ranked index; `tuning` is for the bench's sweep (the defaults are what the gateway uses). */
 export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
-  return new RankedIndex(tools, tuning);
+  return withExactNames(new RankedIndex(tools, tuning), tools);
 }

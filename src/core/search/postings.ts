@@ -2,7 +2,7 @@
 // analyzed, so that the index can be built from them in one pass per term. Each distinct piece of text (pieces.ts)
 // is analyzed once per build.
 import { processTerm } from "./analyze.ts";
-import { FIELDS, SHARED_TEXT_FIELDS } from "./fields.ts";
+import { FIELDS, PHRASE_FIELDS, phraseTerm, SHARED_TEXT_FIELDS } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { PieceTable } from "./pieces.ts";
 import { tokenize } from "./text.ts";
@@ -53,8 +53,24 @@ export class PostingCollector {
    * `words`: a second reading of each piece of text (the semantic half's word rows, semantic.ts), which addText
    * gives out where asked: the tools' texts are scanned once for both halves.
    */
-  constructor(words?: (piece: string) => readonly number[]) {
+  constructor(words?: (piece: string) => readonly number[], phrases = false) {
     this.#pieces = new PieceTable((piece) => this.#analyzePiece(piece), words);
+    this.#phrases = phrases;
+  }
+
+  /** Whether the fields of PHRASE_FIELDS also record their pairs of adjacent terms (phraseTerm). */
+  readonly #phrases: boolean;
+  /** (term id × 2^32 + next term id) → the pair's term id. */
+  readonly #pairIds = new Map<number, number>();
+
+  #pairId(first: number, second: number): number {
+    const key = first * 4_294_967_296 + second;
+    let id = this.#pairIds.get(key);
+    if (id === undefined) {
+      id = this.#termId(phraseTerm(this.terms[first] ?? "", this.terms[second] ?? ""));
+      this.#pairIds.set(key, id);
+    }
+    return id;
   }
 
   /**
@@ -84,6 +100,8 @@ export class PostingCollector {
     }
     let added = 0;
     for (let i = from; i < to; i++) if (this.#add(terms.at(i), toolId, slot)) added++;
+    // Pairs are evidence on top of the words: they do not lengthen the field (its BM25 length stays its words').
+    if (this.#phrases && PHRASE_FIELDS.has(fieldId)) for (let i = from + 1; i < to; i++) this.#add(this.#pairId(terms.at(i - 1), terms.at(i)), toolId, slot);
     return added;
   }
 

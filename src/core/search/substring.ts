@@ -7,6 +7,7 @@
 // where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
 import { diffCatalog } from "./catalogDiff.ts";
+import { withExactNames } from "./exactNames.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
@@ -204,12 +205,17 @@ function candidates<T extends ArrayLike<number>>(keyword: string, byChar: Readon
 }
 
 /**
- * The index of `tools`. Tools live in slots (at first their catalog positions); `update` patches it for a new
- * catalog version: removed tools' slots are marked dead (their postings skipped), added tools take new slots whose
- * words go to a small added vocabulary, and the catalog order is recorded anew. Every count (IDF, relevance) is over
- * the live tools, so a patched index answers exactly as a fresh build of the new catalog.
+ * The index of `tools` (a tool the query names is placed first: exactNames.ts). Tools live in slots (at first their
+ * catalog positions); `update` patches it for a new catalog version: removed tools' slots are marked dead (their
+ * postings skipped), added tools take new slots whose words go to a small added vocabulary, and the catalog order is
+ * recorded anew. Every count (IDF, relevance) is over the live tools, so a patched index answers exactly as a fresh
+ * build of the new catalog.
  */
 export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIndex {
+  return withExactNames(substringIndex(tools), tools);
+}
+
+function substringIndex(tools: readonly ToolDefinition[]): SearchIndex {
   const { words, postingStarts, postings, byChar, byPair } = buildVocabulary(tools);
   /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
   const inner = new Uint8Array(words.length);

@@ -9,7 +9,8 @@ const PLAIN_WORD = /^(?:[A-Za-z][a-z]*|[0-9]+)$/;
 const NON_ASCII = /[\u0080-\uffff]/;
 const MARKS = /\p{Mn}+/gu;
 const UPPER_INSIDE = /.\p{Lu}/u;
-const CAMEL_BOUNDARIES: readonly (readonly [RegExp, string])[] = [
+/** Where an identifier's words meet inside a run of letters and digits, and the space that splits them there. */
+export const CAMEL_BOUNDARIES: readonly (readonly [RegExp, string])[] = [
   [/(\p{Ll})(\p{Lu})/gu, "$1 $2"], // getWeather → get Weather
   [/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2"], // HTTPServer → HTTP Server
   [/(\p{L})(\p{N})/gu, "$1 $2"], // utf8 → utf 8

@@ -124,6 +124,25 @@ describe("createMiniSearchIndex: ranking", () => {
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, semanticWeight: 0 }).search("find a ferry")[0]).toBe("find_agency");
   });
 
+  it("with phraseWeight, ranks a tool that says two query words in a row above one that holds them apart", () => {
+    const tools = [
+      tool("sector_report", "Market data: market share, market trends, and the size, size and size of teams."),
+      tool("sector_estimate", "Reports the market size of a product."),
+      tool("unrelated", "Sends a message."),
+    ];
+    const lexical = { ...DEFAULT_TUNING, semanticWeight: 0, centralityExponent: 0, expansionWeight: 0 };
+    // Word by word, sector_report holds "market" and "size" three times each.
+    expect(createMiniSearchIndex(tools, { ...lexical, phraseWeight: 0 }).search("market size")[0]).toBe("sector_report");
+    const phrased = createMiniSearchIndex(tools, { ...lexical, phraseWeight: 1 });
+    expect(phrased.search("market size")[0]).toBe("sector_estimate");
+    expect(phrased.search("the market size of smartphones")[0]).toBe("sector_estimate");
+    // A pair is matched as written only: never as a prefix or a typo of a word, and it adds no tool of its own.
+    expect(phrased.search("market")).toEqual(["sector_report", "sector_estimate"]);
+    expect(phrased.search("size market")).toEqual(createMiniSearchIndex(tools, { ...lexical, phraseWeight: 0 }).search("size market"));
+    // A pair does not count as a query word: a tool's relevance is its words'.
+    expect(phrased.scored("market size", 2).map((match) => match.relevance)).toEqual(createMiniSearchIndex(tools, { ...lexical, phraseWeight: 0 }).scored("market size", 2).map((match) => match.relevance));
+  });
+
   it("handles an empty catalog", () => {
     const empty = createMiniSearchIndex([]);
     expect(empty.size).toBe(0);
