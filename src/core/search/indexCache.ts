@@ -61,6 +61,18 @@ export class SearchIndexCache {
     return index;
   }
 
+  /** Keeps `index` as the index of (`key`, `mode`) (one made elsewhere: read from a snapshot). */
+  set(key: string, mode: SearchMode, index: SearchIndex): void {
+    const entryKey = JSON.stringify([key, mode]);
+    this.#entries.delete(entryKey);
+    this.#entries.set(entryKey, { mode, index });
+    while (this.#entries.size > this.#capacity) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done) break;
+      this.#entries.delete(oldest.value);
+    }
+  }
+
   /** The latest index of `mode`, updated to `catalog` (and no longer kept under its old key), if it can be. */
   #patched(mode: SearchMode, catalog: readonly ToolDefinition[]): SearchIndex | undefined {
     if (!this.#patch) return undefined;
