@@ -12,9 +12,9 @@ import type { ToolDefinition } from "../src/core/types.ts";
 import { mcpRound, mcpSearch, openMcpSession } from "./mcp.ts";
 import { summarize, type Distribution } from "./stats.ts";
 
-const HOST = "127.0.0.1";
+export const HOST = "127.0.0.1";
 /** Only this bench's server knows it; never a real secret. */
-const SECRET = "bench-only-secret-0123456789abcdef0123456789";
+export const SECRET = "bench-only-secret-0123456789abcdef0123456789";
 
 export interface LoadResult {
   route: string;
@@ -64,7 +64,7 @@ export const HEALTH_RATIO_ROUTES = {
 } as const;
 export const HEALTH_ROUTE = "GET /v1/health";
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -78,7 +78,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function headers(bearer: string): Record<string, string> {
+export function headers(bearer: string): Record<string, string> {
   return { authorization: `Bearer ${bearer}`, "content-type": "application/json" };
 }
 
@@ -86,7 +86,7 @@ function searchBody(mode: string): string {
   return JSON.stringify({ query: "current stock price of a company", mode });
 }
 
-async function token(claims: Record<string, unknown>, subject: string): Promise<string> {
+export async function token(claims: Record<string, unknown>, subject: string): Promise<string> {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256" })
     .setSubject(subject)
@@ -95,7 +95,7 @@ async function token(claims: Record<string, unknown>, subject: string): Promise<
 }
 
 /** Ends the server and everything it started (its own process group, which only it is in). */
-function stop(child: ChildProcess): void {
+export function stop(child: ChildProcess): void {
   if (child.pid === undefined || child.exitCode !== null) return;
   try {
     process.kill(-child.pid, "SIGTERM");
@@ -104,7 +104,7 @@ function stop(child: ChildProcess): void {
   }
 }
 
-async function waitForHealth(base: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+export async function waitForHealth(base: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with code ${child.exitCode}`);

@@ -25,6 +25,8 @@ import {
   sentenceQueries,
 } from "./catalog.ts";
 import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
+import { coldHttp } from "./coldHttp.ts";
+import { coldIsolateSection, type ColdSection } from "./coldIsolate.ts";
 import { autoDiscoverSection, type AutoDiscoverSection } from "./autoDiscover.ts";
 import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection } from "./conversation.ts";
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
@@ -46,6 +48,9 @@ const { values: flags } = parseArgs({
     upstream: { type: "boolean", default: false },
     // Only retrieval quality: the four retrieval sets, both modes and the plain-MiniSearch baseline (bench/quality.ts).
     quality: { type: "boolean", default: false },
+    // Only the cold isolates: a new isolate's first search and prepare from a registry snapshot (bench/coldIsolate.ts),
+    // and with --http also through wrangler dev restarted on the same state (bench/coldHttp.ts).
+    "cold-isolates": { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -516,6 +521,43 @@ function autoDiscoverTargets(section: AutoDiscoverSection): Target[] {
   ];
 }
 
+const COLD_METHOD = "bench/coldIsolate.ts: per size and mode, the registry snapshot made from a registry built from stored texts (write: encoding it, every tool's openai token count included, once per version), then each first request in a fresh Node process (no caches: term caches, word vectors, token counts all cold): decode and check the snapshot, register its definitions as validated, restore the index, then runSearchTools (firstSearch) or prepareTurn with auto-discovery topK 3 (firstPrepare); wall and thread CPU, median over the processes; firstSearchFromTexts = the same first search without a snapshot (texts parsed, validated, indexed; up to 10,000 tools)";
+const COLD_SIZES = quick ? [10_000] : [10_000, 50_000];
+const COLD_RUNS = quick ? 2 : 3;
+
+function coldTargets(section: ColdSection): Target[] {
+  if ("skipped" in section) return [];
+  const targets: Target[] = [];
+  for (const mode of MODES) {
+    for (const [size, limit, cpuLimit] of [[10_000, 100, 30], [50_000, 300, null]] as const) {
+      const at = section.modes[mode]?.find((entry) => entry.tools === size);
+      if (!at) continue;
+      for (const kind of ["firstSearch", "firstPrepare"] as const) {
+        targets.push(atMost(`${mode} cold isolate ${kind} ms at ${size} tools (from the snapshot)`, at[kind].medianMs, limit, at[kind].medianCpuMs));
+        if (cpuLimit !== null) targets.push(atMost(`${mode} cold isolate ${kind} CPU ms at ${size} tools (from the snapshot)`, at[kind].medianCpuMs, cpuLimit));
+      }
+    }
+  }
+  return targets;
+}
+
+async function coldOnly(): Promise<void> {
+  const data = loadBenchData();
+  const coldIsolates = "missing" in data ? { skipped: data.missing } : coldIsolateSection((size) => enlargedCatalog(data.real, size), COLD_SIZES, COLD_RUNS, log);
+  const coldHttpSection = "missing" in data || flags["no-http"] === true ? { skipped: "--no-http or no eval data" }
+    : await coldHttp({ repository: fileURLToPath(new URL("..", import.meta.url)), catalog: registrableCatalog(enlargedCatalog(data.real, 10_000)), log });
+  const targets = coldTargets(coldIsolates);
+  const summary = {
+    command: commandLine(),
+    method: COLD_METHOD,
+    coldIsolates,
+    coldHttp: coldHttpSection,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 function autoDiscoverOnly(): void {
   const data = loadBenchData();
   const autoDiscover = "missing" in data ? { skipped: data.missing } : autoDiscoverSection(data.meta);
@@ -550,6 +592,7 @@ async function main(): Promise<void> {
   if (flags.upstream === true) return upstreamOnly();
   if (flags.quality === true) return qualityOnly();
   if (flags["auto-discover"] === true) return autoDiscoverOnly();
+  if (flags["cold-isolates"] === true) return await coldOnly();
   if (flags.conversation === true) return conversationOnly();
   const startedAt = new Date();
   const loadBefore = loadavg();
@@ -594,6 +637,9 @@ async function main(): Promise<void> {
   log("CPU per request of prepare and search (527 tools)");
   const requests = requestSection(tokenCatalog, [...queries.keywords3, ...queries.sentence20]);
 
+  log("cold isolates: the first search and prepare from a registry snapshot");
+  const coldIsolates = coldIsolateSection((size) => enlargedCatalog(real, size), COLD_SIZES, COLD_RUNS, log);
+
   log("a 20-turn conversation under prompt caching");
   const conversation = conversationSection(tokenCatalog);
 
@@ -606,11 +652,13 @@ async function main(): Promise<void> {
   let http: HttpSection;
   let httpWithDevDefaults: HttpSection;
   let upstream: UpstreamSection;
+  let coldHttpSection: Awaited<ReturnType<typeof coldHttp>> = { skipped: "--no-http" };
   if (flags["no-http"] === true) {
     http = { skipped: "--no-http" };
     httpWithDevDefaults = http;
     upstream = http;
   } else {
+    coldHttpSection = await coldHttp({ repository: fileURLToPath(new URL("..", import.meta.url)), catalog: registrableCatalog(enlargedCatalog(real, 10_000)), log });
     const load = { repository: fileURLToPath(new URL("..", import.meta.url)), catalog: registrableCatalog(tokenCatalog), clients: HTTP_CLIENTS, log };
     http = await httpLoad({ ...load, seconds: HTTP_SECONDS, rounds: HTTP_ROUNDS });
     // For comparison, not judged: the same routes with wrangler dev's own local observability and log handling on
@@ -658,6 +706,7 @@ async function main(): Promise<void> {
     targets.push(atMost("tool-list tokens, after 20 discovered tools (% of all)", tokens.after20DiscoveredNamesOn?.percentOfAll, 10));
   }
   targets.push(...conversationTargets(conversation));
+  targets.push(...coldTargets(coldIsolates));
   for (const [name, cost] of Object.entries(requests)) {
     targets.push({ ...atMost(`${name}: mean CPU ms per request, 527 tools`, cost.meanCpuMs, 5), cpuValue: cost.meanCpuMs, passOnCpuTime: cost.meanCpuMs <= 5 });
   }
@@ -685,6 +734,7 @@ async function main(): Promise<void> {
       targets: "pass is judged on wall time; for builds passOnCpuTime judges this thread's CPU time, which other processes' load does not inflate",
       tokens: "prepareTurn stats on the 527-tool catalog (openai shape, gpt-tokenizer o200k_base), toolList \"grow\" (the original design's list, whose size grows with discoveries)",
       conversation: CONVERSATION_METHOD,
+      coldIsolates: COLD_METHOD,
       requests: "prepareTurn (no messages; first turn and after 20 discovered; and with autoDiscover topK 3, a user message of the search queries) and runSearchTools (cached index, keywords3 and sentence20 queries in turn) on the 527-tool catalog: wall per call and mean thread CPU",
       quality: QUALITY_METHOD,
       autoDiscover: AUTO_DISCOVER_METHOD,
@@ -697,6 +747,8 @@ async function main(): Promise<void> {
     largestCatalogIn64MiB: isolateFit,
     tokens,
     conversation,
+    coldIsolates,
+    coldHttp: coldHttpSection,
     requests,
     http,
     httpWithDevDefaults,

@@ -48,6 +48,22 @@ export type PutOutcome =
 
 /** Bytes of tool definitions per snapshot page, well under the RPC message limit. */
 const PAGE_BYTES = 4 * 1024 * 1024;
+/** A registry snapshot (core/tools/registrySnapshot.ts) is kept in rows of this many bytes (SQLite's value cap is 2 MB)… */
+const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
+/** …and read this many bytes per RPC (its message cap is 32 MiB). */
+const SNAPSHOT_CALL_BYTES = 8 * 1024 * 1024;
+/** A claim to write a snapshot that was not completed in this long (its writer died) can be taken by another. */
+const SNAPSHOT_CLAIM_MS = 60_000;
+/** Snapshots bigger than this are not kept (the isolates then build from the texts). */
+export const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A part of the registry snapshot of the current version under one key (mode and code fingerprint), or why there is
+ * none: `claimed` when the caller is the one to write it (single writer: the first to ask for a missing one).
+ */
+export type SnapshotRead =
+  | { found: true; epoch: string; version: number; bytes: number; from: number; data: ArrayBuffer; next?: number }
+  | { found: false; claimed: boolean } & RegistryVersion;
 
 let demoNamesCache: ReadonlySet<string> | undefined;
 function demoNames(): ReadonlySet<string> {
@@ -71,6 +87,11 @@ export class RegistryObject extends DurableObject<Env> {
     sql.exec("CREATE INDEX IF NOT EXISTS tools_by_context ON tools (context)");
     sql.exec("CREATE TABLE IF NOT EXISTS removed_builtins (name TEXT PRIMARY KEY)");
     sql.exec("CREATE TABLE IF NOT EXISTS upstreams (id TEXT PRIMARY KEY)");
+    // Registry snapshots of the current version only (a write deletes them all): per key a head (the version it is
+    // of, whether it is whole, or who claimed writing it and when) and its bytes in chunks.
+    sql.exec(`CREATE TABLE IF NOT EXISTS snapshot_heads (
+      key TEXT PRIMARY KEY, version INTEGER NOT NULL, bytes INTEGER NOT NULL, complete INTEGER NOT NULL, claimed_at INTEGER NOT NULL)`);
+    sql.exec("CREATE TABLE IF NOT EXISTS snapshot_chunks (key TEXT NOT NULL, part INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, part))");
     let epoch = ctx.storage.kv.get<string>("epoch");
     if (epoch === undefined) {
       epoch = crypto.randomUUID();
@@ -254,7 +275,96 @@ export class RegistryObject extends DurableObject<Env> {
     return this.ctx.storage.sql.exec<{ id: string }>("SELECT id FROM upstreams ORDER BY id").toArray().map((row) => row.id);
   }
 
+  /**
+   * The registry snapshot of the current version under `key`, from byte `from` (at most SNAPSHOT_CALL_BYTES a call:
+   * `next` says where the next call starts). Without a whole one, the first caller to ask is told to write it
+   * (`claimed`; another may claim it once SNAPSHOT_CLAIM_MS passed without the write completing).
+   */
+  readRegistrySnapshot(key: string, from = 0): SnapshotRead {
+    const sql = this.ctx.storage.sql;
+    const head = sql.exec<{ version: number; bytes: number; complete: number; claimed_at: number }>(
+      "SELECT version, bytes, complete, claimed_at FROM snapshot_heads WHERE key = ?", key).toArray()[0];
+    if (head !== undefined && head.version === this.current.version && head.complete === 1) {
+      const first = Math.floor(from / SNAPSHOT_CHUNK_BYTES);
+      const last = Math.min(Math.ceil(head.bytes / SNAPSHOT_CHUNK_BYTES), first + SNAPSHOT_CALL_BYTES / SNAPSHOT_CHUNK_BYTES);
+      const chunks = sql.exec<{ data: ArrayBuffer }>("SELECT data FROM snapshot_chunks WHERE key = ? AND part >= ? AND part < ? ORDER BY part", key, first, last).toArray();
+      const start = first * SNAPSHOT_CHUNK_BYTES;
+      const end = Math.min(head.bytes, last * SNAPSHOT_CHUNK_BYTES);
+      const data = new Uint8Array(end - start);
+      let at = 0;
+      for (const { data: chunk } of chunks) {
+        const bytes = new Uint8Array(chunk);
+        data.set(bytes.subarray(0, Math.min(bytes.length, data.length - at)), at);
+        at += bytes.length;
+      }
+      return { found: true, ...this.current, bytes: head.bytes, from: start, data: data.buffer, ...(end < head.bytes ? { next: end } : {}) };
+    }
+    return { found: false, claimed: this.claimRegistrySnapshot(key, this.current), ...this.current };
+  }
+
+  /**
+   * Whether the caller is to write the snapshot under `key` of `version` (an isolate that built that version from the
+   * texts): true for the first to ask while none is whole and no live claim stands.
+   */
+  claimRegistrySnapshot(key: string, version: RegistryVersion): boolean {
+    if (version.epoch !== this.current.epoch || version.version !== this.current.version) return false;
+    const head = this.ctx.storage.sql.exec<{ version: number; complete: number; claimed_at: number }>(
+      "SELECT version, complete, claimed_at FROM snapshot_heads WHERE key = ?", key).toArray()[0];
+    const claimable = head === undefined || head.version !== this.current.version || (head.complete === 0 && Date.now() - head.claimed_at > SNAPSHOT_CLAIM_MS);
+    if (claimable) this.#claim(key);
+    return claimable;
+  }
+
+  #claim(key: string): void {
+    const sql = this.ctx.storage.sql;
+    this.ctx.storage.transactionSync(() => {
+      sql.exec("DELETE FROM snapshot_chunks WHERE key = ?", key);
+      sql.exec("INSERT OR REPLACE INTO snapshot_heads (key, version, bytes, complete, claimed_at) VALUES (?, ?, 0, 0, ?)", key, this.current.version, Date.now());
+    });
+  }
+
+  /**
+   * Writes part of the snapshot the caller claimed (readRegistrySnapshot): `data` at byte `from` of `bytes` in all, for
+   * `version`. Refused (false) when the registry moved on, or the claim is no longer the caller's version's; the
+   * snapshot is served once its last byte is written.
+   */
+  writeRegistrySnapshot(key: string, version: RegistryVersion, bytes: number, from: number, data: ArrayBuffer): boolean {
+    const sql = this.ctx.storage.sql;
+    if (version.epoch !== this.current.epoch || version.version !== this.current.version) return false;
+    if (bytes > MAX_SNAPSHOT_BYTES || from % SNAPSHOT_CHUNK_BYTES !== 0 || from + data.byteLength > bytes) return false;
+    const head = sql.exec<{ version: number; complete: number }>("SELECT version, complete FROM snapshot_heads WHERE key = ?", key).toArray()[0];
+    if (head?.version !== version.version || head.complete === 1) return false;
+    this.ctx.storage.transactionSync(() => {
+      for (let at = 0; at < data.byteLength; at += SNAPSHOT_CHUNK_BYTES) {
+        sql.exec("INSERT OR REPLACE INTO snapshot_chunks (key, part, data) VALUES (?, ?, ?)", key, (from + at) / SNAPSHOT_CHUNK_BYTES, data.slice(at, at + SNAPSHOT_CHUNK_BYTES));
+      }
+      const end = from + data.byteLength;
+      const written = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM snapshot_chunks WHERE key = ?", key).one().n;
+      const complete = end === bytes && written === Math.ceil(bytes / SNAPSHOT_CHUNK_BYTES) ? 1 : 0;
+      sql.exec("UPDATE snapshot_heads SET bytes = ?, complete = ? WHERE key = ?", bytes, complete, key);
+    });
+    return true;
+  }
+
+  /**
+   * Drops the snapshot under `key` of `version`, which a reader found corrupt, and gives the caller the claim to write
+   * it again. Another version's is left alone.
+   */
+  dropRegistrySnapshot(key: string, version: RegistryVersion): SnapshotRead {
+    const sql = this.ctx.storage.sql;
+    if (version.epoch === this.current.epoch && version.version === this.current.version) {
+      this.ctx.storage.transactionSync(() => {
+        sql.exec("DELETE FROM snapshot_chunks WHERE key = ?", key);
+        sql.exec("DELETE FROM snapshot_heads WHERE key = ?", key);
+      });
+    }
+    return this.readRegistrySnapshot(key);
+  }
+
   private bump(): void {
+    // Every snapshot is of the version before: none is served, nor kept.
+    this.ctx.storage.sql.exec("DELETE FROM snapshot_chunks");
+    this.ctx.storage.sql.exec("DELETE FROM snapshot_heads");
     const version = this.current.version + 1;
     this.ctx.storage.kv.put("version", version);
     this.current = { epoch: this.current.epoch, version };

@@ -6,17 +6,26 @@
 // change within registryVersionTtlMs (default 5 s; docs/scaling.md). A rebuild reads only what changed: the isolate
 // tells the registry object which version's texts it holds, and the object sends the texts of tools written since
 // (the others by name and revision), so a change of a few tools in a large registry moves a few texts, not all.
+// A cold isolate (nothing held yet) first reads the version's registry snapshot for its search mode (the definitions
+// as validated, their token counts, the search index: core/tools/registrySnapshot.ts), kept by the registry object:
+// nothing is validated, tokenized or indexed again. Without one (or with a stale or corrupt one, which is refused and
+// dropped), it builds from the texts as before and, when the registry object names it the writer (the first to ask),
+// writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts.
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/guard/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
-import { missingTexts, registerStoredTools } from "../core/tools/storedTools.ts";
+import { createSearchIndex } from "../core/search/createIndex.ts";
+import { SnapshotError } from "../core/search/snapshotCodec.ts";
+import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
+import type { RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
+import { missingTexts, registerStoredTools, skippedTools, storedFromSnapshot } from "../core/tools/storedTools.ts";
 import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
-import type { RegistryPage, RegistryVersion, StoredToolText } from "../durable/registryObject.ts";
+import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
@@ -29,6 +38,8 @@ export interface LoadedRegistry {
   registry: ToolRegistry;
   /** Every tool, in registry order: the catalog search indexes are built on. */
   definitions: readonly ToolDefinition[];
+  /** Where it came from: the version's snapshot, or the stored texts (validated and indexed here). */
+  source: "snapshot" | "texts";
 }
 
 /** Pages read while the registry changes underneath before giving up (the next request tries again). */
@@ -122,8 +133,9 @@ export function catalogSearchIndex(hash: string, tools: readonly ToolDefinition[
  * groups hide. Search it with `visibleCatalog(loaded.definitions, groups)` as the catalog.
  */
 export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode, groups: readonly string[] | undefined): SearchIndex {
+  // "*" sees every tool, as no group list does: one index (and the one a snapshot brings) serves both.
   const view = viewKey(loaded.definitions, groups);
-  return searchIndexes.get(`registry:${loaded.key}:${view}`, mode, () => visibleCatalog(loaded.definitions, groups));
+  return searchIndexes.get(`registry:${loaded.key}:${view === "*" ? "" : view}`, mode, () => visibleCatalog(loaded.definitions, groups));
 }
 
 /** Every page of the registry at one version; `holding`: the version whose texts the isolate holds (not sent again). */
@@ -148,7 +160,119 @@ async function readSnapshot(env: Env, holding: RegistryVersion | undefined): Pro
   throw new Error("the registry kept changing while it was read");
 }
 
+/** The key of the registry snapshots this isolate reads and writes: its search mode and code fingerprint. */
+function snapshotKey(settings: Settings): string {
+  const { searchMode, locale } = settings.config;
+  return `${searchMode}:${snapshotFingerprint(searchMode, locale, settings.demoCatalog)}`;
+}
+
+/** The whole snapshot under `key` (several reads when it is large), or whether this isolate is to write it. */
+async function readStoredSnapshot(env: Env, key: string): Promise<{ bytes: Uint8Array; version: RegistryVersion } | { claimed: boolean }> {
+  const stub = registryStub(env);
+  let read: SnapshotRead = await stub.readRegistrySnapshot(key, 0);
+  if (!read.found) return { claimed: read.claimed };
+  const version = { epoch: read.epoch, version: read.version };
+  const bytes = new Uint8Array(read.bytes);
+  bytes.set(new Uint8Array(read.data), read.from);
+  while (read.next !== undefined) {
+    read = await stub.readRegistrySnapshot(key, read.next);
+    // The registry moved on between two reads: this isolate builds from the texts (and the next one reads the new).
+    if (!read.found || read.epoch !== version.epoch || read.version !== version.version) return { claimed: false };
+    bytes.set(new Uint8Array(read.data), read.from);
+  }
+  return { bytes, version };
+}
+
+/** The registry of a version read from its snapshot. */
+function registryFromSnapshot(env: Env, settings: Settings, content: RegistrySnapshotContent): LoadedRegistry {
+  const { config } = settings;
+  const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
+  registry.registerValidated(content.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
+  storedDefinitions = storedFromSnapshot(
+    registry,
+    content.tools.flatMap((tool) => (tool.revision < 0 ? [] : [{ name: tool.definition.name, revision: tool.revision, definition: tool.definition }])),
+    content.skipped,
+  );
+  const version = { epoch: content.epoch, version: content.version };
+  storedFrom = version;
+  registry.setExecutionGuard(executionGuard(env, settings));
+  const key = versionKey(version);
+  // The index was restored over the snapshot's definitions, which the registry now holds in the same order.
+  searchIndexes.set(`registry:${key}:`, content.mode, content.index);
+  return { key, version, registry, definitions: registry.getDefinitions({ groups: ["*"] }), source: "snapshot" };
+}
+
+/**
+ * Writes the snapshot of `loaded` under `key` (this isolate holds the claim). Its index for the mode, from the cache
+ * (a patched substring index writes none: a fresh one is built for it).
+ */
+async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: LoadedRegistry): Promise<void> {
+  const mode = settings.config.searchMode;
+  const fingerprint = key.slice(key.indexOf(":") + 1);
+  const stored = new Set(loaded.definitions.map((tool) => tool.name));
+  const content = (index: RegistrySnapshotContent["index"]): RegistrySnapshotContent => ({
+    ...loaded.version,
+    mode,
+    fingerprint,
+    tools: loaded.definitions.map((definition) => ({
+      definition,
+      context: loaded.registry.get(definition.name)?.contextId ?? "",
+      revision: storedRevision(definition.name),
+    })),
+    skipped: skippedTools(storedDefinitions, storedNamesBesides(stored)),
+    index,
+  });
+  const bytes = encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
+    ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
+  if (bytes === undefined) return;
+  const stub = registryStub(env);
+  for (let from = 0; from < bytes.length; from += SNAPSHOT_WRITE_BYTES) {
+    const part = bytes.slice(from, from + SNAPSHOT_WRITE_BYTES);
+    if (!(await stub.writeRegistrySnapshot(key, loaded.version, bytes.length, from, part.buffer))) return;
+  }
+}
+
+/** The revision that wrote a stored tool of the version held; -1 for one that is not stored (the demo catalog). */
+function storedRevision(name: string): number {
+  return storedDefinitions.get(name)?.revision ?? -1;
+}
+
+/** Bytes per snapshot write call (a multiple of the object's chunk size, under the RPC message cap). */
+const SNAPSHOT_WRITE_BYTES = 4 * 1024 * 1024;
+
+/** The stored tools of the version last read that the registry does not hold (they did not validate). */
+let storedNames: readonly string[] = [];
+function storedNamesBesides(held: ReadonlySet<string>): string[] {
+  return storedNames.filter((name) => !held.has(name));
+}
+
 async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegistry> {
+  const key = snapshotKey(settings);
+  /** Whether this isolate is to write the snapshot (undefined: not asked yet). */
+  let claimed: boolean | undefined;
+  if (current === undefined && storedDefinitions.size === 0) {
+    // A cold isolate: the version's snapshot, if there is a whole one.
+    const read = await readStoredSnapshot(env, key);
+    if ("bytes" in read) {
+      try {
+        const [mode, fingerprint] = [settings.config.searchMode, key.slice(key.indexOf(":") + 1)];
+        return registryFromSnapshot(env, settings, decodeRegistrySnapshot(read.bytes, { ...read.version, mode, fingerprint }));
+      } catch (error) {
+        if (!(error instanceof SnapshotError)) throw error;
+        // Never served: dropped, and this isolate writes it again from the texts.
+        console.error(`registry: snapshot of version ${versionKey(read.version)} refused: ${error.message}`);
+        const dropped = await registryStub(env).dropRegistrySnapshot(key, read.version);
+        claimed = !dropped.found && dropped.claimed;
+      }
+    } else claimed = read.claimed;
+  }
+  const loaded = await buildFromTexts(env, settings);
+  claimed ??= await registryStub(env).claimRegistrySnapshot(key, loaded.version);
+  if (claimed) await writeSnapshot(env, settings, key, loaded);
+  return loaded;
+}
+
+async function buildFromTexts(env: Env, settings: Settings): Promise<LoadedRegistry> {
   const previous = storedDefinitions;
   let snapshot = await readSnapshot(env, storedFrom);
   // A text left out that this isolate does not hold (its previous version was replaced meanwhile): read them all.
@@ -169,12 +293,14 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
   }, current?.loaded.registry);
   storedFrom = { epoch: snapshot.epoch, version: snapshot.version };
+  storedNames = snapshot.all.map((tool) => tool.name);
   registry.setExecutionGuard(executionGuard(env, settings));
   return {
     key: versionKey(snapshot),
     version: { epoch: snapshot.epoch, version: snapshot.version },
     registry,
     definitions: registry.getDefinitions({ groups: ["*"] }),
+    source: "texts",
   };
 }
 
@@ -232,4 +358,5 @@ export function resetIsolateRegistry(): void {
   versionRead = undefined;
   storedDefinitions = new Map();
   storedFrom = undefined;
+  storedNames = [];
 }

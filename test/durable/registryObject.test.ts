@@ -70,3 +70,75 @@ describe("RegistryObject snapshot with a known version", () => {
     expect(shape(page)).toEqual({ old: [0, false] });
   });
 });
+
+/** `length` bytes of a recognisable pattern. */
+const pattern = (length: number, seed: number): Uint8Array<ArrayBuffer> => {
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) bytes[i] = (i * 31 + seed) & 0xff;
+  return bytes;
+};
+
+describe("RegistryObject registry snapshots", () => {
+  it("one writer per version: the first to ask writes, the others wait; a whole snapshot is served in parts", { timeout: 60_000 }, async () => {
+    const stub = registry("snapshot-claims");
+    const put = await stub.put([{ context: "runtime", definition: tool("alpha") }], 100, false);
+    if (!put.ok) throw new Error("put failed");
+    const version = { epoch: put.epoch, version: put.version };
+    const first = await stub.readRegistrySnapshot("minisearch:f", 0);
+    const second = await stub.readRegistrySnapshot("minisearch:f", 0);
+    expect(first).toMatchObject({ found: false, claimed: true });
+    expect(second).toMatchObject({ found: false, claimed: false });
+    expect(await stub.claimRegistrySnapshot("minisearch:f", version)).toBe(false);
+    // Another key (mode or fingerprint) is claimed apart.
+    expect(await stub.claimRegistrySnapshot("substring:f", version)).toBe(true);
+
+    // 9 MiB and a bit: written in three calls, read in two (8 MiB a call).
+    const bytes = pattern(9 * 1024 * 1024 + 12_345, 7);
+    const step = 4 * 1024 * 1024;
+    for (let from = 0; from < bytes.length; from += step) {
+      expect(await stub.readRegistrySnapshot("minisearch:f", 0)).toMatchObject({ found: false });
+      expect(await stub.writeRegistrySnapshot("minisearch:f", version, bytes.length, from, bytes.slice(from, from + step).buffer)).toBe(true);
+    }
+    const read = await stub.readRegistrySnapshot("minisearch:f", 0);
+    if (!read.found) throw new Error("not found");
+    // Field by field: a failing match would print megabytes.
+    expect([read.bytes, read.from, read.next, read.version]).toEqual([bytes.length, 0, 8 * 1024 * 1024, version.version]);
+    const rest = await stub.readRegistrySnapshot("minisearch:f", read.next);
+    if (!rest.found) throw new Error("not found");
+    expect(rest.next).toBeUndefined();
+    const joined = new Uint8Array(bytes.length);
+    joined.set(new Uint8Array(read.data), read.from);
+    joined.set(new Uint8Array(rest.data), rest.from);
+    expect(joined.every((byte, i) => byte === bytes[i])).toBe(true);
+    // Whole: no second write is taken.
+    expect(await stub.writeRegistrySnapshot("minisearch:f", version, bytes.length, 0, bytes.slice(0, 10).buffer)).toBe(false);
+  });
+
+  it("a registry write makes every snapshot stale: deleted, and a write for the old version refused", async () => {
+    const stub = registry("snapshot-stale");
+    const put = await stub.put([{ context: "runtime", definition: tool("alpha") }], 100, false);
+    if (!put.ok) throw new Error("put failed");
+    const version = { epoch: put.epoch, version: put.version };
+    expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
+    expect(await stub.writeRegistrySnapshot("k", version, 100, 0, pattern(100, 1).buffer)).toBe(true);
+    expect((await stub.readRegistrySnapshot("k", 0)).found).toBe(true);
+    await stub.put([{ context: "runtime", definition: tool("beta") }], 100, false);
+    const rows = await runInDurableObject(stub, (_instance: RegistryObject, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM snapshot_chunks").one().n);
+    expect(rows).toBe(0);
+    expect(await stub.claimRegistrySnapshot("k", version)).toBe(false);
+    expect(await stub.writeRegistrySnapshot("k", version, 100, 0, pattern(100, 1).buffer)).toBe(false);
+    const now = await stub.readRegistrySnapshot("k", 0);
+    expect(now).toMatchObject({ found: false, claimed: true, version: version.version + 1 });
+  });
+
+  it("a corrupt snapshot dropped by a reader is the dropper's to write again", async () => {
+    const stub = registry("snapshot-drop");
+    const put = await stub.put([{ context: "runtime", definition: tool("alpha") }], 100, false);
+    if (!put.ok) throw new Error("put failed");
+    const version = { epoch: put.epoch, version: put.version };
+    expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
+    expect(await stub.writeRegistrySnapshot("k", version, 64, 0, pattern(64, 2).buffer)).toBe(true);
+    expect(await stub.dropRegistrySnapshot("k", version)).toMatchObject({ found: false, claimed: true });
+    expect(await stub.readRegistrySnapshot("k", 0)).toMatchObject({ found: false, claimed: false });
+  });
+});

@@ -1,8 +1,13 @@
 // The isolate's registry rebuilt for a new registry version: stored tools whose text did not change keep their
-// definition objects (what is kept per definition survives), a changed tool is validated anew.
+// definition objects (what is kept per definition survives), a changed tool is validated anew. A cold isolate reads
+// the version's snapshot (written by the first isolate that built it); a stale or corrupt one is never served.
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { currentRegistry, resetIsolateRegistry } from "../../src/isolate/registryCache.ts";
+import { toolListTokens } from "../../src/core/tools/toolTokens.ts";
+import { registryStub } from "../../src/durable/stubs.ts";
+import { currentRegistry, registrySearchIndex, resetIsolateRegistry } from "../../src/isolate/registryCache.ts";
+import type { LoadedRegistry } from "../../src/isolate/registryCache.ts";
 import { loadSettings } from "../../src/isolate/settings.ts";
 import type { Settings } from "../../src/isolate/settings.ts";
 import { api, json, token } from "../http/helpers.ts";
@@ -72,5 +77,94 @@ describe("currentRegistry across registry versions", () => {
     const after = (await latest()).registry.get("reuse_gamma")?.definition;
     expect(after).toEqual(before);
     expect(after).not.toBe(before);
+  });
+});
+
+/** What a search and a prepare see of a loaded registry: names in order, pages, the tool list's tokens. */
+function servedBy(loaded: LoadedRegistry): unknown {
+  const index = registrySearchIndex(loaded, settings.config.searchMode, undefined);
+  return {
+    names: loaded.definitions.map((tool) => tool.name),
+    definitions: loaded.definitions,
+    contexts: loaded.definitions.map((tool) => loaded.registry.get(tool.name)?.contextId),
+    pages: ["snapshot quasar", "measure alpha", "send an email", "weather tomorrow", "snap_tool_2"].map((query) => index.scored(query, 5)),
+    tokens: toolListTokens(loaded.definitions, "openai"),
+  };
+}
+
+/** Runs `edit` on the registry object's SQLite (a test's hand on the stored snapshot). */
+async function onRegistryStorage(edit: (sql: SqlStorage) => void): Promise<void> {
+  await runInDurableObject(registryStub(env), (_instance, state) => {
+    edit(state.storage.sql);
+  });
+}
+
+describe("registry snapshots for cold isolates", () => {
+  it("a cold isolate reads the snapshot the first one wrote: the same registry, index and token counts", async () => {
+    for (let i = 0; i < 5; i++) await put(`snap_tool_${i}`, `Snapshot tool ${i}: counts quasars and measures alpha ${i}.`);
+    resetIsolateRegistry();
+    const built = await latest();
+    expect(built.source).toBe("texts");
+    const expected = servedBy(built);
+    resetIsolateRegistry();
+    const read = await latest();
+    expect(read.source).toBe("snapshot");
+    expect(read.key).toBe(built.key);
+    expect(servedBy(read)).toEqual(expected);
+    expect(Object.isFrozen(read.registry.get("snap_tool_1")?.definition)).toBe(true);
+    // A call through a snapshot-read registry runs as any other.
+    expect(read.registry.get("snap_tool_3")?.definition.description).toBe("Snapshot tool 3: counts quasars and measures alpha 3.");
+
+    // The next version from a snapshot-read isolate: unchanged tools are the same objects, the new one is there.
+    await put("snap_tool_new", "Snapshot tool, new: weighs quasars.");
+    const next = await latest();
+    expect(next.source).toBe("texts");
+    expect(next.registry.get("snap_tool_1")?.definition).toBe(read.registry.get("snap_tool_1")?.definition);
+    expect(next.registry.get("snap_tool_new")?.definition.description).toBe("Snapshot tool, new: weighs quasars.");
+  });
+
+  it("a stale snapshot (of an earlier version) is never served", async () => {
+    await put("stale_probe", "Stale probe: the first text.");
+    resetIsolateRegistry();
+    await latest();
+    resetIsolateRegistry();
+    expect((await latest()).source).toBe("snapshot");
+    // The stored snapshot said to be of the version before: refused, the registry read from the texts.
+    await onRegistryStorage((sql) => sql.exec("UPDATE snapshot_heads SET version = version - 1"));
+    resetIsolateRegistry();
+    const fromTexts = await latest();
+    expect(fromTexts.source).toBe("texts");
+    // A write makes every snapshot stale: the next cold isolate sees the new text, not the snapshot's.
+    resetIsolateRegistry();
+    expect((await latest()).source).toBe("snapshot");
+    await put("stale_probe", "Stale probe: the second text.");
+    resetIsolateRegistry();
+    const after = await latest();
+    expect(after.source).toBe("texts");
+    expect(after.registry.get("stale_probe")?.definition.description).toBe("Stale probe: the second text.");
+  });
+
+  it("a corrupt snapshot is refused, dropped and written again", async () => {
+    await put("corrupt_probe", "Corrupt probe: measures how snapshots break.");
+    resetIsolateRegistry();
+    const built = await latest();
+    const expected = servedBy(built);
+    // One byte flipped in the middle of the stored bytes.
+    await onRegistryStorage((sql) => {
+      const row = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part LIMIT 1").one();
+      const bytes = new Uint8Array(row.data);
+      const at = Math.floor(bytes.length / 2);
+      bytes[at] = (bytes[at] ?? 0) ^ 0x5a;
+      sql.exec("UPDATE snapshot_chunks SET data = ? WHERE part = ?", bytes, row.part);
+    });
+    resetIsolateRegistry();
+    const refused = await latest();
+    expect(refused.source).toBe("texts");
+    expect(servedBy(refused)).toEqual(expected);
+    // Written again by the isolate that refused it: the next cold isolate reads it.
+    resetIsolateRegistry();
+    const reread = await latest();
+    expect(reread.source).toBe("snapshot");
+    expect(servedBy(reread)).toEqual(expected);
   });
 });

@@ -9,6 +9,7 @@ import type { ToolDefinition } from "../types.ts";
 import { emptyFieldParts, FIELDS, isPhraseTerm, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { PostingCollector } from "./postings.ts";
+import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 
 const FIELD_COUNT = FIELDS.length;
 /** Field ids fit in 3 bits of a posting's key (`slot * 8 + field`). */
@@ -256,6 +257,99 @@ export class Bm25Postings {
     else this.#byLength.set(term.length, [id]);
     this.#unsorted.push(term);
     return id;
+  }
+
+  /**
+   * Writes the whole state (snapshotCodec.ts): the terms, each term's postings and statistics, each slot's forward
+   * list and field lengths (a removed slot as none), the sorted terms. `restore` reads it back into an empty instance.
+   */
+  toSnapshot(out: SnapshotWriter): void {
+    out.strings(this.#terms);
+    out.int(this.#longestTermLength);
+    const postingStarts = new Int32Array(this.#postings.length + 1);
+    let total = 0;
+    this.#postings.forEach((list, term) => {
+      postingStarts[term] = total;
+      total += list.length;
+    });
+    postingStarts[this.#postings.length] = total;
+    const postings = new Int32Array(total);
+    this.#postings.forEach((list, term) => postings.set(list, postingStarts[term] ?? 0));
+    out.i32(postingStarts);
+    out.i32(postings);
+    out.i32(this.#toolCount.view());
+    out.i32(this.#fieldCount.view());
+    out.i32(this.#maxFrequency.view());
+    out.i32(this.#minLength.view());
+    out.i32(this.#maxLength.view());
+    out.i32(Int32Array.from(this.#sortedTerms(), (term) => this.#termIds.get(term) ?? -1));
+    // Forward lists: start of each slot's run, -1 for a removed slot.
+    const forwardStarts = new Int32Array(this.#forward.length + 1);
+    let forwardTotal = 0;
+    this.#forward.forEach((list, slot) => {
+      forwardStarts[slot] = list === undefined ? -1 : forwardTotal;
+      forwardTotal += list?.length ?? 0;
+    });
+    forwardStarts[this.#forward.length] = forwardTotal;
+    const forward = new Int32Array(forwardTotal);
+    this.#forward.forEach((list, slot) => {
+      if (list !== undefined) forward.set(list, forwardStarts[slot] ?? 0);
+    });
+    out.i32(forwardStarts);
+    out.i32(forward);
+    out.i32(this.#fieldLength.view());
+    out.f64(Float64Array.from(this.#lengthSum));
+    out.int(this.#live);
+  }
+
+  /** Reads what toSnapshot wrote into this instance, which must be new (nothing added yet). */
+  restore(input: SnapshotReader): void {
+    if (this.#terms.length > 0 || this.#forward.length > 0) throw new Error("restore needs an empty Bm25Postings");
+    const terms = input.strings();
+    this.#longestTermLength = input.int();
+    const postingStarts = input.i32();
+    const postings = input.i32().slice();
+    if (postingStarts.length !== terms.length + 1) throw new SnapshotError("the postings do not match the terms");
+    for (let id = 0; id < terms.length; id++) {
+      const term = terms[id] ?? "";
+      this.#terms.push(term);
+      this.#termIds.set(term, id);
+      this.#postings.push(postings.subarray(postingStarts[id] ?? 0, postingStarts[id + 1] ?? 0));
+      const byLength = this.#byLength.get(term.length);
+      if (byLength) byLength.push(id);
+      else this.#byLength.set(term.length, [id]);
+    }
+    const cells = terms.length * FIELD_COUNT;
+    const perTerm = [this.#toolCount, this.#fieldCount, this.#maxFrequency, this.#minLength, this.#maxLength];
+    perTerm.forEach((list, i) => {
+      const values = input.i32();
+      if (values.length !== (i === 0 ? terms.length : cells)) throw new SnapshotError("a term statistic does not match the terms");
+      list.replace(values);
+    });
+    this.#sorted = Array.from(input.i32(), (id) => terms[id] ?? "");
+    const forwardStarts = input.i32();
+    // Copies: a removal shifts a list down in place, which must not write into the snapshot's bytes.
+    const forward = input.i32().slice();
+    const slots = forwardStarts.length - 1;
+    const lists: (Int32Array | undefined)[] = Array.from({ length: Math.max(0, slots) });
+    let end = forward.length;
+    for (let slot = slots - 1; slot >= 0; slot--) {
+      const start = forwardStarts[slot] ?? -1;
+      if (start === -1) continue;
+      if (start > end) throw new SnapshotError("the forward lists are out of order");
+      lists[slot] = forward.subarray(start, end);
+      end = start;
+    }
+    for (const list of lists) this.#forward.push(list);
+    const fieldLength = input.i32();
+    if (fieldLength.length !== this.#forward.length * FIELD_COUNT) throw new SnapshotError("the field lengths do not match the slots");
+    this.#fieldLength.replace(fieldLength);
+    const sums = input.f64();
+    if (sums.length !== FIELD_COUNT) throw new SnapshotError("the field length sums do not match the fields");
+    sums.forEach((sum, field) => {
+      this.#lengthSum[field] = sum;
+    });
+    this.#live = input.int();
   }
 
   /** The terms `term` matches: itself (weight 1), longer terms it starts (`prefixWeight`), terms one edit away (`fuzzyWeight`). */

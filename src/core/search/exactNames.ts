@@ -5,6 +5,7 @@
 // ranking below is the index's own, less the tools already placed.
 import type { ToolDefinition } from "../types.ts";
 import { CAMEL_BOUNDARIES } from "./text.ts";
+import type { SnapshotWriter } from "./snapshotCodec.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /** An upstream tool's gateway name is `server__name`: its own name follows the last separator. */
@@ -123,6 +124,11 @@ class ExactNamesFirst implements SearchIndex {
     const first = named.map((name) => ({ name, relevance: 1 }));
     if (named.length >= limit) return first;
     return [...first, ...this.#index.scored(query, limit - named.length, (name) => !placed.has(name) && accept(name))];
+  }
+
+  /** The inner index's snapshot: the name lookup is made again from the tools when it is restored. */
+  toSnapshot(out: SnapshotWriter): boolean {
+    return this.#index.toSnapshot?.(out) === true;
   }
 
   update(tools: readonly ToolDefinition[]): SearchIndex | undefined {

@@ -53,12 +53,25 @@ export class SearchIndexCache {
     const catalog = tools();
     const index = this.#patched(mode, catalog) ?? this.#create(mode, catalog);
     this.#entries.set(entryKey, { mode, index });
+    this.#evict();
+    return index;
+  }
+
+  /** Drops the least recently used entries past the capacity. */
+  #evict(): void {
     while (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();
       if (oldest.done) break;
       this.#entries.delete(oldest.value);
     }
-    return index;
+  }
+
+  /** Keeps `index` as the index of (`key`, `mode`) (one made elsewhere: read from a snapshot). */
+  set(key: string, mode: SearchMode, index: SearchIndex): void {
+    const entryKey = JSON.stringify([key, mode]);
+    this.#entries.delete(entryKey);
+    this.#entries.set(entryKey, { mode, index });
+    this.#evict();
   }
 
   /** The latest index of `mode`, updated to `catalog` (and no longer kept under its old key), if it can be. */

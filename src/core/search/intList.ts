@@ -24,6 +24,13 @@ export class IntList {
     return this.#values.subarray(0, this.#length);
   }
 
+  /** Makes the list `values` (copied: the list grows in place later). */
+  replace(values: Int32Array): void {
+    this.#values = new Int32Array(Math.max(1, values.length));
+    this.#values.set(values);
+    this.#length = values.length;
+  }
+
   /** Empties the list (its capacity stays). */
   clear(): void {
     this.#length = 0;

@@ -19,6 +19,7 @@ import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "
 import { diffCatalog } from "./catalogDiff.ts";
 import { withExactNames } from "./exactNames.ts";
 import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
+import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { hasCjk, tokenize } from "./text.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
@@ -269,7 +270,8 @@ class RankedIndex implements SearchIndex {
   /** The tools' word vectors (with semanticWeight > 0), made with the index; `update` adds and drops only the changed. */
   readonly #semantic: SemanticVectors | undefined;
 
-  constructor(tools: readonly ToolDefinition[], tuning: RankingTuning) {
+  /** `snapshot`: the index of `tools` as toSnapshot wrote it, read instead of analyzing the tools. */
+  constructor(tools: readonly ToolDefinition[], tuning: RankingTuning, snapshot?: SnapshotReader) {
     if (!Number.isFinite(tuning.semanticWeight) || tuning.semanticWeight < 0) {
       throw new RangeError(`semanticWeight must be a finite number ≥ 0, not ${String(tuning.semanticWeight)}`);
     }
@@ -285,6 +287,10 @@ class RankedIndex implements SearchIndex {
       fuzzyWeight: FUZZY_WEIGHT,
     };
     this.#semantic = tuning.semanticWeight > 0 ? new SemanticVectors() : undefined;
+    if (snapshot) {
+      this.#restore(tools, snapshot);
+      return;
+    }
     this.#add(tools);
     this.#semantic?.centre();
     this.#order(tools, Int32Array.from(tools, (_, i) => i));
@@ -293,6 +299,46 @@ class RankedIndex implements SearchIndex {
 
   get size(): number {
     return this.#names.length;
+  }
+
+  /**
+   * Writes the index's state (snapshotCodec.ts): the postings, the word vectors, each slot's name and catalog
+   * position, whether it can be patched. The tools themselves are the caller's to keep (restored with the index).
+   */
+  toSnapshot(out: SnapshotWriter): boolean {
+    out.int(this.#semantic ? 1 : 0);
+    this.#postings.toSnapshot(out);
+    this.#semantic?.toSnapshot(out);
+    out.strings(this.#slotNames);
+    out.i32(this.#position);
+    out.int(this.#patchable ? 1 : 0);
+    return true;
+  }
+
+  /** The constructor's other half: the state toSnapshot wrote, for `tools` (the catalog it was written for). */
+  #restore(tools: readonly ToolDefinition[], input: SnapshotReader): void {
+    if (input.int() !== (this.#semantic ? 1 : 0)) throw new SnapshotError("the snapshot was written with another semantic setting");
+    this.#postings.restore(input);
+    this.#semantic?.restore(input);
+    const slotNames = input.strings();
+    const position = input.i32().slice();
+    this.#patchable = input.int() === 1;
+    if (slotNames.length !== this.#postings.slotCount || position.length !== slotNames.length) {
+      throw new SnapshotError("the snapshot's slots do not match its postings");
+    }
+    for (let slot = 0; slot < slotNames.length; slot++) {
+      const name = slotNames[slot] ?? "";
+      const at = position[slot] ?? -1;
+      const tool = at === -1 ? undefined : tools[at];
+      if (at !== -1 && tool?.name !== name) throw new SnapshotError(`the snapshot's slot ${slot} is not the catalog's tool ${at}`);
+      this.#slotNames.push(name);
+      this.#slotTools.push(tool);
+      if (tool === undefined) continue;
+      if (!this.#slotByName.has(name)) this.#slotByName.set(name, slot);
+    }
+    if (this.#postings.liveCount !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
+    this.#position = position;
+    this.#names = tools.map((tool) => tool.name);
   }
 
   /** Adds tools at new slots, to both halves (their texts read once for both); returns the first slot. */
@@ -543,4 +589,9 @@ class RankedIndex implements SearchIndex {
 /** The ranked index; `tuning` is for the bench's sweep (the defaults are what the gateway uses). */
 export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
   return withExactNames(new RankedIndex(tools, tuning), tools);
+}
+
+/** The ranked index of `tools` from what its toSnapshot wrote (throws SnapshotError when it does not fit them). */
+export function restoreMiniSearchIndex(tools: readonly ToolDefinition[], snapshot: SnapshotReader, tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
+  return withExactNames(new RankedIndex(tools, tuning, snapshot), tools);
 }

@@ -13,6 +13,7 @@ import { MAX_CACHED_TERM_LENGTH } from "./analyze.ts";
 import { isStopWord } from "./stemmer.ts";
 import type { ToolWords } from "./bm25Postings.ts";
 import { IntList } from "./intList.ts";
+import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 
 /**
  * SIF's smoothing: smaller discounts frequent words more (Arora et al. 2017 use 1e-3 to 1e-4; 1e-3 was picked on
@@ -286,6 +287,43 @@ export class SemanticVectors {
       for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#sum[d] = (this.#sum[d] ?? 0) + (vector[d] ?? 0);
     }
     this.#centred = false;
+  }
+
+  /** Writes the whole state (snapshotCodec.ts), centred first; `restore` reads it back into a new instance. */
+  toSnapshot(out: SnapshotWriter): void {
+    this.centre();
+    out.int(this.#slots);
+    out.f32(this.#vectors.subarray(0, this.#slots * EMBEDDING_DIMENSIONS));
+    out.u8(this.#has.subarray(0, this.#slots));
+    out.f64(this.#sum);
+    out.int(this.#count);
+    out.f32(this.#mean);
+    out.f32(this.#inverseNorms);
+  }
+
+  /** Reads what toSnapshot wrote into this instance, which must be new (nothing added yet). */
+  restore(input: SnapshotReader): void {
+    if (this.#slots > 0) throw new Error("restore needs an empty SemanticVectors");
+    const slots = input.int();
+    const vectors = input.f32();
+    const has = input.u8();
+    const sum = input.f64();
+    const count = input.int();
+    const mean = input.f32();
+    const inverseNorms = input.f32();
+    if (vectors.length !== slots * EMBEDDING_DIMENSIONS || has.length !== slots || inverseNorms.length !== slots
+      || sum.length !== EMBEDDING_DIMENSIONS || mean.length !== EMBEDDING_DIMENSIONS) {
+      throw new SnapshotError("the word vectors' snapshot does not match its slot count");
+    }
+    // Copies: add and remove write into these in place.
+    this.#vectors = vectors.slice();
+    this.#has = has.slice();
+    this.#slots = slots;
+    this.#sum.set(sum);
+    this.#count = count;
+    this.#mean.set(mean);
+    this.#inverseNorms = inverseNorms.slice();
+    this.#centred = true;
   }
 
   /** Empties `slot`. */

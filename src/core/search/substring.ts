@@ -8,6 +8,7 @@
 import type { ToolDefinition } from "../types.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { withExactNames } from "./exactNames.ts";
+import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
@@ -212,11 +213,65 @@ function candidates<T extends ArrayLike<number>>(keyword: string, byChar: Readon
  * build of the new catalog.
  */
 export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIndex {
-  return withExactNames(substringIndex(tools), tools);
+  return withExactNames(substringIndexOver(tools, buildVocabulary(tools)), tools);
 }
 
-function substringIndex(tools: readonly ToolDefinition[]): SearchIndex {
-  const { words, postingStarts, postings, byChar, byPair } = buildVocabulary(tools);
+/** The substring index of `tools` from what its toSnapshot wrote (throws SnapshotError when it does not fit them). */
+export function restoreSubstringIndex(tools: readonly ToolDefinition[], input: SnapshotReader): SearchIndex {
+  const vocabulary = readVocabulary(input);
+  if (input.int() !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
+  return withExactNames(substringIndexOver(tools, vocabulary), tools);
+}
+
+function writeWordLists(out: SnapshotWriter, lists: ReadonlyMap<number, Uint32Array>): void {
+  const keys = Float64Array.from(lists.keys());
+  const starts = new Uint32Array(keys.length + 1);
+  let total = 0;
+  let i = 0;
+  for (const list of lists.values()) {
+    starts[i++] = total;
+    total += list.length;
+  }
+  starts[keys.length] = total;
+  const values = new Uint32Array(total);
+  i = 0;
+  for (const list of lists.values()) values.set(list, starts[i++] ?? 0);
+  out.f64(keys);
+  out.u32(starts);
+  out.u32(values);
+}
+
+function readWordLists(input: SnapshotReader): Map<number, Uint32Array> {
+  const keys = input.f64();
+  const starts = input.u32();
+  const values = input.u32();
+  if (starts.length !== keys.length + 1 || (starts[keys.length] ?? 0) > values.length) throw new SnapshotError("a character table does not match its lists");
+  const lists = new Map<number, Uint32Array>();
+  for (let i = 0; i < keys.length; i++) lists.set(keys[i] ?? 0, values.subarray(starts[i] ?? 0, starts[i + 1] ?? 0));
+  return lists;
+}
+
+function writeVocabulary(out: SnapshotWriter, vocabulary: Vocabulary): void {
+  out.strings(vocabulary.words);
+  out.u32(vocabulary.postingStarts);
+  out.u32(vocabulary.postings);
+  writeWordLists(out, vocabulary.byChar);
+  writeWordLists(out, vocabulary.byPair);
+}
+
+function readVocabulary(input: SnapshotReader): Vocabulary {
+  const words = input.strings();
+  const postingStarts = input.u32();
+  const postings = input.u32();
+  if (postingStarts.length !== words.length + 1 || (postingStarts[words.length] ?? 0) > postings.length) throw new SnapshotError("the vocabulary's postings do not match its words");
+  return { words, postingStarts, postings, byChar: readWordLists(input), byPair: readWordLists(input) };
+}
+
+/** The index of `tools` over their vocabulary (built, or read from a snapshot). */
+function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): SearchIndex {
+  const { words, postingStarts, postings, byChar, byPair } = vocabulary;
+  /** Whether update changed the index: its snapshot would then need the added words too, so it writes none. */
+  let updated = false;
   /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
   const inner = new Uint8Array(words.length);
   words.forEach((word, index) => {
@@ -490,6 +545,7 @@ function substringIndex(tools: readonly ToolDefinition[]): SearchIndex {
     const changes = debris + diff.removed.length + diff.added;
     if (changes > Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * next.length)) return undefined;
     debris = changes;
+    updated = true;
     for (const slot of diff.removed) {
       slotByName.delete(slotNames[slot] ?? "");
       slotTools[slot] = undefined;
@@ -527,6 +583,13 @@ function substringIndex(tools: readonly ToolDefinition[]): SearchIndex {
     searchPage,
     scored,
     update,
+    toSnapshot(out: SnapshotWriter): boolean {
+      // A patched index's words are partly in the added vocabulary: the snapshot of a fresh build is the one to write.
+      if (updated) return false;
+      writeVocabulary(out, vocabulary);
+      out.int(tools.length);
+      return true;
+    },
   };
   return index;
 }

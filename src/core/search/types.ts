@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "../types.ts";
+import type { SnapshotWriter } from "./snapshotCodec.ts";
 
 /** One page of a ranking: its names, and how many tools the whole ranking holds. */
 export interface SearchPage {
@@ -42,6 +43,11 @@ export interface SearchIndex {
    * relevance; a blank query matches none. Relevance is worked out for those only.
    */
   scored(query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[];
+  /**
+   * Writes the index's state (snapshotCodec.ts), which restoreSearchIndex (createIndex.ts) reads back with the same
+   * catalog into an index that ranks exactly as this one; false (nothing written) when this index cannot say it whole.
+   */
+  toSnapshot?(out: SnapshotWriter): boolean;
 }
 
 export type SearchIndexFactory = (tools: readonly ToolDefinition[]) => SearchIndex;

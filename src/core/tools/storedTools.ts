@@ -138,3 +138,36 @@ export function registerStoredTools(
   });
   return new StoredVersion(registry, own, stored.length);
 }
+
+/**
+ * The StoredDefinitions of a registry read from a snapshot (registrySnapshot.ts): its stored tools by name and the
+ * revision that wrote them, with no text (a snapshot holds definitions, not the stored texts). The next version is then
+ * read as after any other: a tool that comes without its text is this version's at the same revision; one that comes
+ * with its text (written since) is validated again, as no text equals the empty one kept here.
+ */
+export function storedFromSnapshot(
+  registry: ToolRegistry,
+  tools: readonly { name: string; revision: number; definition: ToolDefinition }[],
+  skipped: readonly { name: string; revision: number; error: string }[],
+): StoredDefinitions {
+  const own = new Map<string, StoredDefinition>();
+  for (const { name, revision, definition } of tools) {
+    const first = firstStored.get(definition);
+    if (first === undefined) firstStored.set(definition, { text: "", revision, definition });
+    else if (first.revision !== revision || first.text !== "") own.set(name, { text: "", revision, definition });
+  }
+  for (const { name, revision, error } of skipped) own.set(name, { text: "", revision, error: new Error(error) });
+  return new StoredVersion(registry, own, tools.length + skipped.length);
+}
+
+/** The tools a version skipped (stored, but not valid any more), with the revision that wrote them and why. */
+export function skippedTools(stored: StoredDefinitions, names: Iterable<string>): { name: string; revision: number; error: string }[] {
+  const skipped: { name: string; revision: number; error: string }[] = [];
+  for (const name of names) {
+    const entry = stored.get(name);
+    if (entry !== undefined && "error" in entry) {
+      skipped.push({ name, revision: entry.revision, error: entry.error instanceof Error ? entry.error.message : String(entry.error) });
+    }
+  }
+  return skipped;
+}

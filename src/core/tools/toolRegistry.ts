@@ -216,6 +216,19 @@ export class ToolRegistry {
     return stored;
   }
 
+  /**
+   * Registers definitions that a registry of this locale validated before (a registry snapshot's, checked whole by
+   * its checksum and bound to this locale), in order, without validating them again; each is frozen and known as
+   * validated from then on. No disposers (the bulk path of a registry read from a snapshot, as registerEach's).
+   */
+  registerValidated(entries: readonly { definition: ToolDefinition; contextId: string }[]): void {
+    for (const { definition, contextId } of entries) {
+      const replaced = this.#put(definition, contextId, undefined);
+      if (replaced) this.#warnReplaced([replaced], contextId);
+    }
+    if (entries.length > 0) this.#version++;
+  }
+
   /** All or nothing: validates every tool first. Returns one disposer for all of them. */
   registerMany(tools: readonly unknown[], contextId: string): () => void {
     const definitions: ToolDefinition[] = [];

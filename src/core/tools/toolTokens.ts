@@ -52,6 +52,38 @@ function countedTool(tool: ToolDefinition, shape: ToolShape): Counted {
   return fresh;
 }
 
+/** What a tool's count in a shape keeps (a registry snapshot carries it, so that a cold isolate counts nothing again). */
+export interface ToolTokenCount {
+  tokens: number;
+  head: string;
+  tail: string;
+  seamable: boolean;
+}
+
+/** The count of a tool in a shape, counted now if it was not yet. */
+export function toolTokenCount(tool: ToolDefinition, shape: ToolShape): ToolTokenCount {
+  const { tokens, head, tail, seamable } = countedTool(tool, shape);
+  return { tokens, head, tail, seamable };
+}
+
+/** Whether the tool was counted in `shape` already (in this isolate). */
+export function hasToolTokenCount(tool: ToolDefinition, shape: ToolShape): boolean {
+  return counted.get(tool)?.[shape] !== undefined;
+}
+
+/**
+ * Takes a count made elsewhere for this definition (toolTokenCount's, read from a registry snapshot): toolTokens and
+ * toolListTokens then answer with it. The caller vouches that it is the count of this very definition and shape.
+ */
+export function rememberToolTokenCount(tool: ToolDefinition, shape: ToolShape, count: ToolTokenCount): void {
+  let shapes = counted.get(tool);
+  if (!shapes) {
+    shapes = {};
+    counted.set(tool, shapes);
+  }
+  shapes[shape] ??= { ...count };
+}
+
 /** Tokens of one tool's JSON in `shape` (what a client's model is sent for it), counted once per definition object. */
 export function toolTokens(tool: ToolDefinition, shape: ToolShape): number {
   return countedTool(tool, shape).tokens;

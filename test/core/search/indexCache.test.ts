@@ -95,3 +95,21 @@ describe("SearchIndexCache", () => {
     expect(() => new SearchIndexCache(1.5)).toThrow(RangeError);
   });
 });
+
+describe("SearchIndexCache.set", () => {
+  it("keeps an index made elsewhere under its key and mode, within the capacity", () => {
+    const built: SearchMode[] = [];
+    const cache = new SearchIndexCache(2, (mode, tools) => {
+      built.push(mode);
+      return createSearchIndex(mode, tools);
+    });
+    const restored = createSearchIndex("minisearch", catalog);
+    cache.set("v1", "minisearch", restored);
+    expect(cache.get("v1", "minisearch", () => catalog)).toBe(restored);
+    expect(built).toEqual([]);
+    cache.set("v2", "minisearch", createSearchIndex("minisearch", catalog));
+    cache.set("v3", "minisearch", createSearchIndex("minisearch", catalog));
+    expect(cache.size).toBe(2);
+    expect(cache.get("v1", "minisearch", () => catalog)).not.toBe(restored);
+  });
+});

@@ -1,0 +1,164 @@
+// A cold isolate's first search and first prepare over a registry of N tools, each in a fresh Node process (nothing
+// cached: no term caches, no word vectors decoded, no token counts), the way a new isolate starts: from the registry
+// snapshot (decode, register the definitions as validated, restore the index: core/tools/registrySnapshot.ts), and,
+// for comparison, from the stored texts (parse, validate, index; the path without snapshots). The parent also times
+// writing the snapshot (the one isolate per version that writes it). Bounded: a few child processes per size and mode.
+// `node bench/coldIsolate.ts child <snapshot file> <mode> <search|prepare|texts-search>` is the child.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defaultConfig, SEARCH_MODES, type SearchMode } from "../src/core/config.ts";
+import { createSearchIndex } from "../src/core/search/createIndex.ts";
+import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
+import { registerStoredTools } from "../src/core/tools/storedTools.ts";
+import { toolListTokens } from "../src/core/tools/toolTokens.ts";
+import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
+import { prepareTurn, WarnOnce } from "../src/core/turn/prepare.ts";
+import { runSearchTools } from "../src/core/turn/searchTools.ts";
+import type { ToolDefinition } from "../src/core/types.ts";
+import { registrableCatalog } from "./catalog.ts";
+import { summarize, timed } from "./stats.ts";
+
+const QUERY = "find the current stock price of a company and send it by email";
+const MESSAGE = "What will the weather be in Paris tomorrow? Also find the current stock price of a company.";
+const quiet = { warn: (): void => undefined, error: (): void => undefined, log: (): void => undefined };
+const EPOCH = "bench";
+const VERSION = 1;
+
+export interface ColdFigures {
+  /** Wall and thread CPU of the first request, median over the child processes. */
+  medianMs: number;
+  medianCpuMs: number;
+  runs: number;
+}
+
+export interface ColdSize {
+  tools: number;
+  snapshotMiB: number;
+  /** Making the snapshot from a built registry (token counts of every tool included): once per version. */
+  write: { ms: number; cpuMs: number };
+  firstSearch: ColdFigures;
+  firstPrepare: ColdFigures;
+  /** Without a snapshot: the stored texts parsed, validated and indexed, then the first search (up to 10,000 tools). */
+  firstSearchFromTexts: ColdFigures | null;
+}
+
+export type ColdSection = { modes: Record<string, ColdSize[]> } | { skipped: string };
+
+function storedTexts(tools: readonly ToolDefinition[]): { name: string; definition: string; context: string; revision: number }[] {
+  return tools.map((tool) => ({ name: tool.name, definition: JSON.stringify(tool), context: "bench", revision: 1 }));
+}
+
+type StoredText = ReturnType<typeof storedTexts>[number];
+
+function isStoredText(value: unknown): value is StoredText {
+  return typeof value === "object" && value !== null && "name" in value && typeof value.name === "string" && "definition" in value
+    && typeof value.definition === "string" && "context" in value && typeof value.context === "string" && "revision" in value && typeof value.revision === "number";
+}
+
+function isMeasure(value: unknown): value is { wall: number; cpu: number } {
+  return typeof value === "object" && value !== null && "wall" in value && typeof value.wall === "number" && "cpu" in value && typeof value.cpu === "number";
+}
+
+/** The child's one measured request. */
+function child(file: string, mode: SearchMode, task: string): void {
+  const config = { ...defaultConfig(), searchMode: mode, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
+  const bytes = new Uint8Array(readFileSync(file));
+  const fingerprint = snapshotFingerprint(mode, "en", false);
+  const warnings = new WarnOnce(quiet);
+  const [, wall, cpu] = timed(() => {
+    if (task === "texts-search") {
+      const texts: unknown = JSON.parse(new TextDecoder().decode(bytes));
+      if (!Array.isArray(texts) || !texts.every(isStoredText)) throw new Error("the texts file holds something else");
+      const registry = new ToolRegistry({ logger: quiet });
+      registerStoredTools(registry, texts, new Map(), () => undefined);
+      const catalog = registry.getDefinitions({ groups: ["*"] });
+      return runSearchTools({ query: QUERY }, { catalog, index: createSearchIndex(mode, catalog), enabledGroups: undefined, config });
+    }
+    const content = decodeRegistrySnapshot(bytes, { epoch: EPOCH, version: VERSION, mode, fingerprint });
+    const registry = new ToolRegistry({ logger: quiet });
+    registry.registerValidated(content.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
+    const catalog = registry.getDefinitions({ groups: ["*"] });
+    if (task === "search") return runSearchTools({ query: QUERY }, { catalog, index: content.index, enabledGroups: undefined, config });
+    return prepareTurn({ tools: catalog, messages: [{ role: "user", content: MESSAGE }], discovered: [], config, warnings, searchIndex: content.index });
+  });
+  process.stdout.write(JSON.stringify({ wall, cpu }));
+}
+
+function runChild(file: string, mode: SearchMode, task: string): { wall: number; cpu: number } {
+  const script = fileURLToPath(import.meta.url);
+  const result = spawnSync(process.execPath, [script, "child", file, mode, task], { encoding: "utf8", maxBuffer: 1 << 20, timeout: 120_000 });
+  if (result.status !== 0) throw new Error(`cold child (${mode} ${task}) failed: ${result.stderr.slice(-500)}`);
+  const measured: unknown = JSON.parse(result.stdout);
+  if (!isMeasure(measured)) throw new Error(`cold child (${mode} ${task}) printed ${result.stdout.slice(0, 200)}`);
+  return measured;
+}
+
+function figures(runs: readonly { wall: number; cpu: number }[]): ColdFigures {
+  return {
+    medianMs: summarize(runs.map((run) => run.wall)).median,
+    medianCpuMs: summarize(runs.map((run) => run.cpu)).median,
+    runs: runs.length,
+  };
+}
+
+const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
+
+/** The section: per mode and size, the snapshot's making and a cold isolate's first search and prepare from it. */
+export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[], sizes: readonly number[], runs: number, log: (message: string) => void): ColdSection {
+  const folder = mkdtempSync(join(tmpdir(), "toolgate-cold-"));
+  try {
+    const modes: Record<string, ColdSize[]> = {};
+    for (const size of sizes) {
+      const catalog = registrableCatalog(catalogOf(size));
+      const texts = storedTexts(catalog);
+      const textFile = join(folder, `texts-${size}.json`);
+      writeFileSync(textFile, JSON.stringify(texts));
+      const registry = new ToolRegistry({ logger: quiet });
+      registerStoredTools(registry, texts, new Map(), () => undefined);
+      const definitions = registry.getDefinitions({ groups: ["*"] });
+      for (const mode of SEARCH_MODES) {
+        log(`cold isolate: ${mode}, ${size} tools`);
+        const index = createSearchIndex(mode, definitions);
+        // The writer's cost: a fresh process would count every tool's tokens; here the counts of the first mode
+        // are reused by the second (an isolate writes one mode's snapshot per version).
+        const [bytes, writeMs, writeCpuMs] = timed(() => {
+          toolListTokens(definitions, "openai");
+          return encodeRegistrySnapshot({
+            epoch: EPOCH, version: VERSION, mode, fingerprint: snapshotFingerprint(mode, "en", false),
+            tools: definitions.map((definition) => ({ definition, context: "bench", revision: 1 })),
+            skipped: [],
+            index,
+          });
+        });
+        if (bytes === undefined) throw new Error(`the ${mode} index wrote no snapshot`);
+        const file = join(folder, `${mode}-${size}.snapshot`);
+        writeFileSync(file, bytes);
+        const search = Array.from({ length: runs }, () => runChild(file, mode, "search"));
+        const prepare = Array.from({ length: runs }, () => runChild(file, mode, "prepare"));
+        const fromTexts = size <= 10_000 ? Array.from({ length: Math.min(runs, 2) }, () => runChild(textFile, mode, "texts-search")) : null;
+        (modes[mode] ??= []).push({
+          tools: size,
+          snapshotMiB: round(bytes.length / 2 ** 20, 2),
+          write: { ms: round(writeMs), cpuMs: round(writeCpuMs) },
+          firstSearch: figures(search),
+          firstPrepare: figures(prepare),
+          firstSearchFromTexts: fromTexts ? figures(fromTexts) : null,
+        });
+      }
+    }
+    return { modes };
+  } catch (error) {
+    return { skipped: error instanceof Error ? error.message : String(error) };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "child") {
+  const [file, mode, task] = process.argv.slice(3);
+  if (file === undefined || (mode !== "substring" && mode !== "minisearch") || task === undefined) throw new Error("usage: coldIsolate.ts child <file> <mode> <task>");
+  child(file, mode, task);
+}

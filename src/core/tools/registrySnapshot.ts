@@ -1,0 +1,215 @@
+// What a registry version needs to serve searches, as one blob a cold isolate reads instead of rebuilding: the
+// definitions as validated (in registry order, with their contexts and the revisions that wrote them), their token
+// counts, and the search index of one mode (indexSnapshot.ts). Bound to the registry version (epoch and version), the
+// mode and a fingerprint of the code that made it (format, locale, demo catalog, ranking tuning, and an index built
+// over a fixed probe catalog: analysis that changes changes it); checked whole by a checksum before anything is read.
+// A snapshot that fails any of these is refused (SnapshotError), never served: the caller rebuilds from the texts.
+import type { SearchMode } from "../config.ts";
+import { createSearchIndex } from "../search/createIndex.ts";
+import { restoreSearchIndex, writeIndexSnapshot } from "../search/indexSnapshot.ts";
+import { DEFAULT_TUNING } from "../search/minisearch.ts";
+import { snapshotChecksum, SnapshotError, SnapshotReader, SnapshotWriter } from "../search/snapshotCodec.ts";
+import type { SearchIndex } from "../search/types.ts";
+import type { Locale, ToolDefinition } from "../types.ts";
+import { TOOL_SHAPES } from "./shapes.ts";
+import type { ToolShape } from "./shapes.ts";
+import { hasToolTokenCount, rememberToolTokenCount, toolTokenCount } from "./toolTokens.ts";
+
+/** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
+export const REGISTRY_SNAPSHOT_FORMAT = 1;
+const MAGIC = "toolgate registry snapshot";
+/** Token counts always carried (prepare's default shape); other shapes when the writer had counted every tool in them. */
+const ALWAYS_COUNTED: readonly ToolShape[] = ["openai"];
+const OTHER_SHAPES: readonly ToolShape[] = ["responses", "anthropic", "mcp"];
+
+export interface SnapshotTool {
+  definition: ToolDefinition;
+  context: string;
+  /** The registry version that wrote the stored tool; -1 for a tool that is not stored (the demo catalog). */
+  revision: number;
+}
+
+export interface SnapshotSkippedTool {
+  name: string;
+  revision: number;
+  error: string;
+}
+
+/** What a snapshot is bound to: a reader asks for exactly this, and gets this or nothing. */
+export interface SnapshotBinding {
+  epoch: string;
+  version: number;
+  mode: SearchMode;
+  fingerprint: string;
+}
+
+export interface RegistrySnapshotContent extends SnapshotBinding {
+  tools: SnapshotTool[];
+  skipped: SnapshotSkippedTool[];
+  index: SearchIndex;
+}
+
+const PROBE_TOOLS: readonly ToolDefinition[] = [
+  {
+    name: "get_weather_forecast",
+    description: "Returns tomorrow's weather forecast (temperature, rain, wind) for a city; 天气预报.",
+    parameters: { type: "object", properties: { city: { type: "string", description: "The city's name" } }, required: ["city"] },
+    groups: ["weather"],
+  },
+  {
+    name: "sendEmailMessage",
+    description: "Sends an e-mail with attachments to several recipients; drafts are saved automatically.",
+    parameters: { type: "object", properties: { to: { type: "array", items: { type: "string" } }, subject: { type: "string" } } },
+  },
+  {
+    name: "db.query-rows",
+    description: "Runs a read-only SQL query over the analytics database and paginates the resulting rows.",
+    parameters: { type: "object", properties: { sql: { type: "string" }, page: { type: "integer", minimum: 1 } } },
+    groups: ["data", "reports"],
+  },
+];
+
+const fingerprints = new Map<string, string>();
+
+/**
+ * The fingerprint of the code that makes and reads snapshots of `mode` for a registry of `locale` (with the demo
+ * catalog or not): computed once per isolate, from the format, the tuning and a probe index's own snapshot.
+ */
+export function snapshotFingerprint(mode: SearchMode, locale: Locale, demoCatalog: boolean): string {
+  const key = `${mode}\u0000${locale}\u0000${String(demoCatalog)}`;
+  const known = fingerprints.get(key);
+  if (known !== undefined) return known;
+  const probe = new SnapshotWriter();
+  probe.text(JSON.stringify([MAGIC, REGISTRY_SNAPSHOT_FORMAT, mode, locale, demoCatalog]));
+  probe.text(JSON.stringify(DEFAULT_TUNING, (_, value: unknown) => (value instanceof Set ? [...(value as Set<unknown>)] : value)));
+  if (!writeIndexSnapshot(createSearchIndex(mode, PROBE_TOOLS), probe)) throw new Error(`the ${mode} index writes no snapshot`);
+  const fingerprint = snapshotChecksum(probe.finish());
+  fingerprints.set(key, fingerprint);
+  return fingerprint;
+}
+
+/**
+ * The snapshot of a registry version, or undefined when its index cannot write one (a patched substring index: the
+ * caller may build a fresh one). Counts every tool's tokens in the shapes it carries (those not counted yet).
+ */
+export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8Array | undefined {
+  const body = new SnapshotWriter();
+  const { tools } = content;
+  const definitions = tools.map((tool) => tool.definition);
+  body.text(JSON.stringify(definitions));
+  body.strings(tools.map((tool) => tool.context));
+  body.i32(Int32Array.from(tools, (tool) => tool.revision));
+  body.text(JSON.stringify(content.skipped));
+  const shapes = [...ALWAYS_COUNTED, ...OTHER_SHAPES.filter((shape) => definitions.every((tool) => hasToolTokenCount(tool, shape)))];
+  body.strings(shapes);
+  for (const shape of shapes) {
+    const counts = definitions.map((tool) => toolTokenCount(tool, shape));
+    body.i32(Int32Array.from(counts, (count) => count.tokens));
+    body.strings(counts.map((count) => count.head));
+    body.strings(counts.map((count) => count.tail));
+    body.u8(Uint8Array.from(counts, (count) => (count.seamable ? 1 : 0)));
+  }
+  if (!writeIndexSnapshot(content.index, body)) return undefined;
+  const bytes = body.finish();
+  const out = new SnapshotWriter();
+  const { epoch, version, mode, fingerprint } = content;
+  out.text(JSON.stringify({ magic: MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint, checksum: snapshotChecksum(bytes) }));
+  out.u8(bytes);
+  return out.finish();
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A definition as encodeRegistrySnapshot wrote it (validated then, and checked whole by the checksum since): only its
+ * shape is looked at, cheaply, not validated again.
+ */
+function isWrittenDefinition(value: unknown): value is ToolDefinition {
+  return isRecord(value) && typeof value["name"] === "string" && typeof value["description"] === "string" && isRecord(value["parameters"]);
+}
+
+function isSkippedTool(value: unknown): value is SnapshotSkippedTool {
+  return isRecord(value) && typeof value["name"] === "string" && typeof value["revision"] === "number" && typeof value["error"] === "string";
+}
+
+/** The binding and checksum a snapshot says it has (its header), without reading its body. */
+function header(input: SnapshotReader): SnapshotBinding & { checksum: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(input.text());
+  } catch {
+    throw new SnapshotError("the snapshot's header does not parse");
+  }
+  if (!isRecord(value) || value["magic"] !== MAGIC) throw new SnapshotError("not a registry snapshot");
+  if (value["format"] !== REGISTRY_SNAPSHOT_FORMAT) throw new SnapshotError(`snapshot format ${String(value["format"])}, not ${REGISTRY_SNAPSHOT_FORMAT}`);
+  const { epoch, version, mode, fingerprint, checksum } = value;
+  if (typeof epoch !== "string" || typeof version !== "number" || (mode !== "substring" && mode !== "minisearch") || typeof fingerprint !== "string" || typeof checksum !== "string") {
+    throw new SnapshotError("the snapshot's header is incomplete");
+  }
+  return { epoch, version, mode, fingerprint, checksum };
+}
+
+/**
+ * The registry version a snapshot holds, read back, when it is exactly `expected` (version, mode, fingerprint) and
+ * whole (checksum); else SnapshotError, naming why: a stale or corrupt snapshot is never served. The definitions are
+ * not validated again (the checksum says they are what a registry of this locale validated), nor counted, nor indexed.
+ */
+export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding): RegistrySnapshotContent {
+  const input = new SnapshotReader(bytes);
+  const found = header(input);
+  for (const field of ["epoch", "version", "mode", "fingerprint"] as const) {
+    if (found[field] !== expected[field]) {
+      throw new SnapshotError(`stale snapshot: ${field} ${JSON.stringify(found[field])}, not ${JSON.stringify(expected[field])}`);
+    }
+  }
+  const body = input.u8();
+  input.end();
+  if (snapshotChecksum(body) !== found.checksum) throw new SnapshotError("corrupt snapshot: its checksum does not match");
+  const reader = new SnapshotReader(body);
+  let definitions: unknown;
+  let skipped: unknown;
+  try {
+    definitions = JSON.parse(reader.text());
+  } catch {
+    throw new SnapshotError("the snapshot's definitions do not parse");
+  }
+  const contexts = reader.strings();
+  const revisions = reader.i32();
+  try {
+    skipped = JSON.parse(reader.text());
+  } catch {
+    throw new SnapshotError("the snapshot's skipped tools do not parse");
+  }
+  if (!Array.isArray(definitions) || contexts.length !== definitions.length || revisions.length !== definitions.length || !Array.isArray(skipped)) {
+    throw new SnapshotError("the snapshot's tool lists do not match");
+  }
+  const tools: SnapshotTool[] = [];
+  for (const [i, definition] of (definitions as unknown[]).entries()) {
+    if (!isWrittenDefinition(definition)) throw new SnapshotError("the snapshot holds something else than a definition");
+    tools.push({ definition, context: contexts[i] ?? "", revision: revisions[i] ?? -1 });
+  }
+  const skippedTools: SnapshotSkippedTool[] = [];
+  for (const entry of skipped as unknown[]) {
+    if (!isSkippedTool(entry)) throw new SnapshotError("the snapshot's skipped tools are malformed");
+    skippedTools.push({ name: entry.name, revision: entry.revision, error: entry.error });
+  }
+  const shapes = reader.strings();
+  for (const name of shapes) {
+    const shape = TOOL_SHAPES.find((known) => known === name);
+    if (shape === undefined) throw new SnapshotError(`unknown shape ${name}`);
+    const tokens = reader.i32();
+    const heads = reader.strings();
+    const tails = reader.strings();
+    const seamable = reader.u8();
+    if (tokens.length !== tools.length || heads.length !== tools.length || tails.length !== tools.length || seamable.length !== tools.length) {
+      throw new SnapshotError("the snapshot's token counts do not match its tools");
+    }
+    tools.forEach((tool, i) => {
+      rememberToolTokenCount(tool.definition, shape, { tokens: tokens[i] ?? 0, head: heads[i] ?? "", tail: tails[i] ?? "", seamable: seamable[i] === 1 });
+    });
+  }
+  const index = restoreSearchIndex(found.mode, tools.map((tool) => tool.definition), reader);
+  return { ...found, tools, skipped: skippedTools, index };
+}

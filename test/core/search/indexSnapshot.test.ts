@@ -1,0 +1,130 @@
+// A restored index must rank exactly as a fresh build of the same catalog: every query kind the ranking has a path
+// for (exact names, words, prefixes, typos, unknown words backing off, CJK, long sentences, filters, relevance), on the
+// real catalog and a generated one, and after updates on either side. A piece of index state that a snapshot leaves
+// out shows here as a ranking that differs.
+import { describe, expect, it } from "vitest";
+import { SEARCH_MODES } from "../../../src/core/config.ts";
+import type { SearchMode } from "../../../src/core/config.ts";
+import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
+import { restoreSearchIndex, writeIndexSnapshot } from "../../../src/core/search/indexSnapshot.ts";
+import { SnapshotError, SnapshotReader, SnapshotWriter } from "../../../src/core/search/snapshotCodec.ts";
+import type { SearchIndex } from "../../../src/core/search/types.ts";
+import type { ToolDefinition } from "../../../src/core/types.ts";
+import { evalMcpTools, evalMetaTool, needsEvalData } from "../../evalData.ts";
+import { generatedCatalog, generatedQueries } from "../../support/generatedCatalog.ts";
+
+function snapshotOf(index: SearchIndex): Uint8Array {
+  const out = new SnapshotWriter();
+  expect(writeIndexSnapshot(index, out)).toBe(true);
+  return out.finish();
+}
+
+function restored(mode: SearchMode, tools: readonly ToolDefinition[], bytes: Uint8Array): SearchIndex {
+  return restoreSearchIndex(mode, tools, new SnapshotReader(bytes));
+}
+
+/** Queries that reach every path of both rankings, drawn from the catalog itself. */
+function queriesFor(tools: readonly ToolDefinition[], extra: readonly string[]): string[] {
+  const step = Math.max(1, Math.floor(tools.length / 30));
+  const queries = new Set<string>(["", "   ", "推荐菜谱", "天气 查询", "get the weather in paris tomorrow", "zzqx unknownish"]);
+  tools.forEach((tool, i) => {
+    if (i % step !== 0) return;
+    queries.add(tool.name);
+    queries.add(`please run ${tool.name.toUpperCase()} now`);
+    const words = tool.description.split(/\s+/).filter((word) => /^[A-Za-z]{6,}$/.test(word));
+    const word = words[0];
+    if (word === undefined) return;
+    queries.add(word);
+    queries.add(word.slice(0, 4));
+    // A typo (two letters swapped), and an unknown longer word that backs off to a known prefix.
+    queries.add(`${word.slice(0, 2)}${word.charAt(3)}${word.charAt(2)}${word.slice(4)}`);
+    queries.add(`${word.toLowerCase()}ization`);
+    queries.add(words.slice(0, 20).join(" "));
+  });
+  for (const query of extra) queries.add(query);
+  return [...queries];
+}
+
+const oddNames = (name: string): boolean => name.length % 2 === 1;
+
+/** What an index answers to each query: pages, filtered pages, relevance, and every third query's whole ranking. */
+function answers(index: SearchIndex, queries: readonly string[]): unknown[] {
+  return queries.map((query, i) => ({
+    query,
+    // The whole ranking ranks every match (the slow part): for every third query only.
+    all: i % 3 === 0 ? index.search(query) : undefined,
+    page: index.searchPage(query, 10),
+    filtered: index.searchPage(query, 5, oddNames),
+    scored: index.scored(query, 10),
+    scoredFiltered: index.scored(query, 4, oddNames),
+  }));
+}
+
+function assertSameRanking(actual: SearchIndex, expected: SearchIndex, queries: readonly string[]): void {
+  expect(actual.size).toBe(expected.size);
+  expect(answers(actual, queries)).toEqual(answers(expected, queries));
+}
+
+const realCatalog = (): ToolDefinition[] => evalMcpTools.map((t) => ({
+  name: `${t.server.replaceAll(/[^A-Za-z0-9]+/gu, "_").replaceAll(/^_+|_+$/gu, "")}__${t.name}`,
+  description: t.description,
+  parameters: t.inputSchema,
+  groups: [t.category ?? "misc"],
+}));
+
+describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 60_000 }, (mode) => {
+  it("restore the real catalog's index: the same ranking, scores and relevance as a fresh build", (context) => {
+    needsEvalData(context);
+    const tools = realCatalog();
+    const fresh = createSearchIndex(mode, tools);
+    const bytes = snapshotOf(fresh);
+    const index = restored(mode, tools, bytes);
+    const metaQueries = evalMetaTool.queries.slice(0, 25).map((query) => query.query);
+    assertSameRanking(index, createSearchIndex(mode, tools), queriesFor(tools, metaQueries));
+    // What a restored index writes is what it was restored from, byte for byte.
+    expect(snapshotOf(index)).toEqual(bytes);
+  });
+
+  it("restore a generated catalog, and both update alike afterwards", () => {
+    const catalog = generatedCatalog(500, 5);
+    const queries = queriesFor(catalog.tools, generatedQueries(catalog.words, 40, 9));
+    const bytes = snapshotOf(createSearchIndex(mode, catalog.tools));
+    const index = restored(mode, catalog.tools, bytes);
+    assertSameRanking(index, createSearchIndex(mode, catalog.tools), queries);
+    // The next version: some tools removed, some changed, some added.
+    const next = [
+      ...catalog.tools.filter((_, i) => i % 50 !== 3).map((tool, i) => (i % 97 === 0 ? { ...tool, description: `${tool.description} renamed` } : tool)),
+      ...Array.from({ length: 20 }, (_, i) => catalog.tool(`added_tool_${i}`)),
+    ];
+    const fromRestored = index.update?.(next) ?? createSearchIndex(mode, next);
+    assertSameRanking(fromRestored, createSearchIndex(mode, next), queries.slice(0, 80));
+  });
+
+  it("restore an index that was updated in place (removed slots, added ones)", () => {
+    const catalog = generatedCatalog(800, 6);
+    const first = createSearchIndex(mode, catalog.tools);
+    const next = [...catalog.tools.slice(40), ...Array.from({ length: 12 }, (_, i) => catalog.tool(`late_${i}`))];
+    const updated = first.update?.(next);
+    expect(updated).toBeDefined();
+    const queries = queriesFor(next, generatedQueries(catalog.words, 40, 3));
+    const out = new SnapshotWriter();
+    // The substring index writes no snapshot once patched: the caller snapshots a fresh build instead.
+    const wrote = updated !== undefined && writeIndexSnapshot(updated, out);
+    expect(wrote).toBe(mode === "minisearch");
+    if (!wrote) return;
+    const index = restored(mode, next, out.finish());
+    assertSameRanking(index, createSearchIndex(mode, next), queries);
+    // Then updated once more, from the restored state.
+    const third = next.slice(0, -5);
+    assertSameRanking(index.update?.(third) ?? createSearchIndex(mode, third), createSearchIndex(mode, third), queries.slice(0, 60));
+  });
+
+  it("refuses a snapshot that does not fit the catalog or was cut short", () => {
+    const catalog = generatedCatalog(200, 7);
+    const bytes = snapshotOf(createSearchIndex(mode, catalog.tools));
+    expect(() => restored(mode, catalog.tools.slice(1), bytes)).toThrow(SnapshotError);
+    expect(() => restored(mode, catalog.tools, bytes.subarray(0, bytes.length - 64))).toThrow(SnapshotError);
+    const other = SEARCH_MODES.find((m) => m !== mode) ?? mode;
+    expect(() => restored(other, catalog.tools, bytes)).toThrow(SnapshotError);
+  });
+});
