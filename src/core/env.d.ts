@@ -13,14 +13,10 @@ declare const crypto: {
 declare class TextEncoder {
   encode(input?: string): Uint8Array;
 }
-// UTF-8 decoding of index snapshots (search/snapshotCodec.ts).
-declare class TextDecoder {
-  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
-  decode(input?: Uint8Array): string;
-}
 // Base64 to a byte per character (search/semantic.ts reads its word vectors so).
 declare function atob(data: string): string;
-// UTF-8 decoding that refuses bad bytes (mcp/modern.ts reads Base64-sentinel header values).
+// UTF-8 decoding: index snapshots (search/snapshotCodec.ts); bad bytes refused (mcp/modern.ts reads Base64-sentinel
+// header values).
 declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
   decode(input?: Uint8Array): string;
