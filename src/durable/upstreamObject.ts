@@ -12,7 +12,7 @@ import type { McpTool, McpToolAnnotations } from "../core/upstream/mcpTool.ts";
 import { upstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import type { UpstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import { acceptQuarantined, planImport } from "../core/upstream/pins.ts";
-import type { AcceptChoice, Pin, QuarantinedTool } from "../core/upstream/pins.ts";
+import type { AcceptChoice, QuarantinedTool } from "../core/upstream/pins.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 import { isRecord } from "../core/records.ts";
 import { secretHeaderValues } from "../core/boundary/secrets.ts";

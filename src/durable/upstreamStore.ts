@@ -109,17 +109,24 @@ export class UpstreamStore {
     const head = this.head();
     if (!head) return undefined;
     const rows = emptyRows();
-    for (const row of this.rows("upstream_pins")) rows.pins[row.key] = JSON.parse(row.body) as Pin;
+    // Bodies this module wrote from values of these types (the object's own storage, not input).
+    for (const row of this.rows("upstream_pins")) {
+      const pin: Pin = JSON.parse(row.body);
+      rows.pins[row.key] = pin;
+    }
     for (const row of this.rows("upstream_quarantine")) {
-      rows.quarantine[row.key] = JSON.parse(row.body) as QuarantinedTool;
+      const held: QuarantinedTool = JSON.parse(row.body);
+      rows.quarantine[row.key] = held;
       rows.order.set(row.key, row.position);
     }
     for (const row of this.rows("upstream_accepted")) {
-      rows.accepted.push(JSON.parse(row.body) as McpTool);
+      const tool: McpTool = JSON.parse(row.body);
+      rows.accepted.push(tool);
       rows.order.set(row.key, row.position);
     }
     for (const row of this.rows("upstream_rejected")) {
-      const { listed, ...rejected } = JSON.parse(row.body) as RejectedRow;
+      const body: RejectedRow = JSON.parse(row.body);
+      const { listed, ...rejected } = body;
       if (listed) rows.listRejected.push(rejected);
       rows.rejected.push(rejected);
     }
