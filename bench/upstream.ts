@@ -10,6 +10,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startBenchServer } from "./http.ts";
 import { summarize, type Distribution } from "./stats.ts";
+import { upstreamImport, type UpstreamImport } from "./upstreamImport.ts";
 
 export type UpstreamSection =
   | { skipped: string }
@@ -28,9 +29,11 @@ export type UpstreamSection =
     /** Milliseconds per call, through toolgate. */
     latency: Distribution;
     wallMs: number;
+    /** A large upstream imported, refreshed unchanged and refreshed with one change (bench/upstreamImport.ts). */
+    largeImport: UpstreamImport;
   };
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
+export async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   const text = Buffer.concat(chunks).toString("utf8");
@@ -74,6 +77,9 @@ async function slowUpstream(): Promise<{ url: string; calls: () => number; close
   };
 }
 
+/** The large upstream: 10,000 tools over 50 pages of tools/list. */
+const LARGE_UPSTREAM = { tools: 10_000, pages: 50 } as const;
+
 export async function upstreamSection(options: {
   repository: string;
   callers: number;
@@ -114,6 +120,8 @@ export async function upstreamSection(options: {
       }
     }));
     const wallMs = performance.now() - started;
+    log(`upstream: importing ${LARGE_UPSTREAM.tools} tools over ${LARGE_UPSTREAM.pages} pages`);
+    const largeImport = await upstreamImport(base, owner, LARGE_UPSTREAM.tools, LARGE_UPSTREAM.pages);
     return {
       server: `wrangler dev on ${base}, upstream ${upstream.url}`,
       callers,
@@ -125,6 +133,7 @@ export async function upstreamSection(options: {
       upstreamCalls: upstream.calls(),
       latency: summarize(latencies),
       wallMs: Math.round(wallMs),
+      largeImport,
     };
   } catch (error) {
     return { skipped: server.failure(error) };
