@@ -33,7 +33,7 @@ export type UpstreamSection =
     largeImport: UpstreamImport;
   };
 
-export async function readBody(request: IncomingMessage): Promise<unknown> {
+async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   const text = Buffer.concat(chunks).toString("utf8");
@@ -55,6 +55,12 @@ async function slowUpstream(): Promise<{ url: string; calls: () => number; close
     });
     return server;
   };
+  const served = await serveMcp(mcpServer);
+  return { ...served, calls: () => calls };
+}
+
+/** Serves MCP over stateless Streamable HTTP on loopback: a server (from `mcpServer`) and a transport per request. */
+export async function serveMcp(mcpServer: () => Server): Promise<{ url: string; close: () => Promise<void> }> {
   const http: HttpServer = createServer((request, response) => {
     void (async () => {
       // Stateless: a server and a transport per request, as a server that keeps no MCP session does.
@@ -69,7 +75,6 @@ async function slowUpstream(): Promise<{ url: string; calls: () => number; close
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    calls: () => calls,
     close: () => new Promise((resolve) => {
       http.closeAllConnections();
       http.close(() => resolve());

@@ -1,12 +1,9 @@
 // Importing a large upstream (part of `npm run bench -- --upstream`): wrangler dev in front of an MCP server on
 // loopback that lists `tools` tools over `pages` pages of tools/list. Times PUT /v1/upstreams/:id (list, pin, register),
 // a refresh of the unchanged server, and a refresh after one tool's description changed (that one tool is held).
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { readBody } from "./upstream.ts";
+import { serveMcp } from "./upstream.ts";
 
 export interface UpstreamImport {
   tools: number;
@@ -40,26 +37,12 @@ async function largeUpstream(tools: number, pageSize: number): Promise<{ url: st
     });
     return server;
   };
-  const http: HttpServer = createServer((request, response) => {
-    void (async () => {
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      await mcpServer().connect(transport);
-      await transport.handleRequest(request, response, request.method === "POST" ? await readBody(request) : undefined);
-    })().catch(() => {
-      if (!response.headersSent) response.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
+  const served = await serveMcp(mcpServer);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    ...served,
     change: (n) => {
       changed = n;
     },
-    close: () => new Promise((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
   };
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { HEALTHY } from "../../src/core/upstream/backoff.ts";
 import { toolHash } from "../../src/core/upstream/pins.ts";
 import type { McpTool } from "../../src/core/upstream/mcpTool.ts";
+import type { UpstreamObject } from "../../src/durable/upstreamObject.ts";
 
 const tool = (name: string, description = `Does ${name}.`): McpTool => ({ name, description, inputSchema: { type: "object", properties: {} } });
 
@@ -29,14 +30,20 @@ async function legacyState(id: string): Promise<Record<string, unknown>> {
   };
 }
 
+/** A fresh upstream object holding what the old code stored (its constructor has run; nothing has read it yet). */
+async function legacyObject(): Promise<{ id: string; stub: DurableObjectStub<UpstreamObject> }> {
+  const id = `legacy-${crypto.randomUUID().slice(0, 8)}`;
+  const stub = env.UPSTREAM.getByName(id);
+  const legacy = await legacyState(id);
+  await runInDurableObject(stub, (_instance, state) => {
+    state.storage.kv.put("state", legacy);
+  });
+  return { id, stub };
+}
+
 describe("UpstreamObject storage", () => {
   it("converts the single value the old code stored into rows, once, and serves it as before", async () => {
-    const id = `legacy-${crypto.randomUUID().slice(0, 8)}`;
-    const stub = env.UPSTREAM.getByName(id);
-    const legacy = await legacyState(id);
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.kv.put("state", legacy);
-    });
+    const { id, stub } = await legacyObject();
     const detail = await runInDurableObject(stub, (instance) => instance.detail());
     expect(detail).toMatchObject({ id, status: "ok", tools: 1, quarantined: 1, rejected: 1, lastRefresh: new Date(1_700_000_000_000).toISOString() });
     expect(detail?.toolNames.map((entry) => entry.upstreamName)).toEqual(["kept"]);
@@ -57,12 +64,7 @@ describe("UpstreamObject storage", () => {
   });
 
   it("accepts a held tool of a converted object by its digest, writing only the rows that change", async () => {
-    const id = `legacy-${crypto.randomUUID().slice(0, 8)}`;
-    const stub = env.UPSTREAM.getByName(id);
-    const legacy = await legacyState(id);
-    await runInDurableObject(stub, (_instance, state) => {
-      state.storage.kv.put("state", legacy);
-    });
+    const { id, stub } = await legacyObject();
     const detail = await runInDurableObject(stub, (instance) => instance.detail());
     const digest = detail?.quarantine[0]?.digest ?? "";
     const before = await stub.storageWrites();
