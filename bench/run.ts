@@ -420,6 +420,8 @@ function upstreamTargets(section: UpstreamSection): Target[] {
   return [
     atMost(`upstream calls failed (${section.callers} callers x ${section.callsPerCaller} calls of a ${section.toolMs} ms tool)`, section.failures, 0),
     atMost("upstream calls run more than once (tools/call received minus calls made)", section.upstreamCalls - section.calls, 0),
+    atMost(`large upstream: tools of ${section.largeImport.tools} not imported`, section.largeImport.tools - section.largeImport.imported, 0),
+    atMost("large upstream: tools held after one description changed, other than that one", Math.abs(section.largeImport.afterChange.quarantined - 1), 0),
   ];
 }
 
@@ -739,7 +741,7 @@ async function main(): Promise<void> {
       quality: QUALITY_METHOD,
       autoDiscover: AUTO_DISCOVER_METHOD,
       http: `wrangler dev (bench/devServer.mjs: local Durable Objects; its inspector, local observability collector and log printing off, as dev tooling a deployment does not run on the Worker's CPU), ${HTTP_CLIENTS} clients on loopback, each route ${HTTP_SECONDS} s in ${HTTP_ROUNDS} windows taken in turn with the other routes'; p50RatioToHealth = the route's median latency over GET /v1/health's in the same run, cpuRatioToHealth = the same for the workerd processes' CPU per request. httpWithDevDefaults: the same routes with wrangler dev's own local observability and log handling (not judged)`,
-      upstream: `bench/upstream.ts: wrangler dev in front of a slow MCP server on loopback; ${UPSTREAM_LOAD.callers} principals each make ${UPSTREAM_LOAD.callsPerCaller} execute calls of a ${UPSTREAM_LOAD.toolMs} ms tool one after the other, all principals at once; failures and tools/call received`,
+      upstream: `bench/upstream.ts: wrangler dev in front of a slow MCP server on loopback; ${UPSTREAM_LOAD.callers} principals each make ${UPSTREAM_LOAD.callsPerCaller} execute calls of a ${UPSTREAM_LOAD.toolMs} ms tool one after the other, all principals at once; failures and tools/call received; largeImport = bench/upstreamImport.ts: PUT of an upstream listing 10,000 tools over 50 pages, a refresh unchanged, a refresh with one description changed (wall ms each, through wrangler dev)`,
       adversarial: "bench/adversarial.ts: each case through validateArguments, cold (fresh schema: compile + validate, median of 3) and warm (median), wall and thread CPU time; definition cases through validateToolDefinition",
     },
     modes,

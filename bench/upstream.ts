@@ -10,6 +10,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { startBenchServer } from "./http.ts";
 import { summarize, type Distribution } from "./stats.ts";
+import { upstreamImport, type UpstreamImport } from "./upstreamImport.ts";
 
 export type UpstreamSection =
   | { skipped: string }
@@ -28,6 +29,8 @@ export type UpstreamSection =
     /** Milliseconds per call, through toolgate. */
     latency: Distribution;
     wallMs: number;
+    /** A large upstream imported, refreshed unchanged and refreshed with one change (bench/upstreamImport.ts). */
+    largeImport: UpstreamImport;
   };
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
@@ -52,6 +55,12 @@ async function slowUpstream(): Promise<{ url: string; calls: () => number; close
     });
     return server;
   };
+  const served = await serveMcp(mcpServer);
+  return { ...served, calls: () => calls };
+}
+
+/** Serves MCP over stateless Streamable HTTP on loopback: a server (from `mcpServer`) and a transport per request. */
+export async function serveMcp(mcpServer: () => Server): Promise<{ url: string; close: () => Promise<void> }> {
   const http: HttpServer = createServer((request, response) => {
     void (async () => {
       // Stateless: a server and a transport per request, as a server that keeps no MCP session does.
@@ -66,13 +75,15 @@ async function slowUpstream(): Promise<{ url: string; calls: () => number; close
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    calls: () => calls,
     close: () => new Promise((resolve) => {
       http.closeAllConnections();
       http.close(() => resolve());
     }),
   };
 }
+
+/** The large upstream: 10,000 tools over 50 pages of tools/list. */
+const LARGE_UPSTREAM = { tools: 10_000, pages: 50 } as const;
 
 export async function upstreamSection(options: {
   repository: string;
@@ -114,6 +125,8 @@ export async function upstreamSection(options: {
       }
     }));
     const wallMs = performance.now() - started;
+    log(`upstream: importing ${LARGE_UPSTREAM.tools} tools over ${LARGE_UPSTREAM.pages} pages`);
+    const largeImport = await upstreamImport(base, owner, LARGE_UPSTREAM.tools, LARGE_UPSTREAM.pages);
     return {
       server: `wrangler dev on ${base}, upstream ${upstream.url}`,
       callers,
@@ -125,6 +138,7 @@ export async function upstreamSection(options: {
       upstreamCalls: upstream.calls(),
       latency: summarize(latencies),
       wallMs: Math.round(wallMs),
+      largeImport,
     };
   } catch (error) {
     return { skipped: server.failure(error) };

@@ -132,6 +132,8 @@ export async function connectUpstream(options: ConnectOptions): Promise<Upstream
 export interface ListLimits {
   maxPages: number;
   maxTools: number;
+  /** Bytes of tools (their JSON) all pages together may bring. */
+  maxBytes: number;
   timeoutMs: number;
 }
 
@@ -149,6 +151,7 @@ export async function listAllTools(connection: UpstreamConnection, limits: ListL
   // One deadline for the whole list, not one per page: a server answering each page just in time would hold the
   // refresh (and the owner's PUT) for maxPages times the timeout.
   const deadline = Date.now() + limits.timeoutMs;
+  let bytes = 0;
   for (let page = 0; ; page++) {
     if (page >= limits.maxPages) throw new Error(`tools/list has more than ${limits.maxPages} pages`);
     const left = deadline - Date.now();
@@ -158,8 +161,10 @@ export async function listAllTools(connection: UpstreamConnection, limits: ListL
       ToolsPageSchema,
       { timeout: left, signal: connection.signal },
     );
-    tools.push(...result.tools);
+    for (const tool of result.tools) tools.push(tool);
     if (tools.length > limits.maxTools) throw new Error(`the server lists more than ${limits.maxTools} tools`);
+    bytes += JSON.stringify(result.tools).length;
+    if (bytes > limits.maxBytes) throw new Error(`tools/list brought more than ${limits.maxBytes} bytes of tools (${page + 1} pages)`);
     cursor = result.nextCursor;
     if (cursor === undefined) return tools;
   }

@@ -1,7 +1,7 @@
 // One upstream MCP server (PUT /v1/upstreams/:id), one object per id: its configuration, the pins of its tools, the
 // quarantine, its health (failures, skipped-until) and an alarm for `refreshSeconds`. A refresh lists the server's
 // tools and makes them the whole of the registry context `upstream:<id>` in one write (one version step); tools/call
-// runs here too, so that a tool put in quarantine or a server being skipped takes effect at once on every isolate.
+// runs here too; the state is stored by upstreamStore.ts (a small head value, and rows for what grows with the server), so that a tool put in quarantine or a server being skipped takes effect at once on every isolate.
 import { DurableObject } from "cloudflare:workers";
 import { afterFailure, afterSuccess, HEALTHY, isSkipped } from "../core/upstream/backoff.ts";
 import type { UpstreamHealth } from "../core/upstream/backoff.ts";
@@ -12,7 +12,7 @@ import type { McpTool, McpToolAnnotations } from "../core/upstream/mcpTool.ts";
 import { upstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import type { UpstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import { acceptQuarantined, planImport } from "../core/upstream/pins.ts";
-import type { AcceptChoice, Pin, QuarantinedTool } from "../core/upstream/pins.ts";
+import type { AcceptChoice, QuarantinedTool } from "../core/upstream/pins.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 import { isRecord } from "../core/records.ts";
 import { secretHeaderValues } from "../core/boundary/secrets.ts";
@@ -21,31 +21,12 @@ import { utf8Length } from "../core/tools/definition.ts";
 import type { DeclaredConfirm, Risk, ToolDefinition, Visibility } from "../core/types.ts";
 import type { RegistryVersion } from "./registryObject.ts";
 import { registryStub } from "./stubs.ts";
+import { emptyRows, UpstreamStore } from "./upstreamStore.ts";
+import type { RejectedTool, UpstreamHead, UpstreamState } from "./upstreamStore.ts";
 import { callUpstreamTool, connectUpstream, isServerAnswer, isServerFailure, listAllTools } from "./upstreamClient.ts";
 import type { UpstreamConnection, UpstreamTransport } from "./upstreamClient.ts";
 
-/** A listed tool toolgate could not take, and why. */
-export interface RejectedTool {
-  name: string;
-  reason: string;
-}
-
-interface UpstreamState {
-  config: UpstreamConfig;
-  /** The registry's tool cap, as of the last configuration (an alarm has no request to read it from). */
-  maxTools: number;
-  pins: Record<string, Pin>;
-  quarantine: Record<string, QuarantinedTool>;
-  /** The tools registered now (pinned and unchanged, or accepted). */
-  accepted: McpTool[];
-  /** What the last list left out (read when it came); `rejected` adds what registering it left out. */
-  listRejected?: RejectedTool[];
-  rejected: RejectedTool[];
-  health: UpstreamHealth;
-  /** Epoch milliseconds of the last successful list; 0 before the first. */
-  lastRefresh: number;
-  transport: UpstreamTransport | null;
-}
+export type { RejectedTool } from "./upstreamStore.ts";
 
 /** What GET /v1/upstreams shows of one upstream. */
 export interface UpstreamSummary {
@@ -78,8 +59,6 @@ export interface UpstreamDetail extends UpstreamSummary {
 
 export type UpstreamAnswer<T> = { ok: true; value: T; registry?: RegistryVersion } | { ok: false; code: "not_found" | "too_many_tools" | "not_in_quarantine" | "quarantine_changed"; message: string };
 
-const STATE_KEY = "state";
-
 function iso(epochMs: number): string | null {
   return epochMs > 0 ? new Date(epochMs).toISOString() : null;
 }
@@ -89,53 +68,44 @@ function errorText(error: unknown): string {
   return message.length > 0 ? message : "unknown error";
 }
 
-/** What the stored state may take (UTF-16 units of its JSON: at least its bytes' worth of room under the 2 MB cap). */
-const STATE_BUDGET = 1_500_000;
-
-function withinStorageBudget(state: UpstreamState): UpstreamState {
-  if (JSON.stringify(state).length <= STATE_BUDGET) return state;
-  const current = new Set([...state.accepted.map((tool) => tool.name), ...Object.keys(state.quarantine)]);
-  const pins = Object.fromEntries(Object.entries(state.pins).filter(([name]) => current.has(name)));
-  return { ...state, pins };
-}
-
 export class UpstreamObject extends DurableObject<Env> {
-  private state(): UpstreamState | undefined {
-    return this.ctx.storage.kv.get<UpstreamState>(STATE_KEY);
+  private readonly store: UpstreamStore;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.store = new UpstreamStore(ctx.storage);
   }
 
-  /**
-   * Stores the state in one value, which a Durable Object caps at 2 MB. The listed tools are bounded
-   * (toolBytesPerUpstream); what can still pile up are the pins of tools the server no longer lists: past the budget
-   * they go (such a tool coming back is then a new tool, held by the default `newTools: "quarantine"`).
-   */
+  private state(): UpstreamState | undefined {
+    return this.store.state();
+  }
+
   private save(state: UpstreamState): void {
-    this.ctx.storage.kv.put(STATE_KEY, withinStorageBudget(state));
+    this.store.save(state);
   }
 
   /** Stores the configuration and lists the server's tools; the configuration stays even when the list fails. */
   async configure(config: UpstreamConfig, maxTools: number): Promise<UpstreamAnswer<UpstreamDetail> & { created: boolean }> {
-    const previous = this.state();
-    this.save({
+    const previous = this.store.head();
+    // Only the head changes: the rows (tools, pins, quarantine) stay as they are until the list.
+    const head: UpstreamHead = {
       config,
       maxTools,
-      pins: previous?.pins ?? {},
-      quarantine: previous?.quarantine ?? {},
-      accepted: previous?.accepted ?? [],
-      listRejected: previous?.listRejected ?? [],
-      rejected: previous?.rejected ?? [],
       // A new URL or new headers: the old failures say nothing about them.
       health: previous && previous.config.url === config.url ? previous.health : HEALTHY,
       lastRefresh: previous?.lastRefresh ?? 0,
       transport: previous && previous.config.url === config.url ? previous.transport : null,
-    });
+    };
+    if (previous) this.store.putHead(head);
+    else this.save({ ...head, ...emptyRows() });
     const answer = await this.refresh(true);
     return { ...answer, created: previous === undefined };
   }
 
+  /** What GET /v1/upstreams shows: the head and counts, no row of tools read. */
   summary(): UpstreamSummary | null {
-    const state = this.state();
-    return state ? this.summarize(state) : null;
+    const head = this.store.head();
+    return head ? this.summarize(head, this.store.counts()) : null;
   }
 
   detail(): UpstreamDetail | null {
@@ -161,7 +131,8 @@ export class UpstreamObject extends DurableObject<Env> {
       try {
         listed = await listAllTools(connection, {
           maxPages: UPSTREAM_LIMITS.listPages,
-          maxTools: UPSTREAM_LIMITS.toolsPerUpstream,
+          maxTools: state.maxTools,
+          maxBytes: UPSTREAM_LIMITS.listBytesPerRefresh,
           timeoutMs: state.config.timeoutMs,
         });
       } finally {
@@ -171,7 +142,7 @@ export class UpstreamObject extends DurableObject<Env> {
       const latest = this.state();
       if (!latest) return { ok: false, code: "not_found", message: "no such upstream" };
       const failed = { ...latest, health: afterFailure(latest.health, `tools/list: ${errorText(error)}`, now) };
-      this.save(failed);
+      this.store.putHead(failed);
       return { ok: true, value: this.describe(failed) };
     }
     // The owner may have reconfigured (or removed) the upstream while the list was on its way: that list is stale.
@@ -183,6 +154,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const rejected: RejectedTool[] = [];
     const seen = new Set<string>();
     let storedBytes = 0;
+    const order = new Map<string, number>();
     for (const item of listed) {
       const read = readMcpTool(item);
       if ("problem" in read) {
@@ -193,6 +165,7 @@ export class UpstreamObject extends DurableObject<Env> {
         rejected.push({ name: read.tool.name, reason: "listed twice" });
       } else {
         seen.add(read.tool.name);
+        order.set(read.tool.name, order.size);
         const bytes = utf8Length(JSON.stringify(read.tool));
         if (storedBytes + bytes > UPSTREAM_LIMITS.toolBytesPerUpstream) {
           rejected.push({
@@ -223,6 +196,7 @@ export class UpstreamObject extends DurableObject<Env> {
       health: afterSuccess(latest.health),
       lastRefresh: now,
       transport,
+      order,
     };
     return this.register(next);
   }
@@ -260,6 +234,8 @@ export class UpstreamObject extends DurableObject<Env> {
     await registry.removeUpstream(id);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    // The same instance may configure the id again: its tables must be there.
+    this.store.createTables();
     return { removed: state !== undefined, tools: disposed.removed, epoch: disposed.epoch, version: disposed.version };
   }
 
@@ -271,13 +247,13 @@ export class UpstreamObject extends DurableObject<Env> {
    * have run), and its error says so.
    */
   async callTool(tool: string, args: Record<string, unknown>, maxResultBytes: number): Promise<UpstreamCallOutcome> {
-    const state = this.state();
+    const state = this.store.head();
     if (!state) return { ok: false, error: "this upstream MCP server was removed" };
     const { id } = state.config;
-    if (Object.hasOwn(state.quarantine, tool)) {
+    if (this.store.isQuarantined(tool)) {
       return { ok: false, error: `"${tool}" of ${id} changed upstream and is held until the owner accepts it` };
     }
-    if (!state.accepted.some((accepted) => accepted.name === tool)) return { ok: false, error: `${id} has no tool "${tool}"` };
+    if (!this.store.isAccepted(tool)) return { ok: false, error: `${id} has no tool "${tool}"` };
     const now = Date.now();
     if (isSkipped(state.health, now)) {
       return {
@@ -311,6 +287,11 @@ export class UpstreamObject extends DurableObject<Env> {
     }
   }
 
+  /** Rows and head values this instance has written since it started: what a refresh cost (the tests and bench read it). */
+  storageWrites(): { rows: number; heads: number } {
+    return { ...this.store.written };
+  }
+
   /** refreshSeconds, and a list_changed heard during a call. */
   override async alarm(): Promise<void> {
     await this.refresh(false);
@@ -321,24 +302,24 @@ export class UpstreamObject extends DurableObject<Env> {
    * server that sends a storm of them gets one list per gap, not one list after another for as long as it keeps on.
    */
   private listSoon(): void {
-    const state = this.state();
+    const state = this.store.head();
     const last = state ? Math.max(state.lastRefresh, state.health.lastErrorAt) : 0;
     void this.ctx.storage.setAlarm(Math.max(Date.now(), last + UPSTREAM_LIMITS.listChangedGapMs));
   }
 
   /** Writes the health only when it changes: a healthy server's calls cost no storage write. */
   private noteHealth(update: (health: UpstreamHealth) => UpstreamHealth): void {
-    const current = this.state();
+    const current = this.store.head();
     if (!current) return;
     const health = update(current.health);
-    if (JSON.stringify(health) !== JSON.stringify(current.health)) this.save({ ...current, health });
+    if (JSON.stringify(health) !== JSON.stringify(current.health)) this.store.putHead({ ...current, health });
   }
 
   private schedule(config: UpstreamConfig): void {
     if (config.refreshSeconds !== undefined) void this.ctx.storage.setAlarm(Date.now() + config.refreshSeconds * 1000);
   }
 
-  private async openConnection(state: UpstreamState, maxResponseBytes: number, onToolsChanged?: () => void): Promise<UpstreamConnection> {
+  private async openConnection(state: UpstreamHead, maxResponseBytes: number, onToolsChanged?: () => void): Promise<UpstreamConnection> {
     const { config } = state;
     return connectUpstream({
       url: config.url,
@@ -355,7 +336,7 @@ export class UpstreamObject extends DurableObject<Env> {
     const { config } = next;
     const definitions: ToolDefinition[] = [];
     // Every refusal is listed: what the list left out, then what registering leaves out now (computed afresh each time).
-    const rejected = [...(next.listRejected ?? [])];
+    const rejected = [...next.listRejected];
     const names = new Set<string>();
     for (const tool of next.accepted) {
       try {
@@ -378,7 +359,8 @@ export class UpstreamObject extends DurableObject<Env> {
     const outcome = await registryStub(this.env).replaceContext(upstreamContext(config.id), definitions, next.maxTools, this.env.DEMO_CATALOG === "true");
     if (!outcome.ok) return { ok: false, code: outcome.code, message: outcome.message };
     for (const name of outcome.taken) rejected.push({ name, reason: "another context already registers a tool of this name" });
-    const registeredNames = new Set(definitions.map((definition) => definition.name).filter((name) => !outcome.taken.includes(name)));
+    const taken = new Set(outcome.taken);
+    const registeredNames = new Set(definitions.map((definition) => definition.name).filter((name) => !taken.has(name)));
     // Only what reached the registry counts as accepted (callTool runs nothing else).
     const registeredUpstreamNames = new Set(
       definitions.filter((definition) => registeredNames.has(definition.name)).map((definition) => definition.originalName ?? definition.name),
@@ -394,7 +376,7 @@ export class UpstreamObject extends DurableObject<Env> {
     return upstreamToolGuard(tool.annotations, config, own);
   }
 
-  private summarize(state: UpstreamState): UpstreamSummary {
+  private summarize(state: UpstreamHead, counts: { accepted: number; quarantined: number; rejected: number }): UpstreamSummary {
     const { config, health } = state;
     const now = Date.now();
     const status = isSkipped(health, now) ? "skipped" : health.failures > 0 ? "failing" : state.lastRefresh === 0 ? "pending" : "ok";
@@ -403,9 +385,9 @@ export class UpstreamObject extends DurableObject<Env> {
       url: config.url,
       prefix: config.prefix,
       status,
-      tools: state.accepted.length,
-      quarantined: Object.keys(state.quarantine).length,
-      rejected: state.rejected.length,
+      tools: counts.accepted,
+      quarantined: counts.quarantined,
+      rejected: counts.rejected,
       transport: state.transport,
       lastRefresh: iso(state.lastRefresh),
       lastError: health.lastError,
@@ -420,7 +402,7 @@ export class UpstreamObject extends DurableObject<Env> {
   private describe(state: UpstreamState): UpstreamDetail {
     const { config } = state;
     return {
-      ...this.summarize(state),
+      ...this.summarize(state, { accepted: state.accepted.length, quarantined: Object.keys(state.quarantine).length, rejected: state.rejected.length }),
       config,
       toolNames: state.accepted.map((tool) => {
         const guard = this.guardOf(config, tool);

@@ -46,7 +46,7 @@ function fixture(label: string): { id: string; url: string; state: string } {
   return { id: key.slice(0, 32).replace(/-$/, ""), url: `https://mcp.fixture.example${path}`, state: `https://mcp.fixture.example${path}/state` };
 }
 
-async function setState(url: string, body: { version?: 1 | 2 | 3; down?: boolean; extra?: unknown[]; pageDelayMs?: number }): Promise<{ calls: number }> {
+async function setState(url: string, body: { version?: 1 | 2 | 3; down?: boolean; extra?: unknown[]; pageDelayMs?: number; pageSize?: number }): Promise<{ calls: number }> {
   const response = await env.TOOL_REMOTE.fetch(url, { method: "POST", body: JSON.stringify(body) });
   return json(response);
 }
@@ -528,22 +528,28 @@ function bigTool(name: string, kib: number): Record<string, unknown> {
 }
 
 describe("a hostile upstream's tools", () => {
-  it("keeps an upstream's tools within what its object can store, leaving out (with the reason) those past the budget", async () => {
+  it("takes tools past the old 256 KiB, each in a row of its own, and leaves out (with the reason) those past the byte budget", async () => {
     const { id, url, state } = fixture("budget");
-    // Eight tools of ~60 KiB each (under the 64 KiB schema cap): together past the 256 KiB an upstream may store.
-    await setState(state, { extra: Array.from({ length: 8 }, (_, n) => bigTool(`big_${n}`, 60)) });
-    const { upstream } = await added(id, { url });
+    // 290 tools of ~60 KiB each (under the 64 KiB schema cap), 50 a page: 17 MiB, past the 16 MiB an upstream's tools may take.
+    await setState(state, { extra: Array.from({ length: 290 }, (_, n) => bigTool(`big_${n}`, 60)), pageSize: 50 });
+    const { upstream } = await added(id, { url, timeoutMs: 60_000 });
     expect(upstream.status).toBe("ok");
     const left = upstream.rejectedTools.filter((tool) => tool.name.startsWith("big_"));
     expect(left.length).toBeGreaterThan(0);
-    expect(left[0]?.reason).toMatch(/may take at most 262144/);
-    expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
-    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
-    expect(stored).toBeLessThan(2 * 1024 * 1024);
+    expect(left[0]?.reason).toMatch(new RegExp(`may take at most ${UPSTREAM_LIMITS.toolBytesPerUpstream}`));
+    const taken = upstream.toolNames.filter((tool) => tool.upstreamName.startsWith("big_")).length;
+    expect(taken).toBeGreaterThan(250);
+    expect(taken + left.length).toBe(290);
+    const largest = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => ({
+      row: storage.storage.sql.exec<{ n: number }>("SELECT MAX(length(body)) AS n FROM upstream_pins").one().n,
+      head: JSON.stringify(storage.storage.kv.get("head")).length,
+    }));
+    expect(largest.row).toBeLessThan(100 * 1024);
+    expect(largest.head).toBeLessThan(10 * 1024);
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
-  });
+  }, 60_000);
 
-  it("drops the pins of tools the server stopped listing before its stored state nears the 2 MB a value may take", async () => {
+  it("keeps the pins of tools the server stopped listing as rows, none of them in one growing value", async () => {
     const { id, url, state } = fixture("rotate");
     await setState(state, { extra: [0, 1, 2, 3].map((n) => bigTool(`r0_${n}`, 55)) });
     await added(id, { url, newTools: "accept" });
@@ -553,8 +559,13 @@ describe("a hostile upstream's tools", () => {
       const refreshed = await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner });
       expect(refreshed.status).toBe(200);
     }
-    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
-    expect(stored).toBeLessThan(1_600_000);
+    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => ({
+      pins: storage.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM upstream_pins").one().n,
+      largest: storage.storage.sql.exec<{ n: number }>("SELECT MAX(length(body)) AS n FROM upstream_pins").one().n,
+    }));
+    // The 9 tools the fixture always lists and 44 rotated ones: every pin kept (under MAX_UNLISTED_PINS), each small.
+    expect(stored.pins).toBe(53);
+    expect(stored.largest).toBeLessThan(100 * 1024);
     const { upstream } = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}`, { token: owner }));
     expect(upstream.toolNames.map((tool) => tool.upstreamName)).toEqual(expect.arrayContaining(["r10_0", "r10_3", "echo"]));
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
@@ -570,8 +581,10 @@ describe("a hostile upstream's tools", () => {
     expect(upstream.toolNames.map((tool) => tool.upstreamName)).toContain("echo");
     expect(upstream.rejectedTools.map((tool) => tool.name)).toEqual(["giant"]);
     expect(upstream.rejectedTools[0]?.reason).toMatch(/\d+ bytes/);
-    // Not pinned either: the object's state stays small (storage refuses a value over 2 MB).
-    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) => JSON.stringify(storage.storage.kv.get("state")).length);
+    // Not pinned either: no stored row takes it (storage refuses a value over 2 MB).
+    const stored = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, storage) =>
+      storage.storage.sql.exec<{ n: number }>("SELECT MAX(length(body)) AS n FROM upstream_pins").one().n,
+    );
     expect(stored).toBeLessThan(100_000);
     // Listed again: still answered, still left out.
     const again = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner }));

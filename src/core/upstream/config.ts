@@ -27,18 +27,25 @@ export interface UpstreamConfig {
 export const UPSTREAM_LIMITS = Object.freeze({
   /** Upstream servers per deployment. */
   upstreams: 50,
-  /** Tools one upstream may list. */
-  toolsPerUpstream: 500,
   /**
-   * Bytes of JSON that one upstream's tools may take, in list order (the rest are left out, each with the reason).
-   * The upstream's object stores them in one value with their pins, quarantined copies and diffs, and a Durable
-   * Object's value is at most 2 MB (the object also drops pins of tools no longer listed past 1.5 MB).
+   * Bytes of JSON that one upstream's registered tools may take, in list order (the rest are left out, each with the
+   * reason). Its object keeps every tool, pin and quarantined copy as a row of its own, so no storage value bounds
+   * this; the whole set goes to the registry in one call, which must stay well under the 32 MiB an RPC message may be.
+   * There is no count of tools per upstream below the registry's own `maxTools`.
    */
-  toolBytesPerUpstream: 256 * 1024,
-  /** tools/list pages read before giving up (a server that pages for ever). */
-  listPages: 50,
-  /** Bytes of one answer while listing (500 tools with large schemas fit); calls use limits.maxResponseBytes. */
+  toolBytesPerUpstream: 16 * 1024 * 1024,
+  /** tools/list pages read in one refresh before giving up (a server that pages for ever). */
+  listPages: 1_000,
+  /** Bytes of one tools/list answer (one page); calls use limits.maxResponseBytes. */
   listResponseBytes: 16 * 1024 * 1024,
+  /** Bytes of tools (their JSON) all the pages of one refresh may bring: what the list holds in memory at once. */
+  listBytesPerRefresh: 32 * 1024 * 1024,
+  /** Tools one accept may name. */
+  acceptPerRequest: 10_000,
+  /** Tools the owner's `tools` settings may name (they are stored with the configuration, in one value). */
+  toolSettings: 1_000,
+  /** Entries of `rejectedTools` kept (and shown); the count past it is told in the last one. */
+  rejectedShown: 1_000,
   minTimeoutMs: 100,
   maxTimeoutMs: 120_000,
   defaultTimeoutMs: 15_000,

@@ -49,7 +49,7 @@ function readGuardSettings(object: JsonObject, prefix: string): UpstreamGuardSet
 function readToolSettings(body: JsonObject): Record<string, UpstreamGuardSettings> | undefined {
   if (body.tools === undefined) return undefined;
   const entries = Object.entries(expectObject(body.tools, "tools"));
-  if (entries.length > UPSTREAM_LIMITS.toolsPerUpstream) throw badField("tools", `names more than ${UPSTREAM_LIMITS.toolsPerUpstream} tools`);
+  if (entries.length > UPSTREAM_LIMITS.toolSettings) throw badField("tools", `names more than ${UPSTREAM_LIMITS.toolSettings} tools`);
   const read: Record<string, UpstreamGuardSettings> = {};
   for (const [name, value] of entries) {
     const prefix = `tools["${name.slice(0, 64)}"]`;
@@ -195,7 +195,7 @@ export async function refreshUpstream(request: RouteRequest, call: Call): Promis
  */
 export function readAcceptChoices(body: JsonObject): AcceptChoice[] {
   rejectUnknownFields(body, ["tools"]);
-  const items = requiredArray(body, "tools", "", UPSTREAM_LIMITS.toolsPerUpstream);
+  const items = requiredArray(body, "tools", "", UPSTREAM_LIMITS.acceptPerRequest);
   if (items.length === 0) throw badField("tools", "must name at least one quarantined tool");
   return items.map((item, index) => {
     const prefix = `tools[${index}]`;
