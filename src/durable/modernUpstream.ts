@@ -150,7 +150,7 @@ export async function openModern(options: ConnectOptions, { probe }: { probe: bo
       // revisions, and initialize is the one way left), or a JSON-RPC error answer: the server is of the 2025 era.
       const legacyAnswer =
         (error instanceof ModernHttpError && error.code !== undefined && error.code >= 400 && error.code < 500 && (!isModernErrorBody(error.body) || modernCode(error.body) === MODERN_ERROR_CODES.unsupportedProtocolVersion)) ||
-        (error instanceof McpError && error.code !== ErrorCode.RequestTimeout);
+        (error instanceof McpError && error.code !== Number(ErrorCode.RequestTimeout));
       if (legacyAnswer) throw new NotModernServer(`server/discover: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }

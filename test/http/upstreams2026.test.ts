@@ -74,7 +74,7 @@ describe("an upstream MCP server of 2026-07-28 only", () => {
     const { id, url, state } = fixture("ask");
     await added(id, url);
     const answer = await execute(sessionId("up2026-ask"), `${id}__book_table`, { restaurant: "Nora" });
-    expect(answer.isError, answer.content).toBe(true);
+    expect(answer.isError).toBe(true);
     expect(answer.content).toContain("the upstream server needs input before it can answer");
     expect(answer.content).toContain("user input: \\\"Which time suits you?\\\"");
     expect(answer.content).toContain("cannot pass an upstream server's input requests on to its caller yet: the call did not complete");
@@ -85,7 +85,7 @@ describe("an upstream MCP server of 2026-07-28 only", () => {
   it("keeps a 2025-11-25 server on initialize after the server/discover probe", async () => {
     const { id, url } = fixture("legacy", "mcp-upstream");
     const upstream = await added(id, url);
-    expect(upstream, upstream.lastError ?? "").toMatchObject({ status: "ok", tools: 9, transport: "streamable-http" });
+    expect(upstream).toMatchObject({ status: "ok", tools: 9, lastError: null, transport: "streamable-http" });
     const echo = await execute(sessionId("up2026-legacy"), `${id}__echo`, { text: "old" });
     expect(echo.content).toContain("echo: old");
   });
