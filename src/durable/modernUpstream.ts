@@ -8,6 +8,9 @@ import { answerTo, eventStreamMessages, isModernErrorBody, MODERN_ERROR_CODES, m
 import { CORE_VERSION } from "../core/version.ts";
 import type { ConnectOptions, UpstreamConnection } from "./upstreamClient.ts";
 
+/** The code of our own deadline's error: no answer, so no sign of the server's era. */
+const REQUEST_TIMEOUT: number = ErrorCode.RequestTimeout;
+
 function modernCode(body: unknown): unknown {
   return isRecord(body) && isRecord(body.error) ? body.error.code : undefined;
 }
@@ -150,7 +153,7 @@ export async function openModern(options: ConnectOptions, { probe }: { probe: bo
       // revisions, and initialize is the one way left), or a JSON-RPC error answer: the server is of the 2025 era.
       const legacyAnswer =
         (error instanceof ModernHttpError && error.code !== undefined && error.code >= 400 && error.code < 500 && (!isModernErrorBody(error.body) || modernCode(error.body) === MODERN_ERROR_CODES.unsupportedProtocolVersion)) ||
-        (error instanceof McpError && error.code !== Number(ErrorCode.RequestTimeout));
+        (error instanceof McpError && error.code !== REQUEST_TIMEOUT);
       if (legacyAnswer) throw new NotModernServer(`server/discover: ${error instanceof Error ? error.message : String(error)}`);
       throw error;
     }

@@ -26,12 +26,20 @@ function fixture(label: string, path = "mcp-upstream-2026"): { id: string; url: 
   return { id: key, url: `https://mcp.fixture.example/${path}/${key}`, state: `https://mcp.fixture.example/${path}/${key}/state` };
 }
 
-async function fixtureState(url: string): Promise<{ requests: number; calls: number; refused: string[] }> {
+async function fixtureState(url: string): Promise<{ requests: number; calls: number; down: boolean; refused: string[] }> {
   return json(await env.TOOL_REMOTE.fetch(url));
 }
 
-async function added(id: string, url: string): Promise<Detail> {
-  const response = await api(`/v1/upstreams/${id}`, { method: "PUT", token: owner, body: { url } });
+async function setDown(url: string, down: boolean): Promise<void> {
+  await env.TOOL_REMOTE.fetch(url, { method: "POST", body: JSON.stringify({ down }) });
+}
+
+async function detail(id: string): Promise<Detail & { consecutiveFailures: number }> {
+  return (await json<{ upstream: Detail & { consecutiveFailures: number } }>(await api(`/v1/upstreams/${id}`, { token: owner }))).upstream;
+}
+
+async function added(id: string, url: string, more: Record<string, unknown> = {}): Promise<Detail> {
+  const response = await api(`/v1/upstreams/${id}`, { method: "PUT", token: owner, body: { url, ...more } });
   expect(response.status).toBe(201);
   return (await json<{ upstream: Detail }>(response)).upstream;
 }
@@ -46,8 +54,8 @@ describe("an upstream MCP server of 2026-07-28 only", () => {
   it("is registered, listed, searched and called in that revision, with no initialize and no request refused", async () => {
     const { id, url, state } = fixture("modern");
     const upstream = await added(id, url);
-    expect(upstream).toMatchObject({ id, status: "ok", tools: 3, lastError: null, transport: "streamable-http-2026-07-28" });
-    expect(upstream.toolNames.map((tool) => tool.upstreamName).toSorted()).toEqual(["book_table", "forecast", "streamed"]);
+    expect(upstream).toMatchObject({ id, status: "ok", tools: 4, lastError: null, transport: "streamable-http-2026-07-28" });
+    expect(upstream.toolNames.map((tool) => tool.upstreamName).toSorted()).toEqual(["book_table", "forecast", "slow", "streamed"]);
 
     const listed = await json<{ tools: { name: string }[] }>(await api("/v1/tools?format=summary", { token: owner }));
     expect(listed.tools.map((tool) => tool.name)).toContain(`${id}__forecast`);
@@ -67,7 +75,27 @@ describe("an upstream MCP server of 2026-07-28 only", () => {
     expect(streamed.content).toContain("from the stream");
 
     // discover + list at registration, then one request per call: no initialize, no probe per call.
-    expect(await fixtureState(state)).toEqual({ requests: 4, calls: 2, refused: [] });
+    expect(await fixtureState(state)).toEqual({ requests: 4, calls: 2, down: false, refused: [] });
+  });
+
+  it("answers a timeout as a tool error that does not count against the server, and a 503 as one that does", async () => {
+    const { id, url, state } = fixture("modern-fail");
+    await added(id, url, { timeoutMs: 300 });
+    const sid = sessionId("up2026-fail");
+    const slow = await execute(sid, `${id}__slow`, { ms: 2_000 });
+    expect(slow.isError).toBe(true);
+    expect(slow.content).toContain("took more than 300 ms");
+    expect(slow.content).toContain("may have run on the server; it was not sent again");
+    expect((await detail(id)).consecutiveFailures).toBe(0);
+
+    await setDown(state, true);
+    const down = await execute(sid, `${id}__forecast`, { city: "Oslo" });
+    expect(down.isError).toBe(true);
+    expect(down.content).toContain("HTTP 503");
+    expect((await detail(id)).consecutiveFailures).toBe(1);
+    await setDown(state, false);
+    expect((await execute(sid, `${id}__forecast`, { city: "Oslo" })).content).toContain("sunny in Oslo");
+    expect((await detail(id)).consecutiveFailures).toBe(0);
   });
 
   it("answers input_required (the server wants the user's input) with a tool error that says what was asked", async () => {
