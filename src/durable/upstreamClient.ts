@@ -1,8 +1,10 @@
-// toolgate as an MCP client of an upstream server: the SDK's Client over Streamable HTTP, falling back to the legacy
+// toolgate as an MCP client of an upstream server, of either era. A server that answers `server/discover` offering
+// 2026-07-28 is spoken to in that revision (modernUpstream.ts: stateless, no initialize, `_meta` on every request);
+// any other is spoken to with the SDK's Client over Streamable HTTP (2025-11-25 and older), falling back to the legacy
 // HTTP+SSE transport when the server refuses Streamable HTTP's initialize with a 4xx (the fallback the MCP
 // specification describes for backwards compatibility). One connection per refresh and one per call, closed when it
 // is done: no call ever shares a connection (and the server's MCP session) with another caller's, so none can close
-// another's; notifications (tools/list_changed) are heard while a connection is open.
+// another's; notifications (tools/list_changed) are heard while a 2025 connection is open.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SseError, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -10,10 +12,14 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelco
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { z } from "zod";
 import { isRecord } from "../core/records.ts";
+import { describeInputRequired } from "../core/upstream/modernProtocol.ts";
 import type { UpstreamToolResult } from "../core/upstream/result.ts";
 import { CORE_VERSION } from "../core/version.ts";
+import { cappedFetchFor, openModern, NotModernServer } from "./modernUpstream.ts";
 
-export type UpstreamTransport = "streamable-http" | "sse";
+/** How the server was reached: Streamable HTTP in 2026-07-28, Streamable HTTP in 2025-11-25 (or older), HTTP+SSE. */
+export type UpstreamTransport = "streamable-http-2026-07-28" | "streamable-http" | "sse";
+type LegacyTransport = Exclude<UpstreamTransport, "streamable-http-2026-07-28">;
 
 export interface ConnectOptions {
   url: string;
@@ -24,17 +30,29 @@ export interface ConnectOptions {
   maxResponseBytes: number;
   /** The transport that worked last time, tried first. */
   prefer?: UpstreamTransport;
+  /** Ask server/discover first even when a 2025 transport worked last time (a refresh: the server may have moved on). */
+  probeFirst?: boolean;
   /** Called when the server sends notifications/tools/list_changed while the connection is open. */
   onToolsChanged?: () => void;
 }
 
 export interface UpstreamConnection {
-  client: Client;
   transport: UpstreamTransport;
   /** Aborted when an answer passes maxResponseBytes: the requests waiting on it fail at once. */
   signal: AbortSignal;
+  /** One tools/list page, as the server sent it. JSON-RPC errors are thrown as McpError, HTTP ones as StreamableHTTPError. */
+  listPage(cursor: string | undefined, timeoutMs: number): Promise<{ tools: unknown[]; nextCursor?: string | undefined }>;
+  /** tools/call; the result as the server sent it. */
+  callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<unknown>;
   close(): Promise<void>;
 }
+
+/**
+ * A tools/list page read leniently: the SDK's listTools refuses the whole page for one tool its schema refuses (an
+ * inputSchema without `type: "object"`, say), losing every tool of the server; core/upstream/mcpTool.ts reads each
+ * tool and leaves out only the ones it cannot take, with the reason.
+ */
+const ToolsPageSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 function newClient(onToolsChanged: (() => void) | undefined): Client {
   // The cfworker validator: the SDK's default (Ajv) compiles schemas with eval, which workerd forbids.
@@ -46,36 +64,10 @@ function newClient(onToolsChanged: (() => void) | undefined): Client {
   return client;
 }
 
-/** The answer with its body cut off (an error in the stream) once it has passed `maxBytes`: no server fills our memory. */
-function capped(response: Response, maxBytes: number, overflow: AbortController): Response {
-  if (!response.body) return response;
-  let total = 0;
-  const limit = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      total += chunk.byteLength;
-      if (total > maxBytes) {
-        const error = new Error(`the server's answer is larger than ${maxBytes} bytes`);
-        controller.error(error);
-        overflow.abort(error);
-      } else controller.enqueue(chunk);
-    },
-  });
-  return new Response(response.body.pipeThrough(limit), response);
-}
-
-function transportFor(kind: UpstreamTransport, options: ConnectOptions, overflow: AbortController) {
+function transportFor(kind: LegacyTransport, options: ConnectOptions, overflow: AbortController) {
   const url = new URL(options.url);
   const requestInit: RequestInit = { headers: options.headers };
-  // Redirects are not followed (as for http executors): one would carry the secret headers, and the request, to
-  // wherever the server points, a private address included, past the URL rule the owner's URL was checked against.
-  const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    const response = await fetch(input, { ...init, redirect: "manual" });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      throw new Error(`HTTP ${response.status} from ${new URL(input).host}: redirects are not followed; configure the URL it points to`);
-    }
-    return capped(response, options.maxResponseBytes, overflow);
-  };
+  const cappedFetch = cappedFetchFor(options.maxResponseBytes, overflow);
   if (kind === "streamable-http") return new StreamableHTTPClientTransport(url, { requestInit, fetch: cappedFetch });
   // The legacy transport opens its event stream with GET; its headers go there too.
   return new SSEClientTransport(url, {
@@ -92,7 +84,7 @@ function meansLegacyServer(error: unknown): boolean {
   return error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500;
 }
 
-async function open(kind: UpstreamTransport, options: ConnectOptions): Promise<UpstreamConnection> {
+async function open(kind: LegacyTransport, options: ConnectOptions): Promise<UpstreamConnection> {
   const client = newClient(options.onToolsChanged);
   const overflow = new AbortController();
   const transport = transportFor(kind, options, overflow);
@@ -109,11 +101,35 @@ async function open(kind: UpstreamTransport, options: ConnectOptions): Promise<U
     }
     await client.close();
   };
-  return { client, transport: kind, signal: overflow.signal, close };
+  return {
+    transport: kind,
+    signal: overflow.signal,
+    listPage: (cursor, timeoutMs) =>
+      client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ToolsPageSchema, { timeout: timeoutMs, signal: overflow.signal }),
+    callTool: (name, args, timeoutMs) => client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, signal: overflow.signal }),
+    close,
+  };
+}
+
+/**
+ * The server's era, then its transport: server/discover first (unless a 2025 transport worked last time and this is
+ * no refresh), 2026-07-28 when the server offers it; else initialize on the transport that works. Throws what the
+ * last attempt threw.
+ */
+export async function connectUpstream(options: ConnectOptions): Promise<UpstreamConnection> {
+  if (options.prefer === "streamable-http-2026-07-28" && options.probeFirst !== true) return openModern(options, { probe: false });
+  if (options.prefer === undefined || options.prefer === "streamable-http-2026-07-28" || options.probeFirst === true) {
+    try {
+      return await openModern(options, { probe: true });
+    } catch (error) {
+      if (!(error instanceof NotModernServer)) throw error;
+    }
+  }
+  return connectLegacy(options);
 }
 
 /** initialize (and its notification) on the transport that works; throws what the last attempt threw. */
-export async function connectUpstream(options: ConnectOptions): Promise<UpstreamConnection> {
+async function connectLegacy(options: ConnectOptions): Promise<UpstreamConnection> {
   if (options.prefer === "sse") {
     try {
       return await open("sse", options);
@@ -137,12 +153,6 @@ export interface ListLimits {
   timeoutMs: number;
 }
 
-/**
- * A tools/list page read leniently: the SDK's listTools refuses the whole page for one tool its schema refuses (an
- * inputSchema without `type: "object"`, say), losing every tool of the server; core/upstream/mcpTool.ts reads each
- * tool and leaves out only the ones it cannot take, with the reason.
- */
-const ToolsPageSchema = z.object({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 /** Every page of tools/list, as the server sent its tools (read by core/upstream/mcpTool.ts). */
 export async function listAllTools(connection: UpstreamConnection, limits: ListLimits): Promise<unknown[]> {
@@ -156,11 +166,7 @@ export async function listAllTools(connection: UpstreamConnection, limits: ListL
     if (page >= limits.maxPages) throw new Error(`tools/list has more than ${limits.maxPages} pages`);
     const left = deadline - Date.now();
     if (left <= 0) throw new Error(`tools/list took more than ${limits.timeoutMs} ms (${page} pages)`);
-    const result = await connection.client.request(
-      { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-      ToolsPageSchema,
-      { timeout: left, signal: connection.signal },
-    );
+    const result = await connection.listPage(cursor, left);
     for (const tool of result.tools) tools.push(tool);
     if (tools.length > limits.maxTools) throw new Error(`the server lists more than ${limits.maxTools} tools`);
     bytes += JSON.stringify(result.tools).length;
@@ -177,7 +183,10 @@ export async function callUpstreamTool(
   args: Record<string, unknown>,
   timeoutMs: number,
 ): Promise<UpstreamToolResult> {
-  const result = await connection.client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs, signal: connection.signal });
+  const result = await connection.callTool(name, args, timeoutMs);
+  if (!isRecord(result)) throw new McpError(ErrorCode.InvalidRequest, "tools/call answered with something that is not an object");
+  const inputRequired = describeInputRequired(result);
+  if (inputRequired !== undefined) return { content: [{ type: "text", text: inputRequired }], isError: true };
   const structured: unknown = result.structuredContent;
   return {
     content: Array.isArray(result.content) ? result.content : [],

@@ -126,7 +126,7 @@ export class UpstreamObject extends DurableObject<Env> {
     let listed: unknown[];
     let transport: UpstreamTransport;
     try {
-      const connection = await this.openConnection(state, UPSTREAM_LIMITS.listResponseBytes);
+      const connection = await this.openConnection(state, UPSTREAM_LIMITS.listResponseBytes, undefined, true);
       transport = connection.transport;
       try {
         listed = await listAllTools(connection, {
@@ -319,7 +319,7 @@ export class UpstreamObject extends DurableObject<Env> {
     if (config.refreshSeconds !== undefined) void this.ctx.storage.setAlarm(Date.now() + config.refreshSeconds * 1000);
   }
 
-  private async openConnection(state: UpstreamHead, maxResponseBytes: number, onToolsChanged?: () => void): Promise<UpstreamConnection> {
+  private async openConnection(state: UpstreamHead, maxResponseBytes: number, onToolsChanged?: () => void, probeFirst = false): Promise<UpstreamConnection> {
     const { config } = state;
     return connectUpstream({
       url: config.url,
@@ -327,6 +327,7 @@ export class UpstreamObject extends DurableObject<Env> {
       headers: secretHeaderValues(config.headers, { ...this.env }),
       timeoutMs: config.timeoutMs,
       ...(state.transport ? { prefer: state.transport } : {}),
+      probeFirst,
       ...(onToolsChanged ? { onToolsChanged } : {}),
     });
   }

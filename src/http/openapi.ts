@@ -85,7 +85,7 @@ const upstreamBody = obj({
 }, ["url"], { additionalProperties: false });
 const upstreamSummaryProperties: Record<string, Schema> = {
   id: str, url: str, prefix: str, status: { enum: ["pending", "ok", "failing", "skipped"] }, tools: int, quarantined: int, rejected: int,
-  transport: { enum: ["streamable-http", "sse", null] }, lastRefresh: { type: ["string", "null"] }, lastError: { type: ["string", "null"] },
+  transport: { enum: ["streamable-http-2026-07-28", "streamable-http", "sse", null] }, lastRefresh: { type: ["string", "null"] }, lastError: { type: ["string", "null"] },
   lastErrorAt: { type: ["string", "null"] }, consecutiveFailures: int, skippedUntil: { type: ["string", "null"] },
   refreshSeconds: { type: ["integer", "null"] }, newTools: { enum: ["accept", "quarantine"] },
 };
