@@ -8,7 +8,7 @@ import type { ConfirmationRequest, ToolResult } from "../../src/core/types.ts";
 import { approvalKey, openApprovalToken, sealApprovalToken } from "../../src/http/approvalLinks.ts";
 import type { ApprovalToken } from "../../src/http/approvalLinks.ts";
 import { loadSettings } from "../../src/isolate/settings.ts";
-import { connect, confirmationOf, textOf, warmUp } from "../mcp/helpers.ts";
+import { approvalUrlOf, confirmationOf, connect, textOf, warmUp } from "../mcp/helpers.ts";
 import { api, BASE, json, ownerToken, sessionId, token } from "./helpers.ts";
 
 type ExecuteBody = Pick<ToolResult, "content" | "isError" | "confirmation">;
@@ -53,8 +53,8 @@ async function tokenOf(url: string): Promise<ApprovalToken> {
   return opened;
 }
 
-async function linkFor(token: ApprovalToken): Promise<string> {
-  return `${BASE}/v1/approvals/${await sealApprovalToken(await testKey(), token)}`;
+async function linkFor(sealed: ApprovalToken): Promise<string> {
+  return `${BASE}/v1/approvals/${await sealApprovalToken(await testKey(), sealed)}`;
 }
 
 /** The echoed request body of a call that ran (the remote /echo answers with what it received). */
@@ -213,10 +213,11 @@ describe("over MCP without elicitation", () => {
     const held = await client.callTool({ name: TOOL, arguments: ARGS });
     expect(held.isError).toBe(true);
     const confirmation = confirmationOf(held);
-    const structured = held.structuredContent as { approval: { url: string; path: string }; confirmation: { approvalUrl: string } };
-    const url = structured.approval.url;
-    expect(structured.confirmation.approvalUrl).toBe(url);
-    expect(structured.approval.path).toBe(`/v1/sessions/${sid}/confirmations/${confirmation.id}`);
+    const url = approvalUrlOf(held);
+    expect(held.structuredContent).toMatchObject({
+      confirmation: { id: confirmation.id, approvalUrl: url },
+      approval: { url, method: "POST", path: `/v1/sessions/${sid}/confirmations/${confirmation.id}` },
+    });
     expect(textOf(held)).toBe(texts("en").mcp.approveOverHttp(TOOL, confirmation.id, sid, "always", url));
     expect(textOf(held)).toContain(url);
     expect(await (await open(url)).text()).toContain("Q3 report⟦U+202E⟧gpj.exe");
