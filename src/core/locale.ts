@@ -30,7 +30,7 @@ export interface McpTexts {
    */
   instructions: (listGrows: boolean) => string;
   /** A held call, for a client without elicitation: how a person approves it over HTTP, then the model retries. */
-  approveOverHttp(name: string, id: string, sessionId: string, mode: "session" | "always"): string;
+  approveOverHttp(name: string, id: string, sessionId: string, mode: "session" | "always", approvalUrl?: string): string;
   /**
    * The question an elicitation asks the user; `args` is the JSON of the (bounded) arguments preview, `hidden` the
    * paths of the arguments that hold hidden characters (shown in `args` as markers such as `⟦U+202E⟧`).
@@ -177,10 +177,14 @@ const en: Texts = {
         : "toolgate: more tools exist than this list shows, and the list stays the same. Call search_tools with keywords " +
           "to find one: its result carries each tool's full definition. Then run the tool with call_tool " +
           "({name, arguments}). Some tools wait for the user's approval before they run.",
-    approveOverHttp: (name, id, sessionId, mode) =>
+    approveOverHttp: (name, id, sessionId, mode, approvalUrl) =>
       `Tool "${name}" waits for the user's approval ` +
       (mode === "session" ? "for this session" : "for this one call") +
-      `. It has not run. Confirmation id: ${id}. Ask the user to approve it: POST /v1/sessions/${sessionId}/confirmations/${id} ` +
+      `. It has not run. Confirmation id: ${id}. ` +
+      (approvalUrl !== undefined
+        ? `Give the user this link to approve or deny it in a browser (it works once, for a few minutes): ${approvalUrl} . Or approve it over HTTP: `
+        : "Ask the user to approve it: ") +
+      `POST /v1/sessions/${sessionId}/confirmations/${id} ` +
       'with {"approve": true} and the same token. After they approve, call the tool again with the same arguments; ' +
       "do not retry before.",
     elicitation: (name, description, args, mode, hidden = []) =>
@@ -262,9 +266,11 @@ const zh: Texts = {
           "部分工具须经用户确认才会执行。"
         : "toolgate：可用工具多于此列表所示，且此列表不会变化。请用关键词调用 search_tools 查找，结果中含每个工具的完整定义；" +
           "然后用 call_tool（{name, arguments}）执行该工具。部分工具须经用户确认才会执行。",
-    approveOverHttp: (name, id, sessionId, mode) =>
+    approveOverHttp: (name, id, sessionId, mode, approvalUrl) =>
       `工具「${name}」需要用户确认` + (mode === "session" ? "（本会话内有效）" : "（仅本次调用）") +
-      `，尚未执行。确认编号：${id}。请用户以同一令牌调用 POST /v1/sessions/${sessionId}/confirmations/${id}，` +
+      `，尚未执行。确认编号：${id}。` +
+      (approvalUrl !== undefined ? `请把此链接交给用户，在浏览器中批准或拒绝（仅可使用一次，几分钟内有效）：${approvalUrl} 。或者：` : "") +
+      `请用户以同一令牌调用 POST /v1/sessions/${sessionId}/confirmations/${id}，` +
       '请求体 {"approve": true}。用户确认后，再以相同参数调用该工具；确认前不要重试。',
     elicitation: (name, description, args, mode, hidden = []) =>
       `允许执行工具「${name}」吗？` + (mode === "session" ? "（本会话内有效）" : "（仅本次，使用以下参数）") +

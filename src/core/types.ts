@@ -117,6 +117,11 @@ export interface ConfirmationRequest extends OpenConfirmation {
   arguments: JsonValue;
   /** The paths of the arguments holding hidden characters (absent when none does): the approver is warned. */
   hiddenCharacters?: string[];
+  /**
+   * A signed, single-use link where the user approves or denies this call in a browser (set by the gateway's shell
+   * when it can sign one; absent otherwise).
+   */
+  approvalUrl?: string;
 }
 
 /** Runs a tool in-process. Returns the text handed back to the model. */

@@ -22,7 +22,7 @@ import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { runSearchTools } from "../core/turn/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
-import type { OpenConfirmation, ToolCallContext, ToolDefinition, ToolOutcome } from "../core/types.ts";
+import type { ConfirmationRequest, OpenConfirmation, ToolCallContext, ToolDefinition, ToolOutcome } from "../core/types.ts";
 import { parseSessionObjectName } from "./names.ts";
 import { PendingAnswers } from "./pendingAnswers.ts";
 import type { AnswerDelivery } from "./pendingAnswers.ts";
@@ -46,7 +46,12 @@ const KEY = {
   indexed: "indexedByPrincipal",
   ttlMs: "ttlMs",
   mcp: "mcp",
+  /** What the approval page shows for each pending confirmation that has an approval link (by confirmation id). */
+  approvalViews: "approvalViews",
 } as const;
+
+/** Most approval pages kept at once (older ones go first); a confirmation past it is approved over HTTP only. */
+const MAX_APPROVAL_VIEWS = 32;
 
 /**
  * Stored values every call reads (SessionObject.readKnown), by key. Not the last activity: the alarm and the tests
@@ -335,6 +340,29 @@ export class SessionObject extends DurableObject<Env> {
     const state = this.ctx.storage.kv.get<GrantState>(KEY.grants);
     const pending = new ConfirmationLedger(state).pendingAt(Date.now()).find((entry) => entry.id === id);
     return pending ? { tool: pending.tool, arguments: pending.arguments } : null;
+  }
+
+  /**
+   * Keeps what the approval page of a pending confirmation shows (the confirmation as the guard made it: tool,
+   * description, marked arguments); answers its binding, or null when it is not pending (no page is kept then).
+   */
+  async keepApprovalView(view: ConfirmationRequest, config: GatewayConfig): Promise<GrantBinding | null> {
+    const binding = this.confirmationBinding(view.id);
+    if (binding === null) return null;
+    const now = Date.now();
+    const kept = Object.entries(this.ctx.storage.kv.get<Record<string, ConfirmationRequest>>(KEY.approvalViews) ?? {})
+      .filter(([id, entry]) => id !== view.id && entry.expiresAt > now)
+      .slice(-(MAX_APPROVAL_VIEWS - 1));
+    this.ctx.storage.kv.put(KEY.approvalViews, Object.fromEntries([...kept, [view.id, view]]));
+    await this.afterWrite(config);
+    return binding;
+  }
+
+  /** A pending confirmation's approval page and binding; null once it was answered, expired, or has no page. */
+  approvalView(id: string): { view: ConfirmationRequest; binding: GrantBinding } | null {
+    const binding = this.confirmationBinding(id);
+    const view = this.ctx.storage.kv.get<Record<string, ConfirmationRequest>>(KEY.approvalViews)?.[id];
+    return binding !== null && view !== undefined ? { view, binding } : null;
   }
 
   async consumeGrant(capability: string, binding: GrantBinding, config: GatewayConfig): Promise<boolean> {

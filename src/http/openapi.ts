@@ -32,6 +32,8 @@ export interface Operation {
   body?: Schema;
   /** The successful answers: status → description and schema. */
   ok: Record<number, { description: string; schema: Schema }>;
+  /** The answers' media type when not JSON (an HTML page). */
+  contentType?: string;
   errors: readonly ErrorCode[];
   examples: readonly OperationExample[];
 }
@@ -260,6 +262,20 @@ export const OPERATIONS: readonly Operation[] = [
     errors: [...CALLER, ...BODY, "invalid_session_id", "rate_limited", "confirmation_not_found", "confirmation_expired"],
     examples: [{ summary: "an unknown id", token: "user", params: { sid: "openapi-confirm", id: "none" }, body: { approve: true }, status: 404 }],
   },
+  ...(["GET", "POST"] as const).map((method): Operation => ({
+    method, path: "/v1/approvals/:token", open: true, contentType: "text/html",
+    summary: method === "GET"
+      ? "The approval page of a held call (the link's token is its credential; changes nothing)"
+      : "Approves or denies the held call once (an application/x-www-form-urlencoded form: decision=approve|deny)",
+    ok: {
+      200: { description: "the page, or the answer taken", schema: str },
+      400: { description: "no decision in the form (a page)", schema: str },
+      403: { description: "a link this gateway did not sign, or changed (a page)", schema: str },
+      410: { description: "expired, already used, or nothing pending matches it (a page)", schema: str },
+    },
+    errors: ["method_not_allowed", "misconfigured"],
+    examples: [{ summary: "a forged link", token: "none", params: { token: "forged" }, status: 403 }],
+  })),
   {
     method: "POST", path: "/v1/memory/clear", summary: "Forgets the discovered tools of one session or all",
     body: obj({ scope: { enum: ["session", "all"] }, sessionId: str }, ["scope"]),
@@ -331,7 +347,7 @@ function operationObject(operation: Operation): Schema {
   ];
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(operation.ok)) {
-    responses[status] = { description: answer.description, content: { "application/json": { schema: answer.schema } } };
+    responses[status] = { description: answer.description, content: { [operation.contentType ?? "application/json"]: { schema: answer.schema } } };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of operation.errors) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);

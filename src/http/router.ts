@@ -8,6 +8,7 @@ import { withCaller } from "./stage.ts";
 import type { CallerHandler } from "./stage.ts";
 import { clearMemory, health, wrapUntrusted } from "./routes/misc.ts";
 import { openApiDocument } from "./openapi.ts";
+import { answerApproval, approvalPage } from "./routes/approvals.ts";
 import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
 import { prepare } from "./routes/prepare.ts";
@@ -66,6 +67,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/sessions/:sid/search", methods: [["POST", search]] },
   { path: "/v1/sessions/:sid/execute", methods: [["POST", execute]] },
   { path: "/v1/sessions/:sid/confirmations/:id", methods: [["POST", resolveConfirmation]] },
+  // The approval page of a held call: its token is its credential (approvalLinks.ts), so no caller stage.
+  { path: "/v1/approvals/:token", open: true, methods: [["GET", approvalPage], ["POST", answerApproval]] },
   { path: "/v1/memory/clear", methods: [["POST", clearMemory]] },
   { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
   { path: "/v1/stats", methods: [["GET", stats]] },

@@ -19,6 +19,8 @@ export interface Call {
   principal: Principal;
   /** The request's context, for work after the answer (usage figures); absent where a face has none. */
   ctx?: ExecutionContext;
+  /** The request's origin (`https://host`), for links the gateway hands out (approval links). */
+  origin?: string;
 }
 
 /** A route handler that has a caller (the stage ran first). */
@@ -42,7 +44,7 @@ export async function callerStage(request: Request, env: Env): Promise<Call> {
     ? await (await import("./oauth/token.ts")).principalOfIssuedToken(issued, request, env)
     : await authenticate(authorization, settings.auth);
   refuseBanned(principal);
-  return { env, settings, principal };
+  return { env, settings, principal, origin: new URL(request.url).origin };
 }
 
 /**

@@ -5,6 +5,7 @@
 // arguments' digest, and a short expiry. Opening it checks the MAC in constant time before reading anything.
 import { isRecord } from "../core/records.ts";
 import type { Settings } from "../isolate/settings.ts";
+import { seal, signingKey, unseal } from "../isolate/signingKeys.ts";
 
 /** Longest life of a request state (the confirmation's own expiry may be shorter). */
 export const REQUEST_STATE_MAX_MS = 10 * 60_000;
@@ -29,52 +30,16 @@ export interface RequestState {
 
 export type OpenedState = { ok: true; state: RequestState } | { ok: false; problem: "forged" };
 
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-}
-
-const keys = new WeakMap<Settings, Promise<CryptoKey>>();
-
-async function importKey(secret: Uint8Array, derive: boolean): Promise<CryptoKey> {
-  let raw = secret;
-  if (derive) {
-    const master = await crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    raw = new Uint8Array(await crypto.subtle.sign("HMAC", master, new TextEncoder().encode(DERIVATION_LABEL)));
-  }
-  return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-}
-
 /**
  * The HMAC key of this deployment's request states: MCP_STATE_SECRET, else one derived from AUTH_JWT_SECRET;
  * undefined when neither is set (approvals then go the HTTP way, as for a client that cannot be asked).
  */
 export function requestStateKey(settings: Settings): Promise<CryptoKey> | undefined {
-  const known = keys.get(settings);
-  if (known) return known;
-  const own = settings.mcpStateSecret;
-  const secret = own ?? settings.auth.secret;
-  if (secret === undefined) return undefined;
-  const key = importKey(secret, own === undefined);
-  keys.set(settings, key);
-  return key;
+  return signingKey(settings, { label: DERIVATION_LABEL, ownSecretAsIs: true });
 }
 
 export async function sealRequestState(key: CryptoKey, state: RequestState): Promise<string> {
-  const payload = new TextEncoder().encode(JSON.stringify({ v: VERSION, ...state }));
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, payload));
-  return `${toBase64Url(payload)}.${toBase64Url(mac)}`;
+  return seal(key, { v: VERSION, ...state });
 }
 
 function readState(value: unknown): RequestState | undefined {
@@ -92,20 +57,6 @@ function readState(value: unknown): RequestState | undefined {
 export async function openRequestState(key: CryptoKey, text: string): Promise<OpenedState> {
   const forged = { ok: false, problem: "forged" } as const;
   // A sealed state is a few hundred characters; anything far longer was not made here.
-  if (text.length > 4096) return forged;
-  const [payloadText, macText, ...rest] = text.split(".");
-  if (payloadText === undefined || macText === undefined || rest.length > 0) return forged;
-  const payload = fromBase64Url(payloadText);
-  const mac = fromBase64Url(macText);
-  if (payload === undefined || mac === undefined) return forged;
-  // crypto.subtle.verify compares in constant time.
-  if (!(await crypto.subtle.verify("HMAC", key, mac, payload))) return forged;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(payload));
-  } catch {
-    return forged;
-  }
-  const state = readState(parsed);
+  const state = readState(await unseal(key, text, 4096));
   return state ? { ok: true, state } : forged;
 }

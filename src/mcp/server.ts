@@ -24,6 +24,7 @@ import { sessionStub } from "../durable/stubs.ts";
 import type { Call } from "../http/stage.ts";
 import { HttpError } from "../http/errors.ts";
 import { enforceRateLimit } from "../http/limits.ts";
+import { approvalUrl } from "../http/approvalLinks.ts";
 import { callTool as callThroughGuard } from "../http/toolCall.ts";
 import type { CallOptions } from "../http/toolCall.ts";
 import { recordTurn } from "../http/usage.ts";
@@ -119,16 +120,22 @@ export function fromToolResult(result: ToolResult): CallToolResult {
   return textResult(result.content, result.isError);
 }
 
-/** A held call for a client that cannot be asked (or did not answer): the confirmation, and how a person approves it. */
-export function held(scope: McpScope, confirmation: ConfirmationRequest): CallToolResult {
+/**
+ * A held call for a client that cannot be asked (or did not answer): the confirmation, and how a person approves it:
+ * the approval link a user opens (when the gateway can sign one), or the HTTP route with the caller's token.
+ */
+export async function held(scope: McpScope, confirmation: ConfirmationRequest): Promise<CallToolResult> {
   const t = texts(scope.call.settings.config.locale).mcp;
+  const url = await approvalUrl(scope.call, scope.sessionId, confirmation);
   return {
-    ...textResult(t.approveOverHttp(confirmation.tool, confirmation.id, scope.sessionId, confirmation.mode), true),
+    ...textResult(t.approveOverHttp(confirmation.tool, confirmation.id, scope.sessionId, confirmation.mode, url), true),
     structuredContent: {
-      confirmation: { ...confirmation },
-      // What a client without elicitation can do, spelled out for code: the route a person's approval goes to (with
-      // the caller's own token), then the same call again. The framework adapters of @toolgate/client wire this.
+      confirmation: { ...confirmation, ...(url !== undefined ? { approvalUrl: url } : {}) },
+      // What a client without elicitation can do, spelled out for code: the link the user opens (`url`, single-use),
+      // or the route a person's approval goes to (with the caller's own token); then the same call again. The
+      // framework adapters of @toolgate/client wire this.
       approval: {
+        ...(url !== undefined ? { url } : {}),
         method: "POST",
         path: `/v1/sessions/${encodeURIComponent(scope.sessionId)}/confirmations/${encodeURIComponent(confirmation.id)}`,
         approve: { approve: true },
@@ -192,7 +199,7 @@ async function confirmThenRun(
   if (!outcome.ok) return textResult(t.approvalLost(name), true);
   // The approval covers exactly this call (its tool and, for `always`, its arguments): run it once through the guard.
   const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups, callOptions(scope));
-  return result.confirmation ? held(scope, result.confirmation) : fromToolResult(result);
+  return result.confirmation ? await held(scope, result.confirmation) : fromToolResult(result);
 }
 
 /** call_tool is a meta-tool on MCP when `mcp.callTool` is on, or when the tool list is "fixed" (it is listed then). */

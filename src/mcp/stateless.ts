@@ -207,7 +207,7 @@ async function askApproval(request: CallRequest, confirmation: ConfirmationReque
     ? await sessionStub(call.env, call.principal.id, sessionId).confirmationBinding(confirmation.id)
     : null;
   const digest = await argumentsDigest(args);
-  if (!key || binding === null || digest === undefined) return completeResult(held(scope, confirmation), SERVER_INFO);
+  if (!key || binding === null || digest === undefined) return completeResult(await held(scope, confirmation), SERVER_INFO);
   const state: RequestState = {
     principal: call.principal.id,
     session: sessionId,
@@ -257,7 +257,7 @@ async function retry(request: CallRequest, sealed: string, responses: unknown): 
   const binding = { tool: state.toolDigest, arguments: state.boundArgumentsDigest };
   if (answer === "cancel") {
     const pending = await callThroughGuard(call, sessionId, name, args, scope.groups, callOptions(scope));
-    return completeResult(pending.confirmation ? held(scope, pending.confirmation) : callResult(name, pending), SERVER_INFO);
+    return completeResult(pending.confirmation ? await held(scope, pending.confirmation) : callResult(name, pending), SERVER_INFO);
   }
   const outcome = await session.resolveConfirmation(state.confirmation, answer === "accept", call.settings.config, binding);
   const t = texts(call.settings.config.locale).mcp;

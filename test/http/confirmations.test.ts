@@ -93,6 +93,7 @@ describe("an always confirmation approves exactly the arguments the user saw", (
       tool: TRANSFER,
       description: "Transfers money to a payee.",
       arguments: LANDLORD,
+      approvalUrl: expect.stringMatching(/^http:\/\/toolgate\.test\/v1\/approvals\/[\w-]+\.[\w-]+$/) as unknown,
     });
 
     // While the card is open, the model calls again with B: that is another confirmation, with B on it.

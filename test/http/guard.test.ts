@@ -75,7 +75,7 @@ function pendingOf(body: ExecuteBody, name: string, mode: "session" | "always"):
   expect(body.isError).toBe(false);
   const confirmation = body.confirmation;
   if (!confirmation) throw new Error(`no confirmation in ${JSON.stringify(body)}`);
-  expect(Object.keys(confirmation).toSorted()).toEqual(["arguments", "capability", "description", "expiresAt", "id", "mode", "tool"]);
+  expect(Object.keys(confirmation).toSorted()).toEqual(["approvalUrl", "arguments", "capability", "description", "expiresAt", "id", "mode", "tool"]);
   expect(confirmation).toMatchObject({ capability: `tool:${name}`, mode, tool: name });
   expect(body.content).toBe(t.needsConfirmation(name, `tool:${name}`, mode));
   return confirmation;

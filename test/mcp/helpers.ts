@@ -133,6 +133,15 @@ export function confirmationOf(result: unknown): HeldConfirmation {
   };
 }
 
+/** The approval link in a held call's structuredContent (`approval.url`); fails when there is none. */
+export function approvalUrlOf(result: unknown): string {
+  const structured = isRecord(result) ? result["structuredContent"] : undefined;
+  const approval = isRecord(structured) ? structured["approval"] : undefined;
+  const url = isRecord(approval) ? approval["url"] : undefined;
+  if (typeof url !== "string") throw new Error(`no approval link in ${JSON.stringify(result)}`);
+  return url;
+}
+
 /**
  * The Worker loads its MCP modules on the first /mcp request (src/http/router.ts); in the tests that first load
  * transforms the SDK, which can take seconds: a beforeAll with a long timeout pays it, not the first test.

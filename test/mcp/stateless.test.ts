@@ -12,7 +12,7 @@ import { requestStateKey, sealRequestState } from "../../src/mcp/requestState.ts
 import { CONFIRM_INPUT_KEY, SERVED_PROTOCOL_VERSIONS, SESSION_META_KEY, STATELESS_SESSION_ID } from "../../src/mcp/stateless.ts";
 import { api } from "../http/helpers.ts";
 import { registerMcpTestTools } from "./fixtures.ts";
-import { confirmationOf, connect, principal, textOf, warmUp } from "./helpers.ts";
+import { approvalUrlOf, confirmationOf, connect, principal, textOf, warmUp } from "./helpers.ts";
 import { connectV2, expectSchema, modernAnswer, modernMeta, modernRpc, needsSchema } from "./modernHelpers.ts";
 import type { Negotiation } from "./modernHelpers.ts";
 
@@ -155,7 +155,7 @@ describe("approvals as multi-round-trip requests (v2 client, 2026-07-28)", () =>
     const held = await client.callTool({ name: "mcp_stamp", arguments: { text: "later" } });
     expect(held.isError).toBe(true);
     const confirmation = confirmationOf(held);
-    expect(textOf(held)).toBe(t.mcp.approveOverHttp("mcp_stamp", confirmation.id, STATELESS_SESSION_ID, "always"));
+    expect(textOf(held)).toBe(t.mcp.approveOverHttp("mcp_stamp", confirmation.id, STATELESS_SESSION_ID, "always", approvalUrlOf(held)));
     await client.close();
   });
 

@@ -10,7 +10,7 @@ import { texts } from "../../src/core/locale.ts";
 import { api, json } from "../http/helpers.ts";
 import { CALL_TOOL_NAME } from "../../src/core/turn/callTool.ts";
 import { SEARCH_RESULT_SCHEMA } from "../../src/mcp/tools.ts";
-import { confirmationOf, connect, principal, textOf, warmUp } from "./helpers.ts";
+import { approvalUrlOf, confirmationOf, connect, principal, textOf, warmUp } from "./helpers.ts";
 import type { Connected } from "./helpers.ts";
 import { registerMcpTestTools } from "./fixtures.ts";
 
@@ -230,7 +230,7 @@ describe("confirmations", () => {
     expect(held.isError).toBe(true);
     const confirmation = confirmationOf(held);
     expect(confirmation).toMatchObject({ tool: "mcp_stamp", mode: "always", capability: "tool:mcp_stamp", arguments: { text: "deed" } });
-    expect(textOf(held)).toBe(t.mcp.approveOverHttp("mcp_stamp", confirmation.id, sessionId, "always"));
+    expect(textOf(held)).toBe(t.mcp.approveOverHttp("mcp_stamp", confirmation.id, sessionId, "always", approvalUrlOf(held)));
     // The same, for code: the route, the bodies, and what to do next.
     expect(held.structuredContent).toMatchObject({
       approval: { method: "POST", path: `/v1/sessions/${sessionId}/confirmations/${confirmation.id}`, approve: { approve: true }, deny: { approve: false } },
@@ -276,7 +276,7 @@ describe("confirmations", () => {
     expect(asked).toHaveLength(3);
     expect(cancelled.isError).toBe(true);
     const pending = confirmationOf(cancelled);
-    expect(textOf(cancelled)).toBe(t.mcp.approveOverHttp("mcp_wipe", pending.id, sessionId, "always"));
+    expect(textOf(cancelled)).toBe(t.mcp.approveOverHttp("mcp_wipe", pending.id, sessionId, "always", approvalUrlOf(cancelled)));
     const approved = await api(`/v1/sessions/${sessionId}/confirmations/${pending.id}`, { token, body: { approve: true } });
     expect(approved.status).toBe(200);
     await client.close();

@@ -57,6 +57,11 @@ export interface ConfirmationRequest {
   arguments: JsonValue;
   /** The paths of the arguments holding hidden characters (absent when none does): warn the person approving. */
   hiddenCharacters?: string[];
+  /**
+   * A signed, single-use link where the user approves or denies this call in a browser (absent when the gateway has
+   * no signing secret). After the user answers there, call the tool again with the same arguments: it runs once.
+   */
+  approvalUrl?: string;
 }
 
 /** The `search_tools` result. */

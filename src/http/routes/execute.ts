@@ -3,6 +3,7 @@
 import { isRecord } from "../../core/records.ts";
 import { fitToolName } from "../../core/tools/toolNames.ts";
 import { readJsonObject, refuseTooDeep } from "../body.ts";
+import { withApprovalUrl } from "../approvalLinks.ts";
 import { badField } from "../errors.ts";
 import { readEnabledGroups } from "../groups.ts";
 import type { RouteRequest } from "../request.ts";
@@ -52,6 +53,6 @@ export async function execute(request: RouteRequest, call: Call): Promise<Respon
   return Response.json({
     content: result.content,
     isError: result.isError,
-    ...(result.confirmation ? { confirmation: result.confirmation } : {}),
+    ...(result.confirmation ? { confirmation: await withApprovalUrl(call, sessionId, result.confirmation) } : {}),
   });
 }
