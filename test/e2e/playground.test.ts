@@ -308,9 +308,9 @@ describe("the playground page", () => {
   it("shows hidden characters on the approval card as markers, and names the arguments that hold them", async () => {
     await runTool("delete_file", { path: "Q3 report\u202Egpj.exe" });
     const approval = ui.result().getByRole("group", { name: "The guard holds this call for your approval" });
-    await approval.waitFor();
+    // The card of the call before (asked again) stays until this call's answer replaces it.
     // Displayed as it is, the override would show "Q3 reportexe.jpg".
-    expect(JSON.parse(await approval.locator(".approval-arguments").innerText())).toEqual({ path: "Q3 report⟦U+202E⟧gpj.exe" });
+    await expect.poll(async () => JSON.parse(await approval.locator(".approval-arguments").innerText())).toEqual({ path: "Q3 report⟦U+202E⟧gpj.exe" });
     expect(await approval.innerText()).not.toContain("\u202E");
     expect(await approval.locator("[data-approval=hidden]").innerText()).toBe(
       "Warning: hidden characters (shown as ⟦U+…⟧ above) in path. They run exactly as sent.",
