@@ -28,11 +28,15 @@ export function nameKey(text: string): string {
   return words.join(" ");
 }
 
-/** How closely a query names a tool, best first: its name as written, ignoring case, its words, its own name's words. */
-const EXACT = 0;
-const IGNORING_CASE = 1;
-const WORDS = 2;
-const OWN_NAME_WORDS = 3;
+/**
+ * How closely a query names a tool, best first: its name as written (with its punctuation: `a_` is not `a`), then
+ * without surrounding punctuation, ignoring case, its words, its own name's words.
+ */
+const AS_WRITTEN = 0;
+const EXACT = 1;
+const IGNORING_CASE = 2;
+const WORDS = 3;
+const OWN_NAME_WORDS = 4;
 
 /** Names by their words (nameKey), and by their own name's words for `server__name` tools. */
 export class NameLookup {
@@ -49,7 +53,7 @@ export class NameLookup {
 
   /**
    * The tools `query` names, best first: the whole query as a name, then each identifier-like word of it; for each,
-   * the closest matches first (EXACT to OWN_NAME_WORDS), ties in catalog order.
+   * the closest matches first (AS_WRITTEN to OWN_NAME_WORDS), ties in catalog order.
    */
   named(query: string): string[] {
     const found: string[] = [];
@@ -60,7 +64,10 @@ export class NameLookup {
       if (key === "") return;
       const candidates: { name: string; closeness: number }[] = [];
       for (const name of this.#byKey.get(key) ?? []) {
-        candidates.push({ name, closeness: name === bare ? EXACT : name.toLowerCase() === bare.toLowerCase() ? IGNORING_CASE : WORDS });
+        const lower = name.toLowerCase();
+        const closeness = name === text ? AS_WRITTEN : name === bare ? EXACT
+          : lower === text.toLowerCase() || lower === bare.toLowerCase() ? IGNORING_CASE : WORDS;
+        candidates.push({ name, closeness });
       }
       for (const name of this.#byOwnKey.get(key) ?? []) candidates.push({ name, closeness: OWN_NAME_WORDS });
       // A stable sort: ties stay in catalog order.

@@ -52,6 +52,15 @@ describe.each(MODES)("a request that names a tool (%s)", (mode) => {
     expect(index.search("add").slice(0, 2)).toEqual(["everything__add", "calculator__add"]);
   });
 
+  it("puts the name as written first when punctuation alone tells two names apart", () => {
+    // fast-check found it: with `a_` and `a` in the catalog, the request `a_` named `a` first.
+    for (const names of [["a_", "a"], ["a", "a_"]]) {
+      const small = createSearchIndex(mode, names.map((name) => tool(name)));
+      expect(small.search("a_")[0]).toBe("a_");
+      expect(small.search("a")[0]).toBe("a");
+    }
+  });
+
   it("finds a tool named by an identifier inside a longer request", () => {
     expect(first("please call get_weather for Paris")).toBe("get_weather");
     expect(first(`${"tell me about the weather in Paris and in every other city of France. ".repeat(5)}Use get_weather.`)).toBe("get_weather");
