@@ -162,7 +162,9 @@ function discover(call: Call): object {
     supportedVersions: [...SERVED_PROTOCOL_VERSIONS],
     // toolgate sends no log notifications (notifications/message), so it offers no logging.
     capabilities: { tools: { listChanged: true } },
-    instructions: texts(call.settings.config.locale).mcp.instructions,
+    // A request without a session sees a list that stays the same: search_tools' result carries the definitions and
+    // call_tool runs them (a named session's list also grows, and call_tool works there too).
+    instructions: texts(call.settings.config.locale).mcp.instructions(false),
     ttlMs: DISCOVER_TTL_MS,
     // The answer is the same for every caller, but it was given to an authenticated one: keep it in that context.
     cacheScope: "private",

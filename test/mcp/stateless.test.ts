@@ -275,6 +275,8 @@ describe("headers, versions and methods of the modern revision", () => {
     const token = await caller("discover");
     const answer = resultOf(await modernAnswer(await modernRpc(token, "server/discover", {}), "server/discover"));
     expect(answer).toMatchObject({ resultType: "complete", supportedVersions: [...SERVED_PROTOCOL_VERSIONS], capabilities: { tools: { listChanged: true } } });
+    // The instructions are text (they once were the function that makes them, which JSON drops).
+    expect(answer["instructions"]).toBe(t.mcp.instructions(false));
     expect(SERVED_PROTOCOL_VERSIONS.slice(0, 2)).toEqual(["2026-07-28", "2025-11-25"]);
   });
 
