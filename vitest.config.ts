@@ -125,5 +125,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**"],
+    // The word-vector table for core code reached without the Worker's entry (src/index.ts provides it otherwise).
+    setupFiles: ["test/support/wordVectors.ts"],
   },
 });

@@ -20,6 +20,7 @@ import { runSearchTools } from "../src/core/turn/searchTools.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { registrableCatalog } from "./catalog.ts";
 import { summarize, timed } from "./stats.ts";
+import { provideWordVectorsFromFile } from "./wordVectors.ts";
 
 const QUERY = "find the current stock price of a company and send it by email";
 const MESSAGE = "What will the weather be in Paris tomorrow? Also find the current stock price of a company.";
@@ -64,6 +65,8 @@ function isMeasure(value: unknown): value is { wall: number; cpu: number } {
 
 /** The child's one measured request. */
 function child(file: string, mode: SearchMode, task: string): void {
+  // As a Worker starts: the table's bytes in memory, decoded on first use.
+  provideWordVectorsFromFile();
   const config = { ...defaultConfig(), searchMode: mode, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
   const bytes = new Uint8Array(readFileSync(file));
   const fingerprint = snapshotFingerprint(mode, "en", false);

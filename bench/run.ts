@@ -33,6 +33,10 @@ import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { upstreamSection, type UpstreamSection } from "./upstream.ts";
 import { QUALITY_METHOD, qualitySection, qualityTargets } from "./quality.ts";
 import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
+import { provideWordVectorsFromFile } from "./wordVectors.ts";
+
+// The ranked mode's word vectors, as the Worker provides them (bench/wordVectors.ts).
+provideWordVectorsFromFile();
 
 const { values: flags } = parseArgs({
   options: {

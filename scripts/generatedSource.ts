@@ -1,4 +1,4 @@
-// Helpers of the scripts that generate source files (pertainyms.ts, embeddings.ts).
+// Helpers of the scripts that generate source files (pertainyms.ts).
 
 /** `items` joined by spaces into lines of at most `width` characters (an item longer than that has a line of its own). */
 export function wrapWords(items: Iterable<string>, width: number): string[] {

@@ -13,9 +13,9 @@ declare const crypto: {
 declare class TextEncoder {
   encode(input?: string): Uint8Array;
 }
-// Base64 to a byte per character (search/semantic.ts reads its word vectors so).
+// Base64 to a byte per character (mcp/modern.ts reads Base64-sentinel header values).
 declare function atob(data: string): string;
-// UTF-8 decoding: index snapshots (search/snapshotCodec.ts); bad bytes refused (mcp/modern.ts reads Base64-sentinel
+// UTF-8 decoding: index snapshots (search/snapshotCodec.ts), the word-vector table's words (search/wordVectors.ts); bad bytes refused (mcp/modern.ts reads Base64-sentinel
 // header values).
 declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });

@@ -1,5 +1,5 @@
 // The ranked mode's semantic half (docs/search.md, "How the minisearch mode ranks"): a tool and a query are each the weighted
-// average of their words' vectors (embeddings.ts: 15,000 common English words from GloVe, 48 dimensions, int8), and
+// average of their words' vectors (wordVectors.ts: 15,000 common English words from GloVe, 48 dimensions, int8), and
 // a tool's semantic score is the cosine of the two. It finds the tools a query shares no word with ("plan a
 // celebration" → a gift tool), which the lexical half cannot. A word weighs its rarity in English (SIF: a / (a + p),
 // p its Zipf probability from its frequency rank), so a tool's vector depends on its own text only: an update computes
@@ -8,7 +8,7 @@
 // (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog. The query side also
 // reads the vectors word by word: how central each word is to the query (wordCentralities), and a word's near words
 // (nearWords), which depend on the table only.
-import { EMBEDDING_DIMENSIONS, EMBEDDING_SCALES, EMBEDDING_VECTORS, EMBEDDING_WORDS } from "./embeddings.ts";
+import { EMBEDDING_DIMENSIONS, wordVectors } from "./wordVectors.ts";
 import { MAX_CACHED_TERM_LENGTH } from "./analyze.ts";
 import { isStopWord } from "./stemmer.ts";
 import type { ToolWords } from "./bm25Postings.ts";
@@ -35,23 +35,18 @@ interface Table {
 let table: Table | undefined;
 
 /**
- * The word vectors, decoded once per isolate on first use: `atob` (native) turns the base64 into one character per
- * byte, read row by row with the row's weight worked out once (a cold isolate's first search pays this: about 12 ms
- * of CPU, against 25 ms for a base64 decoder in JavaScript and a weight per component).
+ * The word vectors, decoded once per isolate on first use (wordVectors.ts reads the file the shell provided): read row
+ * by row into float32 with the row's weight worked out once.
  */
 function wordTable(): Table {
   if (table) return table;
-  const words = EMBEDDING_WORDS.split(" ");
-  const bytes = atob(EMBEDDING_VECTORS);
+  const { words, scales, values } = wordVectors();
   const vectors = new Float32Array(words.length * EMBEDDING_DIMENSIONS);
   const rows = new Map<string, number>();
   for (let row = 0, i = 0; row < words.length; row++) {
     rows.set(words[row] ?? "", row);
     const weight = SIF_A / (SIF_A + 1 / ((row + 1) * ZIPF_NORM));
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++, i++) {
-      const byte = bytes.charCodeAt(i);
-      vectors[i] = (byte > 127 ? byte - 256 : byte) * (EMBEDDING_SCALES[d] ?? 0) * weight;
-    }
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++, i++) vectors[i] = (values[i] ?? 0) * (scales[d] ?? 0) * weight;
   }
   table = { rows, vectors };
   return table;
@@ -177,7 +172,7 @@ export interface NearWord {
  */
 export function nearWords(word: string): NearWord[] {
   const { rows, vectors } = wordTable();
-  nearTable ??= unitRows(vectors, EMBEDDING_WORDS.split(" ", NEAR_ROWS));
+  nearTable ??= unitRows(vectors, wordVectors().words.slice(0, NEAR_ROWS));
   const { words } = nearTable;
   const list = nearCache.get(word) ?? nearList(word, rows, vectors, nearTable);
   const near: NearWord[] = [];

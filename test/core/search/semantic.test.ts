@@ -2,7 +2,7 @@ import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
 import { Bm25Postings } from "../../../src/core/search/bm25Postings.ts";
-import { EMBEDDING_WORDS } from "../../../src/core/search/embeddings.ts";
+import { wordVectors } from "../../../src/core/search/wordVectors.ts";
 import { embeddingWords, nearWords, SemanticVectors, toolWords } from "../../../src/core/search/semantic.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { tool } from "../../support/tools.ts";
@@ -125,7 +125,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
   });
 
   it("reads a tool's words with its terms, in one pass, as its name and description read whole give them", () => {
-    const table = EMBEDDING_WORDS.split(" ");
+    const table = wordVectors().words;
     const known = new Set(table);
     const piece = fc.constantFrom("weather", "Forecast", "getWeather", "HTTPServer", "utf8", "café", "天气", "v2", "the", "x", "Zorivex:", "JSONData", "ünïcode", "ABC", "rain", "2fa", "");
     const joined = fc
