@@ -248,7 +248,7 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: "POST", path: "/v1/sessions/:sid/execute", summary: "Calls a tool through the guard",
     body: obj({ name: str, arguments: { type: ["object", "string"] }, enabledGroups: strings }, ["name"]),
-    ok: { 200: { description: "every tool-level outcome", schema: obj({ content: str, isError: bool, confirmation: anyObject }, ["content", "isError"]) } },
+    ok: { 200: { description: "every tool-level outcome", schema: obj({ content: str, isError: bool, confirmation: anyObject, signIn: anyObject }, ["content", "isError"]) } },
     errors: [...CALLER, ...BODY, ...SESSION],
     examples: [
       { summary: "an unknown tool (a tool-level outcome)", token: "user", params: { sid: "openapi-execute" }, body: { name: "openapi_absent" }, status: 200 },
