@@ -71,10 +71,10 @@ export class UpstreamUnauthorized extends Error {
 
 /** The connection's fetch: capped, no redirects, and for an OAuth upstream a 401 is final (no fallback tried). */
 export function connectionFetch(options: ConnectOptions, overflow: AbortController): (input: string | URL, init?: RequestInit) => Promise<Response> {
-  const capped = cappedFetchFor(options.maxResponseBytes, overflow);
-  if (options.oauth !== true) return capped;
+  const limited = cappedFetchFor(options.maxResponseBytes, overflow);
+  if (options.oauth !== true) return limited;
   return async (input, init) => {
-    const response = await capped(input, init);
+    const response = await limited(input, init);
     if (response.status !== 401) return response;
     await response.body?.cancel().catch(() => undefined);
     throw new UpstreamUnauthorized(response.headers.get("www-authenticate"));

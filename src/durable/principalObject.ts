@@ -6,7 +6,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { addBatch, emptyUsage } from "../core/turn/usage.ts";
 import type { UsageBatch, UsageFigures } from "../core/turn/usage.ts";
-import type { TokenSet } from "../core/upstream/oauthClient.ts";
+import type { TokenSet } from "./oauthClient.ts";
 import { sessionStub } from "./stubs.ts";
 import { UpstreamGrantStore } from "./upstreamGrants.ts";
 import type { PendingSignIn } from "./upstreamGrants.ts";

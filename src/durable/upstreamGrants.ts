@@ -2,8 +2,8 @@
 // Tokens are sealed (core/upstream/grantCipher.ts) with the grant key and the grant's place as additional data; only
 // the expiry is stored in clear (it says when to refresh, nothing more). A grant is tied to its upstream's
 // registration generation: an upstream removed and added again has a new one, and an older grant is never used.
-import { deriveGrantKey, openText, sealText } from "../core/upstream/grantCipher.ts";
-import type { TokenSet } from "../core/upstream/oauthClient.ts";
+import { deriveGrantKey, openText, sealText } from "./grantCipher.ts";
+import type { TokenSet } from "./oauthClient.ts";
 import { isRecord } from "../core/records.ts";
 
 /** A sign-in under way: what the callback needs, kept from the link's first open until the callback takes it. */

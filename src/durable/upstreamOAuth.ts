@@ -9,12 +9,12 @@ import { ANONYMOUS_PRINCIPAL_ID } from "../core/guard/authority.ts";
 import { secretHeaderValues } from "../core/boundary/secrets.ts";
 import { upstreamUrlRefusal } from "../core/upstream/config.ts";
 import type { UpstreamConfig, UpstreamOAuth } from "../core/upstream/config.ts";
-import { openText, sealText } from "../core/upstream/grantCipher.ts";
+import { openText, sealText } from "./grantCipher.ts";
 import {
   authorizationUrl, configuredClient, discoverResource, discoverServer, exchangeCode, OAuthError, randomToken, refreshTokens,
   registerClient, revokeToken,
-} from "../core/upstream/oauthClient.ts";
-import type { OAuthClient, OAuthFetch, ResourceMetadata, ServerMetadata, TokenSet } from "../core/upstream/oauthClient.ts";
+} from "./oauthClient.ts";
+import type { OAuthClient, OAuthFetch, ResourceMetadata, ServerMetadata, TokenSet } from "./oauthClient.ts";
 import { cappedFetchFor } from "./modernUpstream.ts";
 import { principalStub } from "./stubs.ts";
 import { grantKey } from "./upstreamGrants.ts";

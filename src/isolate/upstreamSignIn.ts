@@ -4,7 +4,7 @@
 // single-use: its first open records the nonce in the principal's object (durable/upstreamGrants.ts), and the
 // callback takes the flow by that nonce once.
 import { isRecord } from "../core/records.ts";
-import { randomToken } from "../core/upstream/oauthClient.ts";
+import { randomToken } from "../durable/oauthClient.ts";
 import type { Settings } from "./settings.ts";
 import { seal, signingKey, unseal } from "./signingKeys.ts";
 

@@ -8,102 +8,16 @@ import { describe, expect, it } from "vitest";
 import { principalObjectName } from "../../src/durable/names.ts";
 import { loadSettings } from "../../src/isolate/settings.ts";
 import { sealSignInTicket } from "../../src/isolate/upstreamSignIn.ts";
-import { api, errorOf, json, ownerToken, sessionId, token } from "./helpers.ts";
-import type { IncomingRequest } from "./helpers.ts";
-
-interface ExecuteAnswer {
-  content: string;
-  isError: boolean;
-  signIn?: { upstream: string; url: string; expiresAt: number };
-}
-interface FixtureState {
-  counters: { registrations: number; codeExchanges: number; refreshes: number; revocations: number; calls: number; unauthorized: number };
-  lastAuthorize: Record<string, string> | null;
-  callTokens: string[];
-  liveGrants: string[];
-  issued: string[];
-}
+import { api, errorOf, json, ownerToken, sessionId } from "./helpers.ts";
+import { addUpstream, browser, consent, execute, fixture, fixtureState, linkFor, openLink, signIn, user } from "../support/oauthUpstream.ts";
 
 const owner = await ownerToken();
-let keys = 0;
-
-/** A fresh OAuth fixture (its own server, authorization server and users' notes) and an upstream id for it. */
-function fixture(label: string): { id: string; url: string; state: string } {
-  keys += 1;
-  const key = `${label}-${keys}-${crypto.randomUUID().slice(0, 6)}`;
-  return { id: key.slice(0, 32).replace(/-$/, ""), url: `https://notes.fixture.example/oauth-mcp/${key}`, state: `https://notes.fixture.example/oauth-mcp/${key}/state` };
-}
-
-async function fixtureState(state: string, change?: Record<string, unknown>): Promise<FixtureState> {
-  const response = await env.TOOL_REMOTE.fetch(state, change ? { method: "POST", body: JSON.stringify(change) } : {});
-  return json(response);
-}
-
-/** A user of the gateway, unique to the test (level 2: the upstream's restricted tools are theirs to call). */
-async function user(name: string): Promise<{ id: string; token: string }> {
-  const id = `${name}-${crypto.randomUUID().slice(0, 8)}`;
-  return { id, token: await token({ sub: id, level: 2 }) };
-}
-
-async function addUpstream(id: string, url: string, extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-  const response = await api(`/v1/upstreams/${id}`, { method: "PUT", token: owner, body: { url, auth: { type: "oauth" }, ...extra } });
-  expect(response.status).toBe(201);
-  return (await json<{ upstream: Record<string, unknown> }>(response)).upstream;
-}
-
-async function execute(who: string, sid: string, name: string, args: Record<string, unknown> = {}): Promise<ExecuteAnswer> {
-  const response = await api(`/v1/sessions/${sid}/execute`, { token: who, body: { name, arguments: args } });
-  expect(response.status).toBe(200);
-  return json(response);
-}
-
-/** A request to the gateway at a full URL (a link it handed out), as a browser sends it. */
-function browser(url: string, headers: Record<string, string> = {}): Promise<Response> {
-  return exports.default.fetch(new Request(url, { headers, redirect: "manual" }) as IncomingRequest);
-}
-
-interface Started {
-  cookie: string;
-  authorize: URL;
-}
-
-/** Opens a sign-in link: the gateway's redirect to the authorization server, and the cookie it set. */
-async function openLink(link: string): Promise<Started> {
-  const response = await browser(link);
-  expect(response.status).toBe(302);
-  const cookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  expect(cookie).toMatch(/^toolgate_signin_[A-Za-z0-9_-]+=[A-Za-z0-9_-]+$/);
-  return { cookie, authorize: new URL(response.headers.get("location") ?? "") };
-}
-
-/** The authorization server's answer for `name` (the test is the user at its page): the callback URL. */
-async function consent(started: Started, name: string, extra: Record<string, string> = {}): Promise<string> {
-  const url = new URL(started.authorize);
-  url.searchParams.set("test_user", name);
-  for (const [key, value] of Object.entries(extra)) url.searchParams.set(key, value);
-  const response = await env.TOOL_REMOTE.fetch(url.href, { redirect: "manual" });
-  expect(response.status).toBe(302);
-  return response.headers.get("location") ?? "";
-}
-
-/** The whole sign-in as `name` through a link: open, consent, callback (with the cookie); the callback's answer. */
-async function signIn(link: string, name: string): Promise<Response> {
-  const started = await openLink(link);
-  const callback = await consent(started, name);
-  return browser(callback, { cookie: started.cookie });
-}
-
-async function linkFor(who: string, id: string): Promise<string> {
-  const response = await api(`/v1/upstreams/${id}/connect`, { method: "POST", token: who });
-  expect(response.status).toBe(200);
-  return (await json<{ url: string }>(response)).url;
-}
 
 describe("an OAuth upstream: each user's own grant", () => {
   it("asks each user to sign in, then acts as that user: two users see only their own data", async () => {
     const { id, url, state } = fixture("two");
     const added = await addUpstream(id, url, { visibility: "public" });
-    expect(added, String(added.lastError)).toMatchObject({ status: "ok", tools: 3 });
+    expect(added).toMatchObject({ status: "ok", tools: 3, lastError: null });
     const alice = await user("alice");
     const bob = await user("bob");
 
@@ -160,7 +74,7 @@ describe("an OAuth upstream: each user's own grant", () => {
       return { rows, everything: everything + JSON.stringify([...ctx.storage.kv.list()]) };
     });
     expect(raw.rows).toHaveLength(1);
-    expect(String(raw.rows[0]?.sealed)).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
+    expect(raw.rows[0]?.sealed).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
     for (const secret of issued) expect(raw.everything).not.toContain(secret);
     // The upstream's object keeps no token either.
     const upstreamRaw = await runInDurableObject(env.UPSTREAM.getByName(id), (_instance, ctx) =>
@@ -276,7 +190,7 @@ describe("an OAuth upstream: each user's own grant", () => {
     const response = await exports.default.fetch(new Request(`https://toolgate.test/v1/upstreams/${id}/connect`, {
       method: "POST",
       headers: { authorization: `Bearer ${alice.token}` },
-    }) as IncomingRequest);
+    }));
     const link = (await json<{ url: string }>(response)).url;
     expect(link.startsWith("https://toolgate.test/")).toBe(true);
     const started = await openLink(link);
@@ -387,7 +301,7 @@ describe("configuring an OAuth upstream", () => {
     ];
     for (const [body, field] of cases) {
       const response = await api(`/v1/upstreams/${id}`, { method: "PUT", token: owner, body: { url, ...body } });
-      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect({ body, status: response.status }).toEqual({ body, status: 400 });
       expect((await errorOf(response)).message).toContain(field);
     }
   });

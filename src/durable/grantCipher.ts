@@ -3,16 +3,12 @@
 // that a sealed grant copied to another principal's row, or kept past its upstream's removal, never opens.
 // Sealed text is `v1.<base64url iv>.<base64url ciphertext+tag>`.
 
+import { toBase64Url } from "./oauthClient.ts";
+
 const VERSION = "v1";
 const HKDF_INFO = "toolgate upstream grants v1";
 /** The shortest secret a key is derived from (256 bits, as for AUTH_JWT_SECRET). */
 export const MIN_GRANT_SECRET_LENGTH = 32;
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
 
 function fromBase64Url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;

@@ -4,7 +4,7 @@
 // client, a Client ID Metadata Document, or dynamic registration, RFC 7591), the authorization code grant with PKCE
 // S256 and a resource indicator (RFC 8707), refresh and revocation (RFC 7009). No I/O of its own: the caller passes
 // the fetch (the Durable Object's, which refuses redirects, caps answers and applies the upstream's URL rule).
-import { isRecord } from "../records.ts";
+import { isRecord } from "../core/records.ts";
 
 export type OAuthFetch = (url: string, init: RequestInit) => Promise<Response>;
 
