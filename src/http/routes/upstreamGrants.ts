@@ -158,7 +158,7 @@ export async function oauthCallback(request: RouteRequest, env: Env): Promise<Re
 /** GET /v1/upstreams/:id/oauth/client.json: toolgate's Client ID Metadata Document for this upstream (its URL is the client id). */
 export async function clientMetadataDocument(request: RouteRequest, env: Env): Promise<Response> {
   const id = upstreamId(request);
-  if (!(await upstreamStub(env, id).usesOAuth())) return Response.json({ error: "not_found" }, { status: 404 });
+  if (!(await upstreamStub(env, id).usesOAuth())) throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id uses OAuth");
   const { origin } = new URL(request.url);
   const paths = signInPaths(origin, id);
   const document = clientMetadata({ clientId: paths.clientMetadata, redirectUri: paths.redirectUri, clientName: "toolgate", clientUri: origin });
