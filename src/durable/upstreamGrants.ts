@@ -73,8 +73,9 @@ export class UpstreamGrantStore {
     sql.exec("CREATE TABLE IF NOT EXISTS upstream_signins (nonce TEXT PRIMARY KEY, body TEXT, expires_at INTEGER NOT NULL)");
   }
 
-  /** Whether anything here must outlive the principal's last session. */
+  /** Whether anything here must outlive the principal's last session (spent or expired sign-ins do not). */
   holdsAny(): boolean {
+    this.storage.sql.exec("DELETE FROM upstream_signins WHERE expires_at < ?", Date.now());
     const count = (table: string): number => this.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
     return count("upstream_grants") > 0 || count("upstream_signins") > 0;
   }

@@ -11,6 +11,13 @@ import type { OAuthFetch, ServerMetadata } from "../../src/durable/oauthClient.t
 
 type Route = (init: RequestInit) => Response;
 
+/** A request body the client sent (always text here: JSON or a form). */
+function bodyText(init: RequestInit | undefined): string {
+  const body = init?.body;
+  if (typeof body !== "string") throw new Error("the request had no text body");
+  return body;
+}
+
 function served(routes: Record<string, Route>, seen: { url: string; init: RequestInit }[] = []): OAuthFetch {
   return (url, init) => {
     seen.push({ url, init });
@@ -101,7 +108,7 @@ describe("oauthClient", () => {
     const seen: { url: string; init: RequestInit }[] = [];
     const registered = await registerClient(served({ [`${ISSUER}/register`]: () => Response.json({ client_id: "c1", client_secret: "s1", token_endpoint_auth_method: "client_secret_post" }, { status: 201 }) }, seen), METADATA, options);
     expect(registered).toEqual({ clientId: "c1", clientSecret: "s1", authMethod: "client_secret_post", registration: "dynamic" });
-    expect(JSON.parse(String(seen[0]?.init.body))).toMatchObject({ redirect_uris: ["https://gw.example/cb"], grant_types: ["authorization_code", "refresh_token"] });
+    expect(JSON.parse(bodyText(seen[0]?.init))).toMatchObject({ redirect_uris: ["https://gw.example/cb"], grant_types: ["authorization_code", "refresh_token"] });
     const { registrationEndpoint: _none, ...withoutRegistration } = METADATA;
     await expect(registerClient(served({}), withoutRegistration, options)).rejects.toThrow(/configure auth.clientId/);
     await expect(registerClient(served({ [`${ISSUER}/register`]: () => Response.json({ error: "invalid_client_metadata" }, { status: 400 }) }), METADATA, options))
@@ -125,7 +132,7 @@ describe("oauthClient", () => {
     expect(tokens.expiresAt).toBeGreaterThan(Date.now());
     const headers = new Headers(seen[0]?.init.headers);
     expect(headers.get("authorization")).toBe(`Basic ${btoa("owner-client:owner+secret")}`);
-    expect(Object.fromEntries(new URLSearchParams(String(seen[0]?.init.body)))).toEqual({
+    expect(Object.fromEntries(new URLSearchParams(bodyText(seen[0]?.init)))).toEqual({
       grant_type: "authorization_code", code: "c", code_verifier: "v", redirect_uri: "https://gw.example/cb", resource: SERVER,
     });
   });
