@@ -70,6 +70,16 @@ export interface ToolCallContext {
   enabledGroups?: readonly string[];
   principal?: Principal;
   sessionId?: string;
+  /** The request's origin (`https://host`): links the gateway hands out for this call (an upstream's sign-in). */
+  origin?: string;
+}
+
+/** A call refused until the caller signs in to an upstream (OAuth): the link toolgate serves for it. */
+export interface SignInRequest {
+  upstream: string;
+  url: string;
+  /** Epoch ms after which the link is refused. */
+  expiresAt: number;
 }
 
 /** A tool call's outcome. `execute()` never throws: every failure is `{ isError: true, content: '{"error": …}' }`. */
@@ -78,6 +88,8 @@ export interface ToolResult {
   isError: boolean;
   /** Present when the guard holds the call for the user's approval. */
   confirmation?: ConfirmationRequest;
+  /** Present when the call needs the caller's own sign-in to an upstream first (an error result that carries the link). */
+  signIn?: SignInRequest;
 }
 
 /**

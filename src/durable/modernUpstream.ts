@@ -60,6 +60,27 @@ export function cappedFetchFor(maxBytes: number, overflow: AbortController): (in
   };
 }
 
+/** An OAuth upstream answered 401: the caller's token is missing, revoked or expired (the challenge, for discovery). */
+export class UpstreamUnauthorized extends Error {
+  readonly challenge: string | null;
+  constructor(challenge: string | null) {
+    super("the server refused the caller's authorization (HTTP 401)");
+    this.challenge = challenge;
+  }
+}
+
+/** The connection's fetch: capped, no redirects, and for an OAuth upstream a 401 is final (no fallback tried). */
+export function connectionFetch(options: ConnectOptions, overflow: AbortController): (input: string | URL, init?: RequestInit) => Promise<Response> {
+  const limited = cappedFetchFor(options.maxResponseBytes, overflow);
+  if (options.oauth !== true) return limited;
+  return async (input, init) => {
+    const response = await limited(input, init);
+    if (response.status !== 401) return response;
+    await response.body?.cancel().catch(() => undefined);
+    throw new UpstreamUnauthorized(response.headers.get("www-authenticate"));
+  };
+}
+
 /** The body's JSON-RPC messages: one JSON object, or the events of a stream read until the answer to `id` came. */
 async function messagesOf(response: Response, id: number): Promise<unknown[]> {
   if (!(response.headers.get("content-type") ?? "").includes("text/event-stream") || !response.body) {
@@ -143,12 +164,13 @@ function toolsPage(result: unknown): { tools: unknown[]; nextCursor?: string } {
  */
 export async function openModern(options: ConnectOptions, { probe }: { probe: boolean }): Promise<UpstreamConnection> {
   const overflow = new AbortController();
-  const exchange: Exchange = { options, overflow, fetch: cappedFetchFor(options.maxResponseBytes, overflow), nextId: 0 };
+  const exchange: Exchange = { options, overflow, fetch: connectionFetch(options, overflow), nextId: 0 };
   if (probe) {
     let discovered: unknown;
     try {
       discovered = await send(exchange, "server/discover", {}, options.timeoutMs);
     } catch (error) {
+      if (error instanceof UpstreamUnauthorized) throw error;
       // An HTTP 4xx without a modern JSON-RPC error (or with UnsupportedProtocolVersion: the server is modern, of other
       // revisions, and initialize is the one way left), or a JSON-RPC error answer: the server is of the 2025 era.
       const legacyAnswer =

@@ -6,7 +6,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { addBatch, emptyUsage } from "../core/turn/usage.ts";
 import type { UsageBatch, UsageFigures } from "../core/turn/usage.ts";
+import type { TokenSet } from "./oauthClient.ts";
 import { sessionStub } from "./stubs.ts";
+import { UpstreamGrantStore } from "./upstreamGrants.ts";
+import type { PendingSignIn } from "./upstreamGrants.ts";
 
 /** Sessions cleared inside the clear request itself; the rest follows through the alarm. */
 export const SYNC_LIMIT = 500;
@@ -29,13 +32,39 @@ export interface ClearOutcome {
 }
 
 export class PrincipalObject extends DurableObject<Env> {
+  /** The principal's own grants to OAuth upstreams (sealed) and its sign-ins under way. */
+  private readonly grants: UpstreamGrantStore;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.grants = new UpstreamGrantStore(ctx.storage, env);
     this.createTables();
   }
 
   private createTables(): void {
     this.ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, added INTEGER NOT NULL)");
+    this.grants.createTables();
+  }
+
+  /** This principal's grant to an OAuth upstream, as of the upstream's registration generation (durable/upstreamGrants.ts). */
+  upstreamGrant(principalId: string, upstreamId: string, generation: string): Promise<TokenSet | undefined> {
+    return this.grants.grant(principalId, upstreamId, generation);
+  }
+
+  putUpstreamGrant(principalId: string, upstreamId: string, generation: string, tokens: TokenSet): Promise<void> {
+    return this.grants.putGrant(principalId, upstreamId, generation, tokens);
+  }
+
+  deleteUpstreamGrant(principalId: string, upstreamId: string, onlyIfAccessToken?: string): Promise<{ deleted: boolean; tokens?: TokenSet }> {
+    return this.grants.deleteGrant(principalId, upstreamId, onlyIfAccessToken);
+  }
+
+  beginUpstreamSignIn(principalId: string, nonce: string, pending: PendingSignIn, expiresAt: number): Promise<boolean> {
+    return this.grants.beginSignIn(principalId, nonce, pending, expiresAt);
+  }
+
+  takeUpstreamSignIn(principalId: string, nonce: string): Promise<PendingSignIn | undefined> {
+    return this.grants.takeSignIn(principalId, nonce);
   }
 
   /**
@@ -53,7 +82,8 @@ export class PrincipalObject extends DurableObject<Env> {
   /** An expired (or cleared, empty) session leaves the index; an empty index deletes the object's storage. */
   async removeSession(sessionId: string): Promise<void> {
     this.ctx.storage.sql.exec("DELETE FROM sessions WHERE session_id = ?", sessionId);
-    if (this.sessionCount() === 0 && this.ctx.storage.kv.get<ClearJob>("clearJob") === undefined) {
+    // Grants to upstreams outlive the sessions: the user signed in to keep them.
+    if (this.sessionCount() === 0 && this.ctx.storage.kv.get<ClearJob>("clearJob") === undefined && !this.grants.holdsAny()) {
       // The usage figures outlive the sessions (they are the operator's record).
       const usage = this.ctx.storage.kv.get<UsageFigures>("usage");
       await this.ctx.storage.deleteAll();

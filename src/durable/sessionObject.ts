@@ -68,6 +68,8 @@ export interface McpSessionRecord {
   protocolVersion: string;
   /** Whether the client declared the `elicitation` capability (the guard's confirmations are then asked through it). */
   elicitation: boolean;
+  /** Whether it declared URL-mode elicitation (a sign-in to an upstream is then offered as one). Absent in older records. */
+  elicitationUrl?: boolean;
   client: string;
 }
 

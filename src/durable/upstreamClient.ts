@@ -15,7 +15,7 @@ import { isRecord } from "../core/records.ts";
 import { describeInputRequired } from "../core/upstream/modernProtocol.ts";
 import type { UpstreamToolResult } from "../core/upstream/result.ts";
 import { CORE_VERSION } from "../core/version.ts";
-import { cappedFetchFor, openModern, NotModernServer } from "./modernUpstream.ts";
+import { connectionFetch, openModern, NotModernServer, UpstreamUnauthorized } from "./modernUpstream.ts";
 
 /** How the server was reached: Streamable HTTP in 2026-07-28, Streamable HTTP in 2025-11-25 (or older), HTTP+SSE. */
 export type UpstreamTransport = "streamable-http-2026-07-28" | "streamable-http" | "sse";
@@ -34,6 +34,8 @@ export interface ConnectOptions {
   probeFirst?: boolean;
   /** Called when the server sends notifications/tools/list_changed while the connection is open. */
   onToolsChanged?: () => void;
+  /** An OAuth upstream: a 401 throws UpstreamUnauthorized at once (no other transport is tried). */
+  oauth?: boolean;
 }
 
 export interface UpstreamConnection {
@@ -67,7 +69,7 @@ function newClient(onToolsChanged: (() => void) | undefined): Client {
 function transportFor(kind: LegacyTransport, options: ConnectOptions, overflow: AbortController) {
   const url = new URL(options.url);
   const requestInit: RequestInit = { headers: options.headers };
-  const cappedFetch = cappedFetchFor(options.maxResponseBytes, overflow);
+  const cappedFetch = connectionFetch(options, overflow);
   if (kind === "streamable-http") return new StreamableHTTPClientTransport(url, { requestInit, fetch: cappedFetch });
   // The legacy transport opens its event stream with GET; its headers go there too.
   return new SSEClientTransport(url, {
@@ -207,6 +209,8 @@ const CUT_OFF: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, ErrorC
  * 429, and a JSON-RPC error the server answered (the tool's own error) do not.
  */
 export function isServerFailure(error: unknown): boolean {
+  // The caller's grant was refused: the server is fine.
+  if (error instanceof UpstreamUnauthorized) return false;
   if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code === undefined || error.code >= 500 || error.code === -1;
   if (error instanceof McpError) return SERVER_BROKE.has(error.code);
   // fetch's TypeError (unreachable), a JSON SyntaxError or a schema error on the answer: the server's doing.
@@ -215,5 +219,7 @@ export function isServerFailure(error: unknown): boolean {
 
 /** Whether the server answered the request with a JSON-RPC error (it heard the call and said no, or the tool failed). */
 export function isServerAnswer(error: unknown): boolean {
+  // A 401 comes before the call runs.
+  if (error instanceof UpstreamUnauthorized) return true;
   return error instanceof McpError && !CUT_OFF.has(error.code);
 }

@@ -15,6 +15,7 @@ import { acceptQuarantined, planImport } from "../core/upstream/pins.ts";
 import type { AcceptChoice, QuarantinedTool } from "../core/upstream/pins.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 import { isRecord } from "../core/records.ts";
+import { ANONYMOUS_PRINCIPAL_ID } from "../core/guard/authority.ts";
 import { secretHeaderValues } from "../core/boundary/secrets.ts";
 import { prefixedToolName } from "../core/tools/toolNames.ts";
 import { utf8Length } from "../core/tools/definition.ts";
@@ -24,6 +25,9 @@ import { registryStub } from "./stubs.ts";
 import { emptyRows, UpstreamStore } from "./upstreamStore.ts";
 import type { RejectedTool, UpstreamHead, UpstreamState } from "./upstreamStore.ts";
 import { callUpstreamTool, connectUpstream, isServerAnswer, isServerFailure, listAllTools } from "./upstreamClient.ts";
+import { UpstreamUnauthorized } from "./modernUpstream.ts";
+import { UpstreamOAuthSide } from "./upstreamOAuth.ts";
+import type { SignInStart } from "./upstreamOAuth.ts";
 import type { UpstreamConnection, UpstreamTransport } from "./upstreamClient.ts";
 
 export type { RejectedTool } from "./upstreamStore.ts";
@@ -70,10 +74,13 @@ function errorText(error: unknown): string {
 
 export class UpstreamObject extends DurableObject<Env> {
   private readonly store: UpstreamStore;
+  /** `auth: {type: "oauth"}`: discovery, clients, the generation grants are tied to, their holders (upstreamOAuth.ts). */
+  private readonly oauth: UpstreamOAuthSide;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new UpstreamStore(ctx.storage);
+    this.oauth = new UpstreamOAuthSide(ctx.storage, env);
   }
 
   private state(): UpstreamState | undefined {
@@ -85,7 +92,7 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /** Stores the configuration and lists the server's tools; the configuration stays even when the list fails. */
-  async configure(config: UpstreamConfig, maxTools: number): Promise<UpstreamAnswer<UpstreamDetail> & { created: boolean }> {
+  async configure(config: UpstreamConfig, maxTools: number, owner = ""): Promise<UpstreamAnswer<UpstreamDetail> & { created: boolean }> {
     const previous = this.store.head();
     // Only the head changes: the rows (tools, pins, quarantine) stay as they are until the list.
     const head: UpstreamHead = {
@@ -98,6 +105,7 @@ export class UpstreamObject extends DurableObject<Env> {
     };
     if (previous) this.store.putHead(head);
     else this.save({ ...head, ...emptyRows() });
+    this.oauth.configure(config, owner);
     const answer = await this.refresh(true);
     return { ...answer, created: previous === undefined };
   }
@@ -126,7 +134,9 @@ export class UpstreamObject extends DurableObject<Env> {
     let listed: unknown[];
     let transport: UpstreamTransport;
     try {
-      const connection = await this.openConnection(state, UPSTREAM_LIMITS.listResponseBytes, undefined, true);
+      // An OAuth server's list: the owner's own grant when the owner signed in, else asked without one (a public list).
+      const ownerToken = state.config.auth ? await this.ownerAccessToken(state.config) : undefined;
+      const connection = await this.openConnection(state, UPSTREAM_LIMITS.listResponseBytes, undefined, true, ownerToken);
       transport = connection.transport;
       try {
         listed = await listAllTools(connection, {
@@ -141,7 +151,10 @@ export class UpstreamObject extends DurableObject<Env> {
     } catch (error) {
       const latest = this.state();
       if (!latest) return { ok: false, code: "not_found", message: "no such upstream" };
-      const failed = { ...latest, health: afterFailure(latest.health, `tools/list: ${errorText(error)}`, now) };
+      const reason = error instanceof UpstreamUnauthorized
+        ? "the server lists its tools only for a signed-in user: the owner signs in once (POST /v1/upstreams/:id/connect gives the link)"
+        : errorText(error);
+      const failed = { ...latest, health: afterFailure(latest.health, `tools/list: ${reason}`, now) };
       this.store.putHead(failed);
       return { ok: true, value: this.describe(failed) };
     }
@@ -227,8 +240,10 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /** Removes the upstream: its tools leave the registry, its state and alarm go. */
-  async remove(id: string): Promise<{ removed: boolean; tools: number } & RegistryVersion> {
+  async remove(id: string): Promise<{ removed: boolean; tools: number; grantsDeleted: number } & RegistryVersion> {
     const state = this.state();
+    // Every user's grant goes with it (those past the fan-out are refused by their generation, which goes too).
+    const grantsDeleted = state?.config.auth ? await this.oauth.removeAll(id) : 0;
     const registry = registryStub(this.env);
     const disposed = await registry.disposeContext(upstreamContext(id));
     await registry.removeUpstream(id);
@@ -236,7 +251,8 @@ export class UpstreamObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
     // The same instance may configure the id again: its tables must be there.
     this.store.createTables();
-    return { removed: state !== undefined, tools: disposed.removed, epoch: disposed.epoch, version: disposed.version };
+    this.oauth.createTables();
+    return { removed: state !== undefined, tools: disposed.removed, grantsDeleted, epoch: disposed.epoch, version: disposed.version };
   }
 
   /**
@@ -246,7 +262,7 @@ export class UpstreamObject extends DurableObject<Env> {
    * failures count toward the skip (isServerFailure); a call cut off after it was sent is never sent again (it may
    * have run), and its error says so.
    */
-  async callTool(tool: string, args: Record<string, unknown>, maxResultBytes: number): Promise<UpstreamCallOutcome> {
+  async callTool(tool: string, args: Record<string, unknown>, maxResultBytes: number, principalId?: string, retried = false): Promise<UpstreamCallOutcome> {
     const state = this.store.head();
     if (!state) return { ok: false, error: "this upstream MCP server was removed" };
     const { id } = state.config;
@@ -261,11 +277,32 @@ export class UpstreamObject extends DurableObject<Env> {
         error: `the MCP server ${id} is skipped until ${iso(state.health.skippedUntil) ?? "later"} after ${state.health.failures} failures in a row (last: ${state.health.lastError ?? "unknown"})`,
       };
     }
+    // An OAuth upstream: the caller's own grant, never another's; none (or the anonymous caller): a sign-in first.
+    let accessToken: string | undefined;
+    if (state.config.auth) {
+      const caller = principalId ?? ANONYMOUS_PRINCIPAL_ID;
+      if (caller === ANONYMOUS_PRINCIPAL_ID) return { ok: false, error: `${id} acts as each user's own account: sign in to toolgate first (anonymous callers cannot use it)` };
+      try {
+        accessToken = await this.oauth.accessToken(state.config, caller);
+      } catch (error) {
+        return { ok: false, error: `${id}: the grant could not be read (${errorText(error)})` };
+      }
+      if (accessToken === undefined) return this.signInNeeded(id);
+    }
+    const refused = async (error: unknown): Promise<UpstreamCallOutcome | undefined> => {
+      if (!(error instanceof UpstreamUnauthorized) || accessToken === undefined || principalId === undefined) return undefined;
+      // Revoked or expired at the server: the grant is dropped, and the next call asks again. A grant refreshed
+      // meanwhile (rotation ended this token) is kept, and the call is made once more with it (a 401 ran nothing).
+      if (await this.oauth.forget(state.config, principalId, accessToken) || retried) return this.signInNeeded(id);
+      return this.callTool(tool, args, maxResultBytes, principalId, true);
+    };
     let connection: UpstreamConnection;
     try {
       // A list_changed heard on this connection: list again soon (the alarm), not in a call's time.
-      connection = await this.openConnection(state, maxResultBytes, () => this.listSoon());
+      connection = await this.openConnection(state, maxResultBytes, () => this.listSoon(), false, accessToken);
     } catch (error) {
+      const signIn = await refused(error);
+      if (signIn) return signIn;
       if (isServerFailure(error)) this.noteHealth((health) => afterFailure(health, `tools/call ${tool}: ${errorText(error)}`, now));
       // The text may carry the server's own words (an HTTP body, a JSON-RPC error message): the executor wraps it.
       return { ok: false, error: `${id}: ${errorText(error)} (the call was not sent)`, fromUpstream: true };
@@ -275,6 +312,8 @@ export class UpstreamObject extends DurableObject<Env> {
       this.noteHealth(afterSuccess);
       return { ok: true, result };
     } catch (error) {
+      const signIn = await refused(error);
+      if (signIn) return signIn;
       // Past the size cap the caller's arguments asked for too much: the server worked.
       if (!connection.signal.aborted && isServerFailure(error)) {
         this.noteHealth((health) => afterFailure(health, `tools/call ${tool}: ${errorText(error)}`, now));
@@ -285,6 +324,46 @@ export class UpstreamObject extends DurableObject<Env> {
       // Ending the server's session (a DELETE) is not the caller's wait.
       void connection.close().catch(() => undefined);
     }
+  }
+
+  /** The authorization URL of a new sign-in for this upstream (the connect route makes `state` and the PKCE pair). */
+  async beginSignIn(origin: string, state: string, codeChallenge: string): Promise<SignInStart> {
+    const head = this.store.head();
+    if (!head) return { ok: false, error: "no such upstream" };
+    return this.oauth.beginSignIn(head.config, origin, state, codeChallenge);
+  }
+
+  /** The callback: the code exchanged, the grant stored in the principal's own object; then a list when it was the owner. */
+  async completeSignIn(
+    principalId: string,
+    flow: { generation: string; code: string; verifier: string; redirectUri: string; issuer: string | undefined },
+  ): Promise<{ ok: true } | { ok: false; error: string }> {
+    const head = this.store.head();
+    if (!head) return { ok: false, error: "this upstream was removed" };
+    const outcome = await this.oauth.completeSignIn(head.config, principalId, flow);
+    // The owner's first sign-in lets a server whose list is not public be listed.
+    if (outcome.ok && principalId === this.oauth.owner() && head.lastRefresh === 0) this.ctx.waitUntil(this.refresh(true));
+    return outcome;
+  }
+
+  /** DELETE /v1/upstreams/:id/grant: the caller's own grant deleted here and revoked at the server where it can be. */
+  async deleteGrant(principalId: string): Promise<{ deleted: boolean; revoked: boolean }> {
+    return this.oauth.deleteGrant(this.store.head()?.config, principalId);
+  }
+
+  /** Whether this upstream is configured with OAuth (its client metadata document is served only then). */
+  usesOAuth(): boolean {
+    return this.store.head()?.config.auth !== undefined;
+  }
+
+  private signInNeeded(id: string): UpstreamCallOutcome {
+    return { ok: false, error: `${id} acts as each user's own account, and you have not signed in to it (or your sign-in was revoked or expired)`, signIn: { upstream: id } };
+  }
+
+  private async ownerAccessToken(config: UpstreamConfig): Promise<string | undefined> {
+    const owner = this.oauth.owner();
+    if (owner === undefined || owner === "") return undefined;
+    return this.oauth.accessToken(config, owner).catch(() => undefined);
   }
 
   /** Rows and head values this instance has written since it started: what a refresh cost (the tests and bench read it). */
@@ -319,12 +398,15 @@ export class UpstreamObject extends DurableObject<Env> {
     if (config.refreshSeconds !== undefined) void this.ctx.storage.setAlarm(Date.now() + config.refreshSeconds * 1000);
   }
 
-  private async openConnection(state: UpstreamHead, maxResponseBytes: number, onToolsChanged?: () => void, probeFirst = false): Promise<UpstreamConnection> {
+  private async openConnection(state: UpstreamHead, maxResponseBytes: number, onToolsChanged?: () => void, probeFirst = false, accessToken?: string): Promise<UpstreamConnection> {
     const { config } = state;
+    const headers = secretHeaderValues(config.headers, { ...this.env });
+    if (accessToken !== undefined) headers["Authorization"] = `Bearer ${accessToken}`;
     return connectUpstream({
       url: config.url,
       maxResponseBytes,
-      headers: secretHeaderValues(config.headers, { ...this.env }),
+      headers,
+      ...(config.auth ? { oauth: true } : {}),
       timeoutMs: config.timeoutMs,
       ...(state.transport ? { prefer: state.transport } : {}),
       probeFirst,

@@ -22,12 +22,12 @@ export interface ExecutorDeps {
 
 export function createExecutorRunner(deps: ExecutorDeps): ExecutorRunner {
   const { config, env, callUpstream } = deps;
-  return async (tool, args) => {
+  return async (tool, args, context) => {
     const spec = tool.definition.executor;
     if (!spec) throw new Error(`tool "${tool.definition.name}" has no server-side executor: the client runs it`);
     if (spec.type === "builtin") return runBuiltin(spec.name, args, config);
     if (spec.type === "http") return runHttpExecutor(spec, args, config, env);
-    if (spec.type === "mcp") return runMcpExecutor(spec, args, config, callUpstream);
+    if (spec.type === "mcp") return runMcpExecutor(spec, args, config, callUpstream, context);
     return runServiceExecutor(spec, args, config, env);
   };
 }

@@ -84,6 +84,12 @@ const upstreamBody = obj({
   timeoutMs: { type: "integer", minimum: 100, maximum: 120000 },
   allowPrivate: bool,
   newTools: { enum: ["accept", "quarantine"] },
+  auth: obj({
+    type: { enum: ["oauth"] },
+    clientId: { type: "string", description: "a client the owner registered at the server's authorization server; absent: toolgate registers itself" },
+    clientSecretSecret: { type: "string", pattern: "^TOOL_SECRET_[A-Z0-9_]*$", description: "the TOOL_SECRET_* secret holding that client's secret" },
+    scopes: strings,
+  }, ["type"], { additionalProperties: false, description: "each user's own OAuth grant to the server (docs/gateway.md)" }),
 }, ["url"], { additionalProperties: false });
 const upstreamSummaryProperties: Record<string, Schema> = {
   id: str, url: str, prefix: str, status: { enum: ["pending", "ok", "failing", "skipped"] }, tools: int, quarantined: int, rejected: int,
@@ -204,7 +210,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: "DELETE", path: "/v1/upstreams/:id", summary: "Removes an upstream and its tools (owner)", owner: true,
-    ok: { 200: { description: "removed", schema: obj({ removed: str, tools: int, version: int }) } },
+    ok: { 200: { description: "removed", schema: obj({ removed: str, tools: int, grantsDeleted: int, version: int }) } },
     errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found"],
     examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
   },
@@ -213,6 +219,51 @@ export const OPERATIONS: readonly Operation[] = [
     ok: { 200: { description: "refreshed (or why not, in lastError)", schema: upstreamAnswer } },
     errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found", "too_many_tools"],
     examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "POST", path: "/v1/upstreams/:id/connect", summary: "A sign-in link of the caller's own for an OAuth upstream (single-use, 10 minutes)",
+    ok: { 200: { description: "the link", schema: obj({ url: str, expiresAt: str }, ["url", "expiresAt"]) } },
+    errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found", "misconfigured"],
+    examples: [{ summary: "an upstream without OAuth", token: "user", params: { id: "openapi-absent" }, status: 404 }],
+  },
+  {
+    method: "DELETE", path: "/v1/upstreams/:id/grant", summary: "Deletes the caller's own grant to an OAuth upstream (revoked at the server where it can be)",
+    ok: { 200: { description: "what was deleted", schema: obj({ upstream: str, deleted: bool, revoked: bool }, ["upstream", "deleted", "revoked"]) } },
+    errors: [...CALLER, "invalid_request", "rate_limited"],
+    examples: [{ summary: "no grant", token: "user", params: { id: "openapi-absent" }, status: 200 }],
+  },
+  {
+    method: "GET", path: "/v1/upstreams/:id/oauth/connect", open: true, contentType: "text/html",
+    summary: "A sign-in link's page: starts the flow (state, PKCE S256, a browser cookie) and redirects to the upstream's authorization server",
+    query: { ticket: str },
+    ok: {
+      302: { description: "to the authorization server", schema: str },
+      403: { description: "a ticket this gateway did not sign, changed, or of another upstream (a page)", schema: str },
+      410: { description: "expired or already used (a page)", schema: str },
+      502: { description: "the upstream's sign-in could not be started (a page)", schema: str },
+    },
+    errors: ["invalid_request", "method_not_allowed", "misconfigured"],
+    examples: [{ summary: "a forged ticket", token: "none", params: { id: "openapi-absent" }, query: "ticket=forged", status: 403 }],
+  },
+  {
+    method: "GET", path: "/v1/upstreams/:id/oauth/callback", open: true, contentType: "text/html",
+    summary: "The authorization server's answer: the flow taken once, the browser checked, the code exchanged and the grant stored for that user",
+    query: { code: str, state: str, iss: str, error: str },
+    ok: {
+      200: { description: "signed in (a page)", schema: str },
+      400: { description: "an unknown, used or expired state, or a refusal (a page)", schema: str },
+      403: { description: "another browser than the one that opened the link (a page)", schema: str },
+      502: { description: "the code could not be exchanged (a page)", schema: str },
+    },
+    errors: ["invalid_request", "method_not_allowed", "misconfigured"],
+    examples: [{ summary: "a forged state", token: "none", params: { id: "openapi-absent" }, query: "state=forged&code=x", status: 400 }],
+  },
+  {
+    method: "GET", path: "/v1/upstreams/:id/oauth/client.json", open: true,
+    summary: "toolgate's Client ID Metadata Document for an OAuth upstream (its URL is the client id)",
+    ok: { 200: { description: "the document", schema: anyObject } },
+    errors: ["invalid_request", "method_not_allowed", "upstream_not_found"],
+    examples: [{ summary: "no such upstream", token: "none", params: { id: "openapi-absent" }, status: 404 }],
   },
   {
     method: "POST", path: "/v1/upstreams/:id/accept", summary: "Accepts quarantined tools, each named with the digest of the version the owner saw (owner)", owner: true,
@@ -248,7 +299,7 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: "POST", path: "/v1/sessions/:sid/execute", summary: "Calls a tool through the guard",
     body: obj({ name: str, arguments: { type: ["object", "string"] }, enabledGroups: strings }, ["name"]),
-    ok: { 200: { description: "every tool-level outcome", schema: obj({ content: str, isError: bool, confirmation: anyObject }, ["content", "isError"]) } },
+    ok: { 200: { description: "every tool-level outcome", schema: obj({ content: str, isError: bool, confirmation: anyObject, signIn: anyObject }, ["content", "isError"]) } },
     errors: [...CALLER, ...BODY, ...SESSION],
     examples: [
       { summary: "an unknown tool (a tool-level outcome)", token: "user", params: { sid: "openapi-execute" }, body: { name: "openapi_absent" }, status: 200 },

@@ -16,6 +16,7 @@ import { search } from "./routes/search.ts";
 import { stats } from "./routes/stats.ts";
 import { deleteContext, deleteTool, listTools, putTool, putTools } from "./routes/tools.ts";
 import { acceptUpstream, deleteUpstream, getUpstream, listUpstreams, putUpstream, refreshUpstream } from "./routes/upstreams.ts";
+import { clientMetadataDocument, connectLink, connectPage, deleteGrant, oauthCallback } from "./routes/upstreamGrants.ts";
 
 export type Handler = (request: RouteRequest, env: Env, ctx?: ExecutionContext) => Response | Promise<Response>;
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -63,6 +64,14 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/upstreams/:id", methods: [["GET", getUpstream], ["PUT", putUpstream], ["DELETE", deleteUpstream]] },
   { path: "/v1/upstreams/:id/refresh", methods: [["POST", refreshUpstream]] },
   { path: "/v1/upstreams/:id/accept", methods: [["POST", acceptUpstream]] },
+  // Each user's own grant to an OAuth upstream: the link (POST) and the grant (DELETE) are the caller's; the browser's
+  // side (the link's open, the callback, the client metadata document) carries no bearer token: the sealed ticket and
+  // state are its credentials (routes/upstreamGrants.ts).
+  { path: "/v1/upstreams/:id/connect", methods: [["POST", connectLink]] },
+  { path: "/v1/upstreams/:id/grant", methods: [["DELETE", deleteGrant]] },
+  { path: "/v1/upstreams/:id/oauth/connect", open: true, methods: [["GET", connectPage]] },
+  { path: "/v1/upstreams/:id/oauth/callback", open: true, methods: [["GET", oauthCallback]] },
+  { path: "/v1/upstreams/:id/oauth/client.json", open: true, methods: [["GET", clientMetadataDocument]] },
   { path: "/v1/sessions/:sid/prepare", methods: [["POST", prepare]] },
   { path: "/v1/sessions/:sid/search", methods: [["POST", search]] },
   { path: "/v1/sessions/:sid/execute", methods: [["POST", execute]] },

@@ -102,7 +102,7 @@ export async function callTool(
     throw error;
   }
 
-  const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId };
+  const context: ToolCallContext = { enabledGroups: groups, principal: call.principal, sessionId, ...(call.origin !== undefined ? { origin: call.origin } : {}) };
   let outcome: ToolOutcome;
   try {
     const metaCallTool = options.callTool ?? callToolEnabled(config);

@@ -29,6 +29,7 @@ import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
+import { SIGN_IN_LINK_MS, signInLink } from "./upstreamSignIn.ts";
 import type { Settings } from "./settings.ts";
 
 export interface LoadedRegistry {
@@ -309,7 +310,15 @@ function executorRunner(env: Env, settings: Settings): ExecutorRunner {
     return createExecutorRunner({
       config: settings.config,
       env: { ...env },
-      callUpstream: (upstream, tool, args) => upstreamStub(env, upstream).callTool(tool, args, settings.config.limits.maxResponseBytes),
+      callUpstream: async (upstream, tool, args, context) => {
+        const outcome = await upstreamStub(env, upstream).callTool(tool, args, settings.config.limits.maxResponseBytes, context.principal?.id);
+        // An OAuth upstream the caller has no grant for: a link of this caller's own to sign in (upstreamSignIn.ts).
+        if (outcome.ok || outcome.signIn === undefined || context.principal === undefined || context.origin === undefined) return outcome;
+        const link = await signInLink(settings, context.origin, context.principal.id, upstream);
+        if (!link) return outcome;
+        const error = `${outcome.error}: sign in at ${link.url} (the link works once, for ${SIGN_IN_LINK_MS / 60_000} minutes), then call the tool again`;
+        return { ...outcome, error, signIn: { upstream, url: link.url, expiresAt: link.expiresAt } };
+      },
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -83,6 +83,7 @@ function recordOf(init: InitializeRequest): McpSessionRecord {
     protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
     // `{}` means form mode (the older spelling); `{url: {}}` alone cannot show a form.
     elicitation: elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined),
+    elicitationUrl: elicitation?.url !== undefined,
     client: init.params.clientInfo.name.slice(0, 200),
   };
 }

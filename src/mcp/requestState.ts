@@ -53,6 +53,37 @@ function readState(value: unknown): RequestState | undefined {
   return { principal, session, confirmation, tool, argumentsDigest, toolDigest, boundArgumentsDigest, expiresAt };
 }
 
+/**
+ * The state of a sign-in to an upstream asked as a URL elicitation: its retry only runs the call again (the guard and
+ * the grant decide, as on any call), so it binds the caller, the session, the call and a short expiry, no approval.
+ * Its own key (another derivation label): it never opens as an approval's state.
+ */
+export interface SignInRetryState {
+  principal: string;
+  session: string;
+  tool: string;
+  argumentsDigest: string;
+  expiresAt: number;
+}
+
+export function signInRetryKey(settings: Settings): Promise<CryptoKey> | undefined {
+  return signingKey(settings, { label: "toolgate mcp sign-in retry v1", ownSecretAsIs: false });
+}
+
+export async function sealSignInRetry(key: CryptoKey, state: SignInRetryState): Promise<string> {
+  return seal(key, { v: VERSION, ...state });
+}
+
+export async function openSignInRetry(key: CryptoKey, text: string): Promise<SignInRetryState | undefined> {
+  const value = await unseal(key, text, 4096);
+  if (!isRecord(value) || value["v"] !== VERSION) return undefined;
+  const { principal, session, tool, argumentsDigest, expiresAt } = value;
+  if (typeof principal !== "string" || typeof session !== "string" || typeof tool !== "string" || typeof argumentsDigest !== "string" || typeof expiresAt !== "number") {
+    return undefined;
+  }
+  return { principal, session, tool, argumentsDigest, expiresAt };
+}
+
 /** The state, if this deployment sealed it unchanged (its checks against the retry are the caller's). */
 export async function openRequestState(key: CryptoKey, text: string): Promise<OpenedState> {
   const forged = { ok: false, problem: "forged" } as const;

@@ -26,6 +26,7 @@ import { HttpError } from "../http/errors.ts";
 import { enforceRateLimit } from "../http/limits.ts";
 import { approvalUrl } from "../http/approvalLinks.ts";
 import { callTool as callThroughGuard } from "../http/toolCall.ts";
+import { urlElicitationError } from "./signInElicitation.ts";
 import type { CallOptions } from "../http/toolCall.ts";
 import { recordTurn } from "../http/usage.ts";
 import { SERVER_ERROR } from "./http.ts";
@@ -220,6 +221,8 @@ async function callTool(
   // call_tool runs its inner tool on the one tool-call path (http/toolCall.ts), as POST execute does.
   const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups, callOptions(scope));
   if (result.confirmation) return confirmThenRun(scope, name, args, result.confirmation, extra, transport);
+  // The user's own sign-in to an upstream first: a URL elicitation where the client can open one (else the link is in the result).
+  if (result.signIn && scope.record.elicitationUrl === true) throw urlElicitationError(result.signIn, name);
   const answer = callResult(name, result);
   // The found tools joined the session's discovered set: the next tools/list carries them (a "fixed" list never
   // changes, so nothing is announced there).

@@ -16,12 +16,12 @@ import { sha256Hex } from "../core/digest.ts";
 import { ID_PATTERN } from "../core/ids.ts";
 import { texts } from "../core/locale.ts";
 import {
-  canElicitForm, completeResult, decodeHeaderValue, inputRequiredResult, META, MODERN_ERROR, MODERN_PROTOCOL_VERSIONS,
+  canElicitForm, canElicitUrl, completeResult, decodeHeaderValue, inputRequiredResult, META, MODERN_ERROR, MODERN_PROTOCOL_VERSIONS,
   readRequestMeta,
 } from "../core/mcp/modern.ts";
 import type { Implementation, InputRequest, RequestMeta } from "../core/mcp/modern.ts";
 import { isRecord } from "../core/records.ts";
-import type { ConfirmationRequest } from "../core/types.ts";
+import type { ConfirmationRequest, SignInRequest } from "../core/types.ts";
 import { CORE_VERSION } from "../core/version.ts";
 import { sessionStub } from "../durable/stubs.ts";
 import { HttpError } from "../http/errors.ts";
@@ -29,7 +29,8 @@ import { enforceRateLimit } from "../http/limits.ts";
 import type { Call } from "../http/stage.ts";
 import { callTool as callThroughGuard } from "../http/toolCall.ts";
 import { SERVER_ERROR } from "./http.ts";
-import { openRequestState, REQUEST_STATE_MAX_MS, requestStateKey, sealRequestState } from "./requestState.ts";
+import { openRequestState, openSignInRetry, REQUEST_STATE_MAX_MS, requestStateKey, sealRequestState, sealSignInRetry, signInRetryKey } from "./requestState.ts";
+import { SIGN_IN_INPUT_KEY, urlElicitationRequest } from "./signInElicitation.ts";
 import type { RequestState } from "./requestState.ts";
 import { callOptions, callResult, held, listTools, textResult } from "./server.ts";
 import type { McpScope } from "./server.ts";
@@ -152,6 +153,7 @@ function scopeOf(call: Call, groups: string[], meta: RequestMeta, sessionId: str
     record: {
       protocolVersion: meta.protocolVersion,
       elicitation: canElicitForm(meta.clientCapabilities),
+      elicitationUrl: canElicitUrl(meta.clientCapabilities),
       client: (meta.clientInfo?.name ?? "").slice(0, 200),
     },
   };
@@ -230,12 +232,48 @@ async function askApproval(request: CallRequest, confirmation: ConfirmationReque
   return inputRequiredResult({ [CONFIRM_INPUT_KEY]: elicitation }, await sealRequestState(await key, state), SERVER_INFO);
 }
 
-/** One run through the guard: its result, or the approval it needs. */
+/**
+ * The user's own sign-in to an upstream, asked as a URL elicitation; the retry runs the call again. Without a key or
+ * a digest, the tool result (which carries the link) as it is.
+ */
+async function askSignIn(request: CallRequest, signIn: SignInRequest, plain: object): Promise<object> {
+  const { scope, name, args } = request;
+  const key = signInRetryKey(scope.call.settings);
+  const digest = await argumentsDigest(args);
+  if (!key || digest === undefined) return plain;
+  const state = await sealSignInRetry(await key, {
+    principal: scope.call.principal.id,
+    session: scope.sessionId,
+    tool: name,
+    argumentsDigest: digest,
+    expiresAt: signIn.expiresAt,
+  });
+  return inputRequiredResult({ [SIGN_IN_INPUT_KEY]: urlElicitationRequest(signIn, name) }, state, SERVER_INFO);
+}
+
+/** One run through the guard: its result, or the approval or sign-in it needs. */
 async function run(request: CallRequest): Promise<object> {
   const { scope, name, args } = request;
   const result = await callThroughGuard(scope.call, scope.sessionId, name, args, scope.groups, callOptions(scope));
   if (result.confirmation) return askApproval(request, result.confirmation);
-  return completeResult(callResult(name, result), SERVER_INFO);
+  const complete = completeResult(callResult(name, result), SERVER_INFO);
+  if (result.signIn && scope.record.elicitationUrl === true) return askSignIn(request, result.signIn, complete);
+  return complete;
+}
+
+/** A sign-in's retry: the same caller, session and call, in time; then the call runs again. Undefined: not one. */
+async function retrySignIn(request: CallRequest, sealed: string): Promise<object | undefined> {
+  const { scope, name, args } = request;
+  const key = signInRetryKey(scope.call.settings);
+  const state = key ? await openSignInRetry(await key, sealed) : undefined;
+  if (!state) return undefined;
+  if (state.principal !== scope.call.principal.id) throw stateRefusal("request_state_principal", "it was issued to another caller");
+  if (state.session !== scope.sessionId) throw stateRefusal("request_state_session", "it was issued in another session");
+  if (Date.now() > state.expiresAt) throw stateRefusal("request_state_expired", "it has expired; call the tool again");
+  if (state.tool !== name || state.argumentsDigest !== await argumentsDigest(args)) {
+    throw stateRefusal("request_state_arguments", "the retry changed the tool or its arguments; call it again to be asked anew");
+  }
+  return run(request);
 }
 
 /** A retry that carries a request state: every binding checked before the user's answer counts. */
@@ -279,7 +317,8 @@ async function toolsCall(scope: McpScope, params: Record<string, unknown>): Prom
   if (requestState !== undefined && typeof requestState !== "string") throw invalidParams("Invalid tools/call params: requestState must be a string");
   if (inputResponses !== undefined && !isRecord(inputResponses)) throw invalidParams("Invalid tools/call params: inputResponses must be an object");
   const request: CallRequest = { scope, name, args: given ?? {} };
-  return requestState === undefined ? run(request) : retry(request, requestState, inputResponses);
+  if (requestState === undefined) return run(request);
+  return (await retrySignIn(request, requestState)) ?? retry(request, requestState, inputResponses);
 }
 
 function sseEvent(message: unknown): Uint8Array {

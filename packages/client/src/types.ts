@@ -76,12 +76,22 @@ export interface SearchToolsResult {
   hint: string;
 }
 
-/** `POST /v1/sessions/:sid/execute`: `{content, isError, confirmation?}`, for every tool-level outcome. */
+/** `POST /v1/sessions/:sid/execute`: `{content, isError, confirmation?, signIn?}`, for every tool-level outcome. */
 export interface ExecuteAnswer {
   content: string;
   isError: boolean;
   /** Present when the guard holds the call for the user's approval. */
   confirmation?: ConfirmationRequest;
+  /** Present when the call needs the user's own sign-in to an upstream first (an error result that carries the link). */
+  signIn?: SignInRequest;
+}
+
+/** A call refused until the user signs in to an upstream (OAuth): the link to open, once, before `expiresAt`. */
+export interface SignInRequest {
+  upstream: string;
+  url: string;
+  /** Epoch ms after which the link is refused. */
+  expiresAt: number;
 }
 
 /** A tool definition in the shape the request asked for (OpenAI Chat, Responses, Anthropic or MCP). */

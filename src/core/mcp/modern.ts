@@ -90,6 +90,12 @@ export function canElicitForm(capabilities: Record<string, unknown>): boolean {
   return elicitation["form"] !== undefined || elicitation["url"] === undefined;
 }
 
+/** Whether the client can open a URL elicitation (`mode: "url"`: a sign-in to an upstream, out of the client's sight). */
+export function canElicitUrl(capabilities: Record<string, unknown>): boolean {
+  const elicitation = capabilities["elicitation"];
+  return isRecord(elicitation) && elicitation["url"] !== undefined;
+}
+
 /** An ordinary result of the revision: `resultType: "complete"` and the server's identity in `_meta`. */
 export function completeResult<T extends object>(result: T, server: Implementation): T & { resultType: "complete"; _meta: Record<string, unknown> } {
   const given: unknown = Reflect.get(result, "_meta");

@@ -5,6 +5,7 @@ import { isRecord } from "../records.ts";
 import { validateArguments } from "./arguments.ts";
 import { ToolDefinitionError, validateToolDefinition } from "./definition.ts";
 import { toolAsSeen } from "./visibleCatalog.ts";
+import { SignInRequiredError } from "../upstream/signIn.ts";
 import type {
   ExecutionGuard, ExecutorRunner, GuardDecision, Locale, Logger, RegisteredTool, ToolCallContext, ToolDefinition,
   ToolHandler, ToolOutcome, ToolResult, ToolSummary,
@@ -395,6 +396,7 @@ export class ToolRegistry {
         return this.#answer(toolName, await this.#runner(tool, args, context));
       }
     } catch (error) {
+      if (error instanceof SignInRequiredError) return { ...errorResult(t.toolFailed(toolName, error.message)), signIn: error.signIn };
       return errorResult(t.toolFailed(toolName, messageOf(error)));
     }
     return { isError: false, content: t.clientRuns(toolName) };

@@ -1,5 +1,6 @@
 // An upstream MCP server as the owner configures it (PUT /v1/upstreams/:id), its limits, and the rule for its URL.
 import { isLocalHost } from "../boundary/hosts.ts";
+import { isRecord } from "../records.ts";
 import type { DeclaredConfirm, Risk, Visibility } from "../types.ts";
 import type { NewToolsPolicy } from "./pins.ts";
 import type { UpstreamGuardSettings } from "./toolGuard.ts";
@@ -22,6 +23,23 @@ export interface UpstreamConfig {
   timeoutMs: number;
   allowPrivate: boolean;
   newTools: NewToolsPolicy;
+  /** Each user's own OAuth grant to the server (upstreamAuth.ts); absent: the static headers only. */
+  auth?: UpstreamOAuth;
+}
+
+/**
+ * `auth: {type: "oauth"}`: toolgate is the OAuth client of the server's authorization server, and every call carries
+ * the calling principal's own grant. The client is registered by toolgate (a metadata document or dynamic
+ * registration) unless the owner names one.
+ */
+export interface UpstreamOAuth {
+  type: "oauth";
+  /** A client the owner registered at the authorization server; absent: toolgate registers itself. */
+  clientId?: string;
+  /** The TOOL_SECRET_* Worker secret holding that client's secret (a confidential client). */
+  clientSecretSecret?: string;
+  /** Scopes asked for; absent: the server's `scopes_supported`, else none. */
+  scopes?: string[];
 }
 
 export const UPSTREAM_LIMITS = Object.freeze({
@@ -76,4 +94,45 @@ export function upstreamUrlRefusal(protocol: string, hostname: string, allowPriv
   if (protocol === "http:" && !allowPrivate) return "must be https:// (plain http only with allowPrivate, for a server on a private network)";
   if (!allowPrivate && isLocalHost(hostname)) return `${hostname} is a local or private address; set allowPrivate to use it`;
   return undefined;
+}
+
+const AUTH_FIELDS = new Set(["type", "clientId", "clientSecretSecret", "scopes"]);
+/** An OAuth scope token (RFC 6749 §3.3): printable ASCII without space, quote or backslash. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/;
+const CLIENT_ID = /^[\x21-\x7E]{1,512}$/;
+const MAX_SCOPES = 32;
+
+/**
+ * The `auth` field of an upstream, checked: the configuration, or the problem with the field that has it (named as
+ * `auth.<field>`). `secretPattern` is the rule for Worker secret names; only TOOL_SECRET_* secrets are usable.
+ */
+export function readUpstreamAuth(value: unknown, secretPattern: RegExp, secretPrefix: string): { auth: UpstreamOAuth } | { field: string; problem: string } {
+  if (!isRecord(value)) return { field: "auth", problem: 'must be an object such as {"type": "oauth"}' };
+  const record = value;
+  for (const key of Object.keys(record)) {
+    if (!AUTH_FIELDS.has(key)) return { field: `auth.${key.slice(0, 64)}`, problem: "is not a known field (type, clientId, clientSecretSecret, scopes)" };
+  }
+  if (record.type !== "oauth") return { field: "auth.type", problem: 'must be "oauth"' };
+  const auth: UpstreamOAuth = { type: "oauth" };
+  if (record.clientId !== undefined) {
+    if (typeof record.clientId !== "string" || !CLIENT_ID.test(record.clientId)) return { field: "auth.clientId", problem: "must be 1 to 512 printable ASCII characters" };
+    auth.clientId = record.clientId;
+  }
+  if (record.clientSecretSecret !== undefined) {
+    const name = record.clientSecretSecret;
+    if (typeof name !== "string" || !secretPattern.test(name) || !name.startsWith(secretPrefix)) {
+      return { field: "auth.clientSecretSecret", problem: `must name a ${secretPrefix}* Worker secret, never hold the value itself` };
+    }
+    if (auth.clientId === undefined) return { field: "auth.clientSecretSecret", problem: "needs auth.clientId (the client whose secret it is)" };
+    auth.clientSecretSecret = name;
+  }
+  if (record.scopes !== undefined) {
+    const scopes = record.scopes;
+    if (!Array.isArray(scopes) || scopes.length > MAX_SCOPES) return { field: "auth.scopes", problem: `must be a list of at most ${MAX_SCOPES} scopes` };
+    for (const [index, scope] of scopes.entries()) {
+      if (typeof scope !== "string" || !SCOPE_TOKEN.test(scope)) return { field: `auth.scopes[${index}]`, problem: "must be an OAuth scope token (printable ASCII, no space, quote or backslash)" };
+    }
+    auth.scopes = [...new Set(scopes.filter((scope): scope is string => typeof scope === "string"))];
+  }
+  return { auth };
 }

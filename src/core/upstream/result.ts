@@ -56,4 +56,15 @@ export interface UpstreamToolResult {
 export type UpstreamCallOutcome =
   | { ok: true; result: UpstreamToolResult }
   /** `fromUpstream`: the error's text may hold the server's own words (wrapped as untrusted before the model reads it). */
-  | { ok: false; error: string; fromUpstream?: boolean };
+  | { ok: false; error: string; fromUpstream?: boolean; signIn?: SignInNeeded };
+
+/**
+ * The caller has no usable grant to an OAuth upstream (never signed in, revoked, expired): the call was not sent.
+ * `url` is the sign-in link the Worker made for this caller (absent until then).
+ */
+export interface SignInNeeded {
+  upstream: string;
+  url?: string;
+  /** Epoch ms after which the link is refused. */
+  expiresAt?: number;
+}

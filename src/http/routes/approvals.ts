@@ -25,7 +25,7 @@ function escapeHtml(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
-function page(status: number, title: string, body: string): Response {
+export function page(status: number, title: string, body: string): Response {
   const html = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
     `<title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem}` +
     `pre{background:#f4f4f4;padding:.75rem;overflow:auto;white-space:pre-wrap;word-break:break-all}` +
@@ -34,7 +34,7 @@ function page(status: number, title: string, body: string): Response {
   return new Response(html, { status, headers: APPROVAL_PAGE_HEADERS });
 }
 
-const message = (status: number, title: string, text: string): Response => page(status, title, `<p>${escapeHtml(text)}</p>`);
+export const message = (status: number, title: string, text: string): Response => page(status, title, `<p>${escapeHtml(text)}</p>`);
 const invalid = (): Response => message(403, "Invalid link", "This approval link was not issued by this gateway, or it was changed.");
 const gone = (): Response =>
   message(410, "Link no longer valid", "This approval link has expired or was already used. Ask the assistant to call the tool again for a new one.");

@@ -1,5 +1,5 @@
 // POST /v1/sessions/:sid/execute: one tool call (toolCall.ts: the registry, its guard, the audit line). Every
-// tool-level outcome is 200 {content, isError, confirmation?}; 4xx only for a malformed request.
+// tool-level outcome is 200 {content, isError, confirmation?, signIn?}; 4xx only for a malformed request.
 import { isRecord } from "../../core/records.ts";
 import { fitToolName } from "../../core/tools/toolNames.ts";
 import { readJsonObject, refuseTooDeep } from "../body.ts";
@@ -54,5 +54,7 @@ export async function execute(request: RouteRequest, call: Call): Promise<Respon
     content: result.content,
     isError: result.isError,
     ...(result.confirmation ? { confirmation: await withApprovalUrl(call, sessionId, result.confirmation) } : {}),
+    // The caller's own sign-in to an OAuth upstream is needed first: the link (also in the content), for a client to show.
+    ...(result.signIn ? { signIn: result.signIn } : {}),
   });
 }

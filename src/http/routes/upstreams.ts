@@ -2,7 +2,7 @@
 // upstream's Durable Object does the work (durable/upstreamObject.ts); these routes validate and answer.
 import { GROUP_NAME_PATTERN, SECRET_NAME_PATTERN, UPSTREAM_ID_PATTERN } from "../../core/tools/definition.ts";
 import { TOOL_SECRET_PREFIX } from "../../core/boundary/secrets.ts";
-import { UPSTREAM_LIMITS, upstreamUrlRefusal } from "../../core/upstream/config.ts";
+import { readUpstreamAuth, UPSTREAM_LIMITS, upstreamUrlRefusal } from "../../core/upstream/config.ts";
 import type { UpstreamConfig } from "../../core/upstream/config.ts";
 import { NEW_TOOLS_POLICIES } from "../../core/upstream/pins.ts";
 import type { AcceptChoice } from "../../core/upstream/pins.ts";
@@ -27,7 +27,7 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 /** Default for new tools from a known upstream: held, like a changed one (see docs/gateway.md, "Pinned descriptions"). */
 const DEFAULT_NEW_TOOLS = "quarantine";
 const UPSTREAM_FIELDS = [
-  "url", "headers", "groups", "visibility", "risk", "confirm", "tools", "prefix", "refreshSeconds", "timeoutMs", "allowPrivate", "newTools",
+  "url", "headers", "groups", "visibility", "risk", "confirm", "tools", "prefix", "refreshSeconds", "timeoutMs", "allowPrivate", "newTools", "auth",
 ];
 const VISIBILITIES = ["public", "restricted"] as const;
 const RISKS = ["safe", "sensitive", "dangerous"] as const;
@@ -128,6 +128,14 @@ export function readUpstreamConfig(id: string, body: JsonObject): UpstreamConfig
   if (tools !== undefined) config.tools = tools;
   const refreshSeconds = optionalInteger(body, "refreshSeconds", "", UPSTREAM_LIMITS.minRefreshSeconds, UPSTREAM_LIMITS.maxRefreshSeconds);
   if (refreshSeconds !== undefined) config.refreshSeconds = refreshSeconds;
+  if (body.auth !== undefined) {
+    const read = readUpstreamAuth(body.auth, SECRET_NAME_PATTERN, TOOL_SECRET_PREFIX);
+    if ("problem" in read) throw badField(read.field, read.problem);
+    // Each call carries the caller's own token in Authorization: a static one beside it would be sent for everyone.
+    const fixed = Object.keys(config.headers).find((name) => name.toLowerCase() === "authorization");
+    if (fixed !== undefined) throw badField(`headers["${fixed}"]`, "cannot be set on an upstream with auth: each user's own grant is sent there");
+    config.auth = read.auth;
+  }
   return config;
 }
 
@@ -150,7 +158,7 @@ export async function putUpstream(request: RouteRequest, call: Call): Promise<Re
   if (!(await registryStub(call.env).addUpstream(id, UPSTREAM_LIMITS.upstreams))) {
     throw new HttpError(409, "too_many_upstreams", `at most ${UPSTREAM_LIMITS.upstreams} upstream MCP servers can be configured`);
   }
-  const outcome = await upstreamStub(call.env, id).configure(config, call.settings.config.limits.maxTools);
+  const outcome = await upstreamStub(call.env, id).configure(config, call.settings.config.limits.maxTools, call.principal.id);
   return answer(outcome, outcome.created ? 201 : 200);
 }
 
@@ -178,7 +186,7 @@ export async function deleteUpstream(request: RouteRequest, call: Call): Promise
   const outcome = await upstreamStub(call.env, id).remove(id);
   noteRegistryVersion(outcome);
   if (!outcome.removed) throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id");
-  return Response.json({ removed: id, tools: outcome.tools, version: outcome.version });
+  return Response.json({ removed: id, tools: outcome.tools, grantsDeleted: outcome.grantsDeleted, version: outcome.version });
 }
 
 export async function refreshUpstream(request: RouteRequest, call: Call): Promise<Response> {
