@@ -50,30 +50,25 @@ function asciiClass(code: number): 0 | 1 | 2 | 3 {
  * next to a digit), lower-cased, one space apart.
  */
 function asciiNameKey(text: string): string {
-  let key = "";
-  let word = "";
-  const flush = (): void => {
-    if (word === "") return;
-    key = key === "" ? word : `${key} ${word}`;
-    word = "";
-  };
+  const words: string[] = [];
+  let start = -1;
+  let before: number = OTHER;
+  let kind = text.length > 0 ? asciiClass(text.charCodeAt(0)) : OTHER;
   for (let i = 0; i < text.length; i++) {
-    const kind = asciiClass(text.charCodeAt(i));
+    const after = i + 1 < text.length ? asciiClass(text.charCodeAt(i + 1)) : OTHER;
     if (kind === OTHER) {
-      flush();
-      continue;
+      if (start >= 0) words.push(text.slice(start, i));
+      start = -1;
+    } else if (start < 0) start = i;
+    else if ((before === LOWER && kind === UPPER) || (before === UPPER && kind === UPPER && after === LOWER) || ((before === DIGIT) !== (kind === DIGIT))) {
+      words.push(text.slice(start, i));
+      start = i;
     }
-    if (word !== "") {
-      const before = asciiClass(text.charCodeAt(i - 1));
-      const after = i + 1 < text.length ? asciiClass(text.charCodeAt(i + 1)) : OTHER;
-      const cut = (before === LOWER && kind === UPPER) || (before === UPPER && kind === UPPER && after === LOWER)
-        || ((before === DIGIT) !== (kind === DIGIT));
-      if (cut) flush();
-    }
-    word += kind === UPPER ? String.fromCharCode(text.charCodeAt(i) + 32) : text.charAt(i);
+    before = kind;
+    kind = after;
   }
-  flush();
-  return key;
+  if (start >= 0) words.push(text.slice(start));
+  return words.join(" ").toLowerCase();
 }
 
 /**
