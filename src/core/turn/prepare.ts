@@ -7,6 +7,7 @@ import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
 import type { SearchIndex } from "../search/types.ts";
 import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
+import { toShape } from "../tools/shapes.ts";
 import type { ToolShape } from "../tools/shapes.ts";
 import { toolListTokens } from "../tools/toolTokens.ts";
 import type { Logger, ToolDefinition } from "../types.ts";
@@ -161,6 +162,40 @@ function autoDiscover(input: PrepareInput, present: ReadonlyMap<string, ToolDefi
   return auto;
 }
 
+/** The always-direct tools present, in configuration order (each once); a missing one is warned about once. */
+function directTools(config: GatewayConfig, present: ReadonlyMap<string, ToolDefinition>, warnings: WarnOnce | undefined): ToolDefinition[] {
+  const direct: ToolDefinition[] = [];
+  const directNames = new Set<string>();
+  for (const name of config.alwaysDirectTools) {
+    const tool = present.get(name);
+    if (!tool) {
+      warnings?.warn(
+        `alwaysDirectTools:${name}`,
+        `tool search: alwaysDirectTools lists "${name}", which is not registered or not available; it is ignored`,
+      );
+      continue;
+    }
+    if (directNames.has(name)) continue;
+    directNames.add(name);
+    direct.push(tool);
+  }
+  return direct;
+}
+
+/**
+ * The text of the search_tools definition a first turn over `tools` sends in `shape` (nothing discovered yet: every
+ * tool but the always-direct ones named), or undefined when the layer does not apply. What prepareTurn counts besides
+ * the tools themselves: a registry snapshot carries its count (core/tools/registrySnapshot.ts), which a cold isolate
+ * would otherwise tokenize (the names of every tool) on its first prepare.
+ */
+export function firstTurnSearchToolsText(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string | undefined {
+  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
+  if (!config.enabled || countable <= config.maxDirectTools) return undefined;
+  const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
+  const definition = searchToolsDefinition(config, hiddenTools(tools, directNames, config.toolList === "fixed"));
+  return JSON.stringify(toShape(definition, shape));
+}
+
 /**
  * One turn of the search layer.
  *
@@ -206,21 +241,8 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     };
   }
 
-  const direct: ToolDefinition[] = [];
-  const directNames = new Set<string>();
-  for (const name of config.alwaysDirectTools) {
-    const tool = present.get(name);
-    if (!tool) {
-      warnings.warn(
-        `alwaysDirectTools:${name}`,
-        `tool search: alwaysDirectTools lists "${name}", which is not registered or not available; it is ignored`,
-      );
-      continue;
-    }
-    if (directNames.has(name)) continue;
-    directNames.add(name);
-    direct.push(tool);
-  }
+  const direct = directTools(config, present, warnings);
+  const directNames = new Set(direct.map((tool) => tool.name));
 
   let sent: ToolDefinition[];
   if (config.toolList === "fixed") {
