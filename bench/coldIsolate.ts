@@ -15,7 +15,7 @@ import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } f
 import { registerStoredTools } from "../src/core/tools/storedTools.ts";
 import { toolListTokens } from "../src/core/tools/toolTokens.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
-import { firstTurnSearchToolsText, prepareTurn, WarnOnce } from "../src/core/turn/prepare.ts";
+import { catalogFigures, firstTurnSearchToolsText, prepareTurn, rememberCatalogFigures, WarnOnce } from "../src/core/turn/prepare.ts";
 import { runSearchTools } from "../src/core/turn/searchTools.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { registrableCatalog } from "./catalog.ts";
@@ -86,6 +86,8 @@ function child(file: string, mode: SearchMode, task: string): void {
     const registry = new ToolRegistry({ logger: quiet });
     registry.registerValidated(content.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
     const catalog = registry.getDefinitions({ groups: ["*"] });
+    // As the isolate does (isolate/registryCache.ts): the views' figures the snapshot carries.
+    for (const view of content.views ?? []) rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
     if (task === "search") return runSearchTools({ query: QUERY }, { catalog, index: content.index, enabledGroups: undefined, config });
     return prepareTurn({ tools: catalog, messages: [{ role: "user", content: MESSAGE }], discovered: [], config, warnings, searchIndex: content.index });
   });
@@ -137,6 +139,7 @@ export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[]
             skipped: [],
             index,
             // As the registry's writer does (isolate/registryCache.ts): the first prepare's search_tools text.
+            views: [{ groups: ["*"], ...catalogFigures(definitions) }],
             countedTexts: [firstTurnSearchToolsText(definitions, benchConfig(mode), "openai")].flatMap((text) => (text === undefined ? [] : [text])),
           });
         });

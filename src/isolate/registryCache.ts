@@ -24,7 +24,7 @@ import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
-import { firstTurnSearchToolsText } from "../core/turn/prepare.ts";
+import { catalogFigures, firstTurnSearchToolsText, rememberCatalogFigures } from "../core/turn/prepare.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
@@ -213,6 +213,7 @@ function registryFromSnapshot(env: Env, settings: Settings, content: RegistrySna
   const version = { epoch: content.epoch, version: content.version };
   storedFrom = version;
   registry.setExecutionGuard(executionGuard(env, settings));
+  for (const view of content.views ?? []) rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
   const key = versionKey(version);
   // The index was restored over the snapshot's definitions, which the registry now holds in the same order.
   searchIndexes.set(`registry:${key}:`, content.mode, content.index);
@@ -239,6 +240,7 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
     skipped: skippedTools(storedDefinitions, storedNamesBesides(stored)),
     index,
     countedTexts: firstTurnTexts(settings, loaded),
+    views: SNAPSHOT_VIEWS.map((groups) => ({ groups, ...catalogFigures(loaded.registry.getDefinitions({ groups })) })),
   });
   const bytes = encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
     ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
@@ -250,12 +252,15 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
   }
 }
 
+/** The views whose first-turn figures a snapshot carries: every tool (owners, "*"), the ungrouped ones (no groups). */
+const SNAPSHOT_VIEWS: readonly (readonly string[])[] = [["*"], []];
+
 /**
  * The search_tools texts a first prepare counts (prepare.ts) for the views most callers have: every tool (owners,
  * "*") and the ungrouped tools (a caller without groups), in the shape prepare answers in by default.
  */
 function firstTurnTexts(settings: Settings, loaded: LoadedRegistry): string[] {
-  const views = [loaded.definitions, loaded.registry.getDefinitions({ groups: [] })];
+  const views = SNAPSHOT_VIEWS.map((groups) => loaded.registry.getDefinitions({ groups }));
   const texts = views.map((tools) => firstTurnSearchToolsText(tools, settings.config, "openai"));
   return [...new Set(texts.filter((text) => text !== undefined))];
 }

@@ -54,6 +54,23 @@ export interface RegistrySnapshotContent extends SnapshotBinding {
    * isolate's first turn counts besides the tools, the search_tools definition naming them all.
    */
   countedTexts?: readonly string[];
+  /**
+   * Per view (the tools a caller holding `groups` sees, as ToolRegistry.getDefinitions lists them), what a turn
+   * works out from every tool of it (core/turn/prepare.ts, catalogFigures), so that a cold isolate's first turn does
+   * not go over every tool.
+   */
+  views?: readonly SnapshotView[];
+}
+
+export interface SnapshotView {
+  groups: readonly string[];
+  compactNames: string;
+  openaiTokens: number;
+}
+
+function isSnapshotView(value: unknown): value is SnapshotView {
+  return isRecord(value) && Array.isArray(value["groups"]) && (value["groups"] as unknown[]).every((group) => typeof group === "string")
+    && typeof value["compactNames"] === "string" && typeof value["openaiTokens"] === "number";
 }
 
 const PROBE_TOOLS: readonly ToolDefinition[] = [
@@ -120,6 +137,7 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   const texts = content.countedTexts ?? [];
   body.strings(texts.map((text) => tokenMemoKey(text)));
   body.i32(Int32Array.from(texts, (text) => countTokens(text)));
+  body.text(JSON.stringify(content.views ?? []));
   if (!writeIndexSnapshot(content.index, body)) return undefined;
   const bytes = body.finish();
   const out = new SnapshotWriter();
@@ -264,6 +282,13 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   const memoCounts = reader.i32();
   if (memoCounts.length !== memoKeys.length) throw new SnapshotError("the snapshot's counted texts do not match");
   memoKeys.forEach((key, i) => rememberTokenCount(key, memoCounts[i] ?? 0));
+  let views: unknown;
+  try {
+    views = JSON.parse(reader.text());
+  } catch {
+    throw new SnapshotError("the snapshot's views do not parse");
+  }
+  if (!Array.isArray(views) || !(views as unknown[]).every(isSnapshotView)) throw new SnapshotError("the snapshot's views are malformed");
   const index = restoreSearchIndex(found.mode, definitions, reader);
-  return { ...found, tools, skipped: skippedTools, index };
+  return { ...found, tools, skipped: skippedTools, index, views: views as SnapshotView[] };
 }

@@ -157,6 +157,17 @@ export function toolListTokens(tools: readonly ToolDefinition[], shape: ToolShap
 
 const listTokens = new WeakMap<readonly ToolDefinition[], Map<ToolShape, number>>();
 
+/** Takes the count of a frozen list in a shape made elsewhere (a registry snapshot's, for the same tools in order). */
+export function rememberToolListTokens(tools: readonly ToolDefinition[], shape: ToolShape, total: number): void {
+  if (!Object.isFrozen(tools)) return;
+  let byShape = listTokens.get(tools);
+  if (!byShape) {
+    byShape = new Map();
+    listTokens.set(tools, byShape);
+  }
+  byShape.set(shape, total);
+}
+
 function summedTokens(tools: readonly ToolDefinition[], shape: ToolShape): number {
   const parts = tools.map((tool) => countedTool(tool, shape));
   // A text the seam rule does not cover (never one of the four shapes, which all start with `{"`): counted whole.

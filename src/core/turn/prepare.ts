@@ -6,10 +6,10 @@ import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
 import type { SearchIndex } from "../search/types.ts";
-import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
+import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
 import { toShape } from "../tools/shapes.ts";
 import type { ToolShape } from "../tools/shapes.ts";
-import { toolListTokens } from "../tools/toolTokens.ts";
+import { rememberToolListTokens, toolListTokens } from "../tools/toolTokens.ts";
 import type { Logger, ToolDefinition } from "../types.ts";
 
 /** Logs each warning key once per instance (e.g. once per isolate), not once per turn. */
@@ -132,7 +132,9 @@ function hiddenTools(tools: readonly ToolDefinition[], directNames: ReadonlySet<
   }
   // Bounded: one entry per always-direct list and mode this isolate's configurations use.
   if (view.hidden.size >= 8) view.hidden.clear();
-  const frozen = Object.freeze(hidden);
+  // Nothing left out (every tool present, in order): the list itself, so that what is kept per list (its compact
+  // names: searchTools.ts, a registry snapshot's figures) is found again.
+  const frozen = hidden.length === tools.length && Object.isFrozen(tools) ? tools : Object.freeze(hidden);
   view.hidden.set(key, frozen);
   return frozen;
 }
@@ -194,6 +196,28 @@ export function firstTurnSearchToolsText(tools: readonly ToolDefinition[], confi
   const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
   const definition = searchToolsDefinition(config, hiddenTools(tools, directNames, config.toolList === "fixed"));
   return JSON.stringify(toShape(definition, shape));
+}
+
+/** What a turn over a catalog works out from every tool of it: a registry snapshot carries them for its views. */
+export interface CatalogFigures {
+  /** The compact name list of search_tools' description (searchTools.ts, compactToolNames). */
+  compactNames: string;
+  /** The tokens of the whole list in the openai shape (prepare's stats, tokensAll). */
+  openaiTokens: number;
+}
+
+export function catalogFigures(tools: readonly ToolDefinition[]): CatalogFigures {
+  return { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
+}
+
+/**
+ * Takes a catalog's figures worked out elsewhere (a registry snapshot's, for the same tools in the same order): a
+ * cold isolate's first turn then reads them instead of going over every tool. `tools` must be frozen (a registry's
+ * list), as a list whose figures are kept is.
+ */
+export function rememberCatalogFigures(tools: readonly ToolDefinition[], figures: CatalogFigures): void {
+  rememberCompactToolNames(tools, figures.compactNames);
+  rememberToolListTokens(tools, "openai", figures.openaiTokens);
 }
 
 /**
@@ -258,11 +282,12 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   } else {
     const discoveredSent: ToolDefinition[] = [];
     const remaining: ToolDefinition[] = [];
-    for (const tool of hiddenTools(tools, directNames, false)) {
+    const hidden = hiddenTools(tools, directNames, false);
+    for (const tool of hidden) {
       if (set.has(tool.name)) discoveredSent.push(tool);
       else remaining.push(tool);
     }
-    sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
+    sent = [searchToolsDefinition(config, discoveredSent.length === 0 ? hidden : remaining), ...direct, ...discoveredSent];
   }
   const auto = autoDiscover(input, present, sent);
   sent.push(...auto);
