@@ -80,9 +80,22 @@ function parsedJson(text: string, what: string): unknown {
 function stringLists(value: unknown, what: string): (readonly string[])[] {
   if (!Array.isArray(value)) throw new SnapshotError(`the snapshot's ${what} are malformed`);
   return (value as unknown[]).map((list) => {
-    if (!Array.isArray(list) || !(list as unknown[]).every((item) => typeof item === "string")) throw new SnapshotError(`the snapshot's ${what} are malformed`);
-    return Object.freeze(list as string[]);
+    if (!Array.isArray(list)) throw new SnapshotError(`the snapshot's ${what} are malformed`);
+    const strings: string[] = [];
+    for (const item of list as unknown[]) {
+      if (typeof item !== "string") throw new SnapshotError(`the snapshot's ${what} are malformed`);
+      strings.push(item);
+    }
+    return Object.freeze(strings);
   });
+}
+
+/**
+ * A definition as writeDefinitions wrote it (validated then, and checked whole by the snapshot's checksum since): only
+ * its name is looked at, since reading any other field would decode it.
+ */
+function isWrittenDefinition(value: Record<string, unknown>): value is Record<string, unknown> & ToolDefinition {
+  return typeof value["name"] === "string";
 }
 
 /** The definition in `row` of `table`, decoded and deeply frozen on first use. */
@@ -166,7 +179,8 @@ export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
       else Object.defineProperty(definition, key, lazyFieldOf(key));
     }
     rows.set(definition, { table, row });
-    definitions.push(Object.freeze(definition) as unknown as ToolDefinition);
+    Object.freeze(definition);
+    if (isWrittenDefinition(definition)) definitions.push(definition);
   }
   return definitions;
 }

@@ -177,13 +177,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * A definition as encodeRegistrySnapshot wrote it (validated then, and checked whole by the checksum since): only its
- * shape is looked at, cheaply, not validated again.
- */
-function isWrittenDefinition(value: unknown): value is ToolDefinition {
-  return isRecord(value) && typeof value["name"] === "string" && typeof value["description"] === "string" && isRecord(value["parameters"]);
-}
 
 function isSkippedTool(value: unknown): value is SnapshotSkippedTool {
   return isRecord(value) && typeof value["name"] === "string" && typeof value["revision"] === "number" && typeof value["error"] === "string";
@@ -288,7 +281,12 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   } catch {
     throw new SnapshotError("the snapshot's views do not parse");
   }
-  if (!Array.isArray(views) || !(views as unknown[]).every(isSnapshotView)) throw new SnapshotError("the snapshot's views are malformed");
+  if (!Array.isArray(views)) throw new SnapshotError("the snapshot's views are malformed");
+  const snapshotViews: SnapshotView[] = [];
+  for (const view of views as unknown[]) {
+    if (!isSnapshotView(view)) throw new SnapshotError("the snapshot's views are malformed");
+    snapshotViews.push(view);
+  }
   const index = restoreSearchIndex(found.mode, definitions, reader);
-  return { ...found, tools, skipped: skippedTools, index, views: views as SnapshotView[] };
+  return { ...found, tools, skipped: skippedTools, index, views: snapshotViews };
 }
