@@ -30,8 +30,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Interns values by their JSON: one table of distinct values and, per item, its value's place in the table. */
-function interned<T>(items: readonly (T | undefined)[]): { table: T[]; ids: Int32Array } {
+/** Interns values by their JSON: one table of distinct values and, per item, its value's place in the table (-1: none). */
+export function interned<T>(items: readonly (T | undefined)[]): { table: T[]; ids: Int32Array } {
   const byKey = new Map<string, number>();
   const table: T[] = [];
   const ids = Int32Array.from(items, (item) => {

@@ -15,7 +15,7 @@ import { TOOL_SHAPES } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
 import { countTokens, rememberTokenCount, tokenMemoKey } from "./tokens.ts";
 import { carryToolTokenCounts, hasToolTokenCount, toolTokenCount } from "./toolTokens.ts";
-import { readDefinitions, snapshotRow, writeDefinitions } from "./definitionTable.ts";
+import { interned, readDefinitions, snapshotRow, writeDefinitions } from "./definitionTable.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
 export const REGISTRY_SNAPSHOT_FORMAT = 2;
@@ -149,19 +149,9 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
 
 /** Strings that repeat (contexts, the punctuation a tool's JSON starts and ends with): each distinct one once. */
 function writeInterned(out: SnapshotWriter, values: readonly string[]): void {
-  const ids = new Map<string, number>();
-  const table: string[] = [];
-  const column = Int32Array.from(values, (value) => {
-    let id = ids.get(value);
-    if (id === undefined) {
-      id = table.length;
-      table.push(value);
-      ids.set(value, id);
-    }
-    return id;
-  });
+  const { table, ids } = interned(values);
   out.strings(table);
-  out.i32(column);
+  out.i32(ids);
 }
 
 /** What writeInterned wrote: the table and each value's place in it (checked: every place is in the table). */
