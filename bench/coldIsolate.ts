@@ -9,13 +9,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { defaultConfig, SEARCH_MODES, type SearchMode } from "../src/core/config.ts";
+import { defaultConfig, SEARCH_MODES, type GatewayConfig, type SearchMode } from "../src/core/config.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
 import { registerStoredTools } from "../src/core/tools/storedTools.ts";
 import { toolListTokens } from "../src/core/tools/toolTokens.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
-import { prepareTurn, WarnOnce } from "../src/core/turn/prepare.ts";
+import { catalogFigures, firstTurnSearchToolsText, prepareTurn, rememberCatalogFigures, WarnOnce } from "../src/core/turn/prepare.ts";
 import { runSearchTools } from "../src/core/turn/searchTools.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { registrableCatalog } from "./catalog.ts";
@@ -63,13 +63,16 @@ function isMeasure(value: unknown): value is { wall: number; cpu: number } {
   return typeof value === "object" && value !== null && "wall" in value && typeof value.wall === "number" && "cpu" in value && typeof value.cpu === "number";
 }
 
+function benchConfig(mode: SearchMode): GatewayConfig {
+  return { ...defaultConfig(), searchMode: mode, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
+}
+
 /** The child's one measured request. */
 function child(file: string, mode: SearchMode, task: string): void {
   // As a Worker starts: the table's bytes in memory, decoded on first use.
   provideWordVectorsFromFile();
-  const config = { ...defaultConfig(), searchMode: mode, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
+  const config = benchConfig(mode);
   const bytes = new Uint8Array(readFileSync(file));
-  const fingerprint = snapshotFingerprint(mode, "en", false);
   const warnings = new WarnOnce(quiet);
   const [, wall, cpu] = timed(() => {
     if (task === "texts-search") {
@@ -80,10 +83,14 @@ function child(file: string, mode: SearchMode, task: string): void {
       const catalog = registry.getDefinitions({ groups: ["*"] });
       return runSearchTools({ query: QUERY }, { catalog, index: createSearchIndex(mode, catalog), enabledGroups: undefined, config });
     }
+    // The code's fingerprint too: a new isolate works it out before it can ask for its snapshot.
+    const fingerprint = snapshotFingerprint(mode, "en", false);
     const content = decodeRegistrySnapshot(bytes, { epoch: EPOCH, version: VERSION, mode, fingerprint });
     const registry = new ToolRegistry({ logger: quiet });
     registry.registerValidated(content.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
     const catalog = registry.getDefinitions({ groups: ["*"] });
+    // As the isolate does (isolate/registryCache.ts): the views' figures the snapshot carries.
+    for (const view of content.views ?? []) rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
     if (task === "search") return runSearchTools({ query: QUERY }, { catalog, index: content.index, enabledGroups: undefined, config });
     return prepareTurn({ tools: catalog, messages: [{ role: "user", content: MESSAGE }], discovered: [], config, warnings, searchIndex: content.index });
   });
@@ -134,6 +141,9 @@ export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[]
             tools: definitions.map((definition) => ({ definition, context: "bench", revision: 1 })),
             skipped: [],
             index,
+            // As the registry's writer does (isolate/registryCache.ts): the first prepare's search_tools text.
+            views: [{ groups: ["*"], ...catalogFigures(definitions) }],
+            countedTexts: [firstTurnSearchToolsText(definitions, benchConfig(mode), "openai")].flatMap((text) => (text === undefined ? [] : [text])),
           });
         });
         if (bytes === undefined) throw new Error(`the ${mode} index wrote no snapshot`);

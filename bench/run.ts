@@ -413,7 +413,7 @@ function atLeast(target: string, value: number | undefined, limit: number): Targ
 // ---------------------------------------------------------------------------------------------------------------
 
 function commandLine(): string {
-  return `node --expose-gc bench/run.ts${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`;
+  return `node --expose-gc bench/run.ts${flags["cold-isolates"] === true ? " --cold-isolates" : ""}${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`;
 }
 
 /** Concurrent calls to a slow upstream: each caller's calls one after the other, all callers at once. */
@@ -527,7 +527,7 @@ function autoDiscoverTargets(section: AutoDiscoverSection): Target[] {
   ];
 }
 
-const COLD_METHOD = "bench/coldIsolate.ts: per size and mode, the registry snapshot made from a registry built from stored texts (write: encoding it, every tool's openai token count included, once per version), then each first request in a fresh Node process (no caches: term caches, word vectors, token counts all cold): decode and check the snapshot, register its definitions as validated, restore the index, then runSearchTools (firstSearch) or prepareTurn with auto-discovery topK 3 (firstPrepare); wall and thread CPU, median over the processes; firstSearchFromTexts = the same first search without a snapshot (texts parsed, validated, indexed; up to 10,000 tools)";
+const COLD_METHOD = "bench/coldIsolate.ts: per size and mode, the registry snapshot made from a registry built from stored texts (write: encoding it, every tool's openai token count included, once per version), then each first request in a fresh Node process (no caches: term caches, word vectors, token counts all cold): the code's fingerprint, decode and check the snapshot (definitions decoded per tool when first read), register its definitions as validated, restore the index, then runSearchTools (firstSearch) or prepareTurn with auto-discovery topK 3 (firstPrepare); wall and thread CPU, median over the processes; firstSearchFromTexts = the same first search without a snapshot (texts parsed, validated, indexed; up to 10,000 tools)";
 const COLD_SIZES = quick ? [10_000] : [10_000, 50_000];
 const COLD_RUNS = quick ? 2 : 3;
 

@@ -24,6 +24,7 @@ import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
+import { catalogFigures, firstTurnSearchToolsText, rememberCatalogFigures } from "../core/turn/prepare.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
@@ -134,9 +135,25 @@ export function catalogSearchIndex(hash: string, tools: readonly ToolDefinition[
  * groups hide. Search it with `visibleCatalog(loaded.definitions, groups)` as the catalog.
  */
 export function registrySearchIndex(loaded: LoadedRegistry, mode: SearchMode, groups: readonly string[] | undefined): SearchIndex {
-  // "*" sees every tool, as no group list does: one index (and the one a snapshot brings) serves both.
+  // "*" sees every tool, as no group list does: one index (and the one a snapshot brings) serves both; so does any
+  // view that holds every tool as it is (groups that every grouped tool is in, or a catalog without groups).
   const view = viewKey(loaded.definitions, groups);
-  return searchIndexes.get(`registry:${loaded.key}:${view === "*" ? "" : view}`, mode, () => visibleCatalog(loaded.definitions, groups));
+  const tools = visibleCatalog(loaded.definitions, groups);
+  const whole = view === "*" || isWholeCatalog(tools, loaded.definitions);
+  return searchIndexes.get(`registry:${loaded.key}:${whole ? "" : view}`, mode, () => tools);
+}
+
+/** Views (visibleCatalog's arrays, the same array per view) known to be their catalog's every tool as it is. */
+const wholeViews = new WeakMap<readonly ToolDefinition[], boolean>();
+
+function isWholeCatalog(view: readonly ToolDefinition[], catalog: readonly ToolDefinition[]): boolean {
+  if (view === catalog) return true;
+  let whole = wholeViews.get(view);
+  if (whole === undefined) {
+    whole = view.length === catalog.length && view.every((tool, i) => tool === catalog[i]);
+    wholeViews.set(view, whole);
+  }
+  return whole;
 }
 
 /** Every page of the registry at one version; `holding`: the version whose texts the isolate holds (not sent again). */
@@ -197,6 +214,7 @@ function registryFromSnapshot(env: Env, settings: Settings, content: RegistrySna
   const version = { epoch: content.epoch, version: content.version };
   storedFrom = version;
   registry.setExecutionGuard(executionGuard(env, settings));
+  for (const view of content.views ?? []) rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
   const key = versionKey(version);
   // The index was restored over the snapshot's definitions, which the registry now holds in the same order.
   searchIndexes.set(`registry:${key}:`, content.mode, content.index);
@@ -222,6 +240,8 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
     })),
     skipped: skippedTools(storedDefinitions, storedNamesBesides(stored)),
     index,
+    countedTexts: firstTurnTexts(settings, loaded),
+    views: SNAPSHOT_VIEWS.map((groups) => ({ groups, ...catalogFigures(loaded.registry.getDefinitions({ groups })) })),
   });
   const bytes = encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
     ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
@@ -231,6 +251,19 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
     const part = bytes.slice(from, from + SNAPSHOT_WRITE_BYTES);
     if (!(await stub.writeRegistrySnapshot(key, loaded.version, bytes.length, from, part.buffer))) return;
   }
+}
+
+/** The views whose first-turn figures a snapshot carries: every tool (owners, "*"), the ungrouped ones (no groups). */
+const SNAPSHOT_VIEWS: readonly (readonly string[])[] = [["*"], []];
+
+/**
+ * The search_tools texts a first prepare counts (prepare.ts) for the views most callers have: every tool (owners,
+ * "*") and the ungrouped tools (a caller without groups), in the shape prepare answers in by default.
+ */
+function firstTurnTexts(settings: Settings, loaded: LoadedRegistry): string[] {
+  const views = SNAPSHOT_VIEWS.map((groups) => loaded.registry.getDefinitions({ groups }));
+  const texts = views.map((tools) => firstTurnSearchToolsText(tools, settings.config, "openai"));
+  return [...new Set(texts.filter((text) => text !== undefined))];
 }
 
 /** The revision that wrote a stored tool of the version held; -1 for one that is not stored (the demo catalog). */

@@ -5,6 +5,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toolListTokens } from "../../src/core/tools/toolTokens.ts";
+import { prepareTurn, WarnOnce } from "../../src/core/turn/prepare.ts";
 import { registryStub } from "../../src/durable/stubs.ts";
 import { currentRegistry, registrySearchIndex, resetIsolateRegistry } from "../../src/isolate/registryCache.ts";
 import type { LoadedRegistry } from "../../src/isolate/registryCache.ts";
@@ -89,6 +90,15 @@ function servedBy(loaded: LoadedRegistry): unknown {
     contexts: loaded.definitions.map((tool) => loaded.registry.get(tool.name)?.contextId),
     pages: ["snapshot quasar", "measure alpha", "send an email", "weather tomorrow", "snap_tool_2"].map((query) => index.scored(query, 5)),
     tokens: toolListTokens(loaded.definitions, "openai"),
+    // A first turn of an owner and of a caller without groups (what a snapshot carries figures for), and of another.
+    turns: [["*"], [], ["no-such-group"]].map((groups) => {
+      const tools = loaded.registry.getDefinitions({ groups });
+      const { config } = settings;
+      return prepareTurn({
+        tools, messages: [{ role: "user", content: "measure alpha of a quasar" }], discovered: [], config, warnings: new WarnOnce(console),
+        searchIndex: registrySearchIndex(loaded, config.searchMode, groups),
+      });
+    }),
   };
 }
 

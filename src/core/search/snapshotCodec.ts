@@ -176,27 +176,48 @@ export class SnapshotReader {
 }
 
 /**
- * A 64-bit Fletcher-style checksum of `bytes`, as 16 hex digits: two running sums over 32-bit words (the second the
- * sum of the first), which any changed, lost or reordered word changes. Not a defence against a forger (the storage is
- * the gateway's own), a check against torn or damaged writes, at about a millisecond per megabyte.
+ * A 64-bit Fletcher-style checksum of `bytes`, as 16 hex digits: four lanes of 32-bit words (word i in lane i % 4),
+ * each with two running sums (the second the sum of the first), mixed together at the end; any changed, lost or
+ * reordered word changes it. Not a defence against a forger (the storage is the gateway's own), a check against
+ * torn or damaged writes: only additions per word, since a cold isolate checks its whole snapshot before it reads it
+ * (about a millisecond per megabyte on a loaded machine).
  */
 export function snapshotChecksum(bytes: Uint8Array): string {
   const words = Math.floor(bytes.byteLength / 4);
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
-  const view = new Uint32Array(aligned.buffer, aligned.byteOffset, words);
-  let a = 1;
-  let b = 0;
-  let c = 0x9e3779b9;
-  for (let i = 0; i < words; i++) {
-    const word = view[i] ?? 0;
-    a = (a + word) >>> 0;
-    b = (b + a) >>> 0;
-    c = Math.imul(c ^ word, 0x01000193) >>> 0;
+  const view = new Int32Array(aligned.buffer, aligned.byteOffset, words);
+  let a0 = 1;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  let b0 = 0;
+  let b1 = 0;
+  let b2 = 0;
+  let b3 = 0;
+  const whole = words - (words % 4);
+  for (let i = 0; i < whole; i += 4) {
+    a0 = (a0 + (view[i] ?? 0)) | 0;
+    b0 = (b0 + a0) | 0;
+    a1 = (a1 + (view[i + 1] ?? 0)) | 0;
+    b1 = (b1 + a1) | 0;
+    a2 = (a2 + (view[i + 2] ?? 0)) | 0;
+    b2 = (b2 + a2) | 0;
+    a3 = (a3 + (view[i + 3] ?? 0)) | 0;
+    b3 = (b3 + a3) | 0;
+  }
+  // The last words and bytes go to the first lane.
+  for (let i = whole; i < words; i++) {
+    a0 = (a0 + (view[i] ?? 0)) | 0;
+    b0 = (b0 + a0) | 0;
   }
   for (let i = words * 4; i < bytes.byteLength; i++) {
-    a = (a + (bytes[i] ?? 0)) >>> 0;
-    b = (b + a) >>> 0;
+    a0 = (a0 + (bytes[i] ?? 0)) | 0;
+    b0 = (b0 + a0) | 0;
   }
-  b = (b + bytes.byteLength) >>> 0;
-  return (a ^ c).toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+  // Lanes mixed in order (a word moved to another lane changes the result), the length last.
+  let high = 0x9e3779b9;
+  let low = bytes.byteLength;
+  for (const lane of [a0, a1, a2, a3]) high = Math.imul(high ^ lane, 0x01000193);
+  for (const lane of [b0, b1, b2, b3]) low = Math.imul(low ^ lane, 0x01000193) + lane;
+  return (high >>> 0).toString(16).padStart(8, "0") + (low >>> 0).toString(16).padStart(8, "0");
 }

@@ -13,10 +13,12 @@ import type { SearchIndex } from "../search/types.ts";
 import type { Locale, ToolDefinition } from "../types.ts";
 import { TOOL_SHAPES } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
-import { hasToolTokenCount, rememberToolTokenCount, toolTokenCount } from "./toolTokens.ts";
+import { countTokens, rememberTokenCount, tokenMemoKey } from "./tokens.ts";
+import { carryToolTokenCounts, hasToolTokenCount, toolTokenCount } from "./toolTokens.ts";
+import { interned, readDefinitions, snapshotRow, writeDefinitions } from "./definitionTable.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 1;
+export const REGISTRY_SNAPSHOT_FORMAT = 2;
 const MAGIC = "toolgate registry snapshot";
 /** Token counts always carried (prepare's default shape); other shapes when the writer had counted every tool in them. */
 const ALWAYS_COUNTED: readonly ToolShape[] = ["openai"];
@@ -47,6 +49,28 @@ export interface RegistrySnapshotContent extends SnapshotBinding {
   tools: SnapshotTool[];
   skipped: SnapshotSkippedTool[];
   index: SearchIndex;
+  /**
+   * Texts whose token counts the snapshot carries (written only; read back into countTokens' memo): what a cold
+   * isolate's first turn counts besides the tools, the search_tools definition naming them all.
+   */
+  countedTexts?: readonly string[];
+  /**
+   * Per view (the tools a caller holding `groups` sees, as ToolRegistry.getDefinitions lists them), what a turn
+   * works out from every tool of it (core/turn/prepare.ts, catalogFigures), so that a cold isolate's first turn does
+   * not go over every tool.
+   */
+  views?: readonly SnapshotView[];
+}
+
+export interface SnapshotView {
+  groups: readonly string[];
+  compactNames: string;
+  openaiTokens: number;
+}
+
+function isSnapshotView(value: unknown): value is SnapshotView {
+  return isRecord(value) && Array.isArray(value["groups"]) && (value["groups"] as unknown[]).every((group) => typeof group === "string")
+    && typeof value["compactNames"] === "string" && typeof value["openaiTokens"] === "number";
 }
 
 const PROBE_TOOLS: readonly ToolDefinition[] = [
@@ -90,14 +114,15 @@ export function snapshotFingerprint(mode: SearchMode, locale: Locale, demoCatalo
 
 /**
  * The snapshot of a registry version, or undefined when its index cannot write one (a patched substring index: the
- * caller may build a fresh one). Counts every tool's tokens in the shapes it carries (those not counted yet).
+ * caller may build a fresh one). Counts every tool's tokens in the shapes it carries (those not counted yet), and
+ * `countedTexts`' tokens (a first prepare's search_tools text: registryCache.ts).
  */
 export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8Array | undefined {
   const body = new SnapshotWriter();
   const { tools } = content;
   const definitions = tools.map((tool) => tool.definition);
-  body.text(JSON.stringify(definitions));
-  body.strings(tools.map((tool) => tool.context));
+  writeDefinitions(body, definitions);
+  writeInterned(body, tools.map((tool) => tool.context));
   body.i32(Int32Array.from(tools, (tool) => tool.revision));
   body.text(JSON.stringify(content.skipped));
   const shapes = [...ALWAYS_COUNTED, ...OTHER_SHAPES.filter((shape) => definitions.every((tool) => hasToolTokenCount(tool, shape)))];
@@ -105,10 +130,14 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   for (const shape of shapes) {
     const counts = definitions.map((tool) => toolTokenCount(tool, shape));
     body.i32(Int32Array.from(counts, (count) => count.tokens));
-    body.strings(counts.map((count) => count.head));
-    body.strings(counts.map((count) => count.tail));
+    writeInterned(body, counts.map((count) => count.head));
+    writeInterned(body, counts.map((count) => count.tail));
     body.u8(Uint8Array.from(counts, (count) => (count.seamable ? 1 : 0)));
   }
+  const texts = content.countedTexts ?? [];
+  body.strings(texts.map((text) => tokenMemoKey(text)));
+  body.i32(Int32Array.from(texts, (text) => countTokens(text)));
+  body.text(JSON.stringify(content.views ?? []));
   if (!writeIndexSnapshot(content.index, body)) return undefined;
   const bytes = body.finish();
   const out = new SnapshotWriter();
@@ -118,17 +147,26 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   return out.finish();
 }
 
+/** Strings that repeat (contexts, the punctuation a tool's JSON starts and ends with): each distinct one once. */
+function writeInterned(out: SnapshotWriter, values: readonly string[]): void {
+  const { table, ids } = interned(values);
+  out.strings(table);
+  out.i32(ids);
+}
+
+/** What writeInterned wrote: the table and each value's place in it (checked: every place is in the table). */
+function readInterned(input: SnapshotReader, count: number, what: string): { table: string[]; ids: Int32Array } {
+  const table = input.strings();
+  const ids = input.i32();
+  if (ids.length !== count) throw new SnapshotError(`the snapshot's ${what} do not match its tools`);
+  for (const id of ids) if (id < 0 || id >= table.length) throw new SnapshotError(`the snapshot's ${what} are malformed`);
+  return { table, ids };
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * A definition as encodeRegistrySnapshot wrote it (validated then, and checked whole by the checksum since): only its
- * shape is looked at, cheaply, not validated again.
- */
-function isWrittenDefinition(value: unknown): value is ToolDefinition {
-  return isRecord(value) && typeof value["name"] === "string" && typeof value["description"] === "string" && isRecord(value["parameters"]);
-}
 
 function isSkippedTool(value: unknown): value is SnapshotSkippedTool {
   return isRecord(value) && typeof value["name"] === "string" && typeof value["revision"] === "number" && typeof value["error"] === "string";
@@ -151,10 +189,35 @@ function header(input: SnapshotReader): SnapshotBinding & { checksum: string } {
   return { epoch, version, mode, fingerprint, checksum };
 }
 
+/** A snapshot's token counts of one shape, by row of its definitions (definitionTable.ts). */
+interface CarriedCounts {
+  tokens: Int32Array;
+  heads: { table: string[]; ids: Int32Array };
+  tails: { table: string[]; ids: Int32Array };
+  seamable: Uint8Array;
+}
+
+/** Per definition table read, its token counts by shape: found when a tool is first counted, not set per tool. */
+const carriedCounts = new WeakMap<object, ReadonlyMap<ToolShape, CarriedCounts>>();
+
+carryToolTokenCounts((tool, shape) => {
+  const at = snapshotRow(tool);
+  const counts = at === undefined ? undefined : carriedCounts.get(at.table)?.get(shape);
+  if (at === undefined || counts === undefined) return undefined;
+  const { row } = at;
+  return {
+    tokens: counts.tokens[row] ?? 0,
+    head: counts.heads.table[counts.heads.ids[row] ?? 0] ?? "",
+    tail: counts.tails.table[counts.tails.ids[row] ?? 0] ?? "",
+    seamable: counts.seamable[row] === 1,
+  };
+});
+
 /**
  * The registry version a snapshot holds, read back, when it is exactly `expected` (version, mode, fingerprint) and
  * whole (checksum); else SnapshotError, naming why: a stale or corrupt snapshot is never served. The definitions are
- * not validated again (the checksum says they are what a registry of this locale validated), nor counted, nor indexed.
+ * not validated again (the checksum says they are what a registry of this locale validated), nor counted, nor indexed;
+ * each is decoded when first read (definitionTable.ts), and its token counts looked up when first counted.
  */
 export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding): RegistrySnapshotContent {
   const input = new SnapshotReader(bytes);
@@ -168,48 +231,52 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   input.end();
   if (snapshotChecksum(body) !== found.checksum) throw new SnapshotError("corrupt snapshot: its checksum does not match");
   const reader = new SnapshotReader(body);
-  let definitions: unknown;
-  let skipped: unknown;
-  try {
-    definitions = JSON.parse(reader.text());
-  } catch {
-    throw new SnapshotError("the snapshot's definitions do not parse");
-  }
-  const contexts = reader.strings();
+  const definitions = readDefinitions(reader);
+  const contexts = readInterned(reader, definitions.length, "contexts");
   const revisions = reader.i32();
+  let skipped: unknown;
   try {
     skipped = JSON.parse(reader.text());
   } catch {
     throw new SnapshotError("the snapshot's skipped tools do not parse");
   }
-  if (!Array.isArray(definitions) || contexts.length !== definitions.length || revisions.length !== definitions.length || !Array.isArray(skipped)) {
-    throw new SnapshotError("the snapshot's tool lists do not match");
-  }
-  const tools: SnapshotTool[] = [];
-  for (const [i, definition] of (definitions as unknown[]).entries()) {
-    if (!isWrittenDefinition(definition)) throw new SnapshotError("the snapshot holds something else than a definition");
-    tools.push({ definition, context: contexts[i] ?? "", revision: revisions[i] ?? -1 });
-  }
+  if (revisions.length !== definitions.length || !Array.isArray(skipped)) throw new SnapshotError("the snapshot's tool lists do not match");
+  const tools = definitions.map((definition, i): SnapshotTool => ({ definition, context: contexts.table[contexts.ids[i] ?? 0] ?? "", revision: revisions[i] ?? -1 }));
   const skippedTools: SnapshotSkippedTool[] = [];
   for (const entry of skipped as unknown[]) {
     if (!isSkippedTool(entry)) throw new SnapshotError("the snapshot's skipped tools are malformed");
     skippedTools.push({ name: entry.name, revision: entry.revision, error: entry.error });
   }
-  const shapes = reader.strings();
-  for (const name of shapes) {
+  const counts = new Map<ToolShape, CarriedCounts>();
+  for (const name of reader.strings()) {
     const shape = TOOL_SHAPES.find((known) => known === name);
     if (shape === undefined) throw new SnapshotError(`unknown shape ${name}`);
     const tokens = reader.i32();
-    const heads = reader.strings();
-    const tails = reader.strings();
+    const heads = readInterned(reader, tools.length, "token counts");
+    const tails = readInterned(reader, tools.length, "token counts");
     const seamable = reader.u8();
-    if (tokens.length !== tools.length || heads.length !== tools.length || tails.length !== tools.length || seamable.length !== tools.length) {
-      throw new SnapshotError("the snapshot's token counts do not match its tools");
-    }
-    tools.forEach((tool, i) => {
-      rememberToolTokenCount(tool.definition, shape, { tokens: tokens[i] ?? 0, head: heads[i] ?? "", tail: tails[i] ?? "", seamable: seamable[i] === 1 });
-    });
+    if (tokens.length !== tools.length || seamable.length !== tools.length) throw new SnapshotError("the snapshot's token counts do not match its tools");
+    counts.set(shape, { tokens, heads, tails, seamable });
   }
-  const index = restoreSearchIndex(found.mode, tools.map((tool) => tool.definition), reader);
-  return { ...found, tools, skipped: skippedTools, index };
+  const first = definitions[0];
+  const table = first === undefined ? undefined : snapshotRow(first)?.table;
+  if (table !== undefined) carriedCounts.set(table, counts);
+  const memoKeys = reader.strings();
+  const memoCounts = reader.i32();
+  if (memoCounts.length !== memoKeys.length) throw new SnapshotError("the snapshot's counted texts do not match");
+  memoKeys.forEach((key, i) => rememberTokenCount(key, memoCounts[i] ?? 0));
+  let views: unknown;
+  try {
+    views = JSON.parse(reader.text());
+  } catch {
+    throw new SnapshotError("the snapshot's views do not parse");
+  }
+  if (!Array.isArray(views)) throw new SnapshotError("the snapshot's views are malformed");
+  const snapshotViews: SnapshotView[] = [];
+  for (const view of views as unknown[]) {
+    if (!isSnapshotView(view)) throw new SnapshotError("the snapshot's views are malformed");
+    snapshotViews.push(view);
+  }
+  const index = restoreSearchIndex(found.mode, definitions, reader);
+  return { ...found, tools, skipped: skippedTools, index, views: snapshotViews };
 }

@@ -48,11 +48,29 @@ function tokenize(text: string): number {
   return total + tokenizePiece(text.slice(start));
 }
 
+/** The key countTokens remembers a long text's count by (length and hash). */
+export function tokenMemoKey(text: string): string {
+  return `${text.length}:${hash53(text)}`;
+}
+
+/**
+ * Takes the count of a text counted elsewhere (a registry snapshot carries the texts a cold isolate's first turn
+ * counts), by tokenMemoKey: countTokens then answers with it. The caller vouches that it is countTokens' count.
+ */
+export function rememberTokenCount(key: string, tokens: number): void {
+  if (memo.has(key)) return;
+  memo.set(key, tokens);
+  if (memo.size > MEMO_CAPACITY) {
+    const oldest = memo.keys().next();
+    if (!oldest.done) memo.delete(oldest.value);
+  }
+}
+
 /** Tokens of `text` in the o200k_base encoding (the GPT-4o / GPT-5 family). */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   if (text.length < MEMO_MIN_LENGTH) return tokenize(text);
-  const key = `${text.length}:${hash53(text)}`;
+  const key = tokenMemoKey(text);
   const known = memo.get(key);
   if (known !== undefined) {
     // Re-inserted so that the map's order stays least recently used first.
@@ -61,10 +79,6 @@ export function countTokens(text: string): number {
     return known;
   }
   const count = tokenize(text);
-  memo.set(key, count);
-  if (memo.size > MEMO_CAPACITY) {
-    const oldest = memo.keys().next();
-    if (!oldest.done) memo.delete(oldest.value);
-  }
+  rememberTokenCount(key, count);
   return count;
 }

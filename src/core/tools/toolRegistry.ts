@@ -102,7 +102,8 @@ function isGuardDecision(value: unknown): value is GuardDecision {
   return decision.kind === "confirm" && typeof decision.request === "object" && decision.request !== null;
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and everything it holds (stops at what is frozen already). */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);

@@ -47,6 +47,12 @@ function countedTool(tool: ToolDefinition, shape: ToolShape): Counted {
   }
   const known = shapes[shape];
   if (known) return known;
+  const carried = carriedCount?.(tool, shape);
+  if (carried !== undefined) {
+    const taken: Counted = { ...carried };
+    shapes[shape] = taken;
+    return taken;
+  }
   const fresh = describe(JSON.stringify(toShape(tool, shape)));
   shapes[shape] = fresh;
   return fresh;
@@ -58,6 +64,17 @@ export interface ToolTokenCount {
   head: string;
   tail: string;
   seamable: boolean;
+}
+
+/** Counts made elsewhere (a registry snapshot's), looked up the first time a tool is counted in a shape here. */
+let carriedCount: ((tool: ToolDefinition, shape: ToolShape) => ToolTokenCount | undefined) | undefined;
+
+/**
+ * Where counts made elsewhere are found (registrySnapshot.ts: the snapshot a definition was read from), so that
+ * nothing is done per tool until it is counted. The lookup vouches that a count it gives is of that very definition.
+ */
+export function carryToolTokenCounts(lookup: (tool: ToolDefinition, shape: ToolShape) => ToolTokenCount | undefined): void {
+  carriedCount = lookup;
 }
 
 /** The count of a tool in a shape, counted now if it was not yet. */
@@ -139,6 +156,17 @@ export function toolListTokens(tools: readonly ToolDefinition[], shape: ToolShap
 }
 
 const listTokens = new WeakMap<readonly ToolDefinition[], Map<ToolShape, number>>();
+
+/** Takes the count of a frozen list in a shape made elsewhere (a registry snapshot's, for the same tools in order). */
+export function rememberToolListTokens(tools: readonly ToolDefinition[], shape: ToolShape, total: number): void {
+  if (!Object.isFrozen(tools)) return;
+  let byShape = listTokens.get(tools);
+  if (!byShape) {
+    byShape = new Map();
+    listTokens.set(tools, byShape);
+  }
+  byShape.set(shape, total);
+}
 
 function summedTokens(tools: readonly ToolDefinition[], shape: ToolShape): number {
   const parts = tools.map((tool) => countedTool(tool, shape));

@@ -6,9 +6,10 @@ import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
 import type { SearchIndex } from "../search/types.ts";
-import { SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
+import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
+import { toShape } from "../tools/shapes.ts";
 import type { ToolShape } from "../tools/shapes.ts";
-import { toolListTokens } from "../tools/toolTokens.ts";
+import { rememberToolListTokens, toolListTokens } from "../tools/toolTokens.ts";
 import type { Logger, ToolDefinition } from "../types.ts";
 
 /** Logs each warning key once per instance (e.g. once per isolate), not once per turn. */
@@ -131,7 +132,9 @@ function hiddenTools(tools: readonly ToolDefinition[], directNames: ReadonlySet<
   }
   // Bounded: one entry per always-direct list and mode this isolate's configurations use.
   if (view.hidden.size >= 8) view.hidden.clear();
-  const frozen = Object.freeze(hidden);
+  // Nothing left out (every tool present, in order): the list itself, so that what is kept per list (its compact
+  // names: searchTools.ts, a registry snapshot's figures) is found again.
+  const frozen = hidden.length === tools.length && Object.isFrozen(tools) ? tools : Object.freeze(hidden);
   view.hidden.set(key, frozen);
   return frozen;
 }
@@ -159,6 +162,62 @@ function autoDiscover(input: PrepareInput, present: ReadonlyMap<string, ToolDefi
     if (tool && match.relevance >= minScore) auto.push(tool);
   }
   return auto;
+}
+
+/** The always-direct tools present, in configuration order (each once); a missing one is warned about once. */
+function directTools(config: GatewayConfig, present: ReadonlyMap<string, ToolDefinition>, warnings: WarnOnce | undefined): ToolDefinition[] {
+  const direct: ToolDefinition[] = [];
+  const directNames = new Set<string>();
+  for (const name of config.alwaysDirectTools) {
+    const tool = present.get(name);
+    if (!tool) {
+      warnings?.warn(
+        `alwaysDirectTools:${name}`,
+        `tool search: alwaysDirectTools lists "${name}", which is not registered or not available; it is ignored`,
+      );
+      continue;
+    }
+    if (directNames.has(name)) continue;
+    directNames.add(name);
+    direct.push(tool);
+  }
+  return direct;
+}
+
+/**
+ * The text of the search_tools definition a first turn over `tools` sends in `shape` (nothing discovered yet: every
+ * tool but the always-direct ones named), or undefined when the layer does not apply. What prepareTurn counts besides
+ * the tools themselves: a registry snapshot carries its count (core/tools/registrySnapshot.ts), which a cold isolate
+ * would otherwise tokenize (the names of every tool) on its first prepare.
+ */
+export function firstTurnSearchToolsText(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string | undefined {
+  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
+  if (!config.enabled || countable <= config.maxDirectTools) return undefined;
+  const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
+  const definition = searchToolsDefinition(config, hiddenTools(tools, directNames, config.toolList === "fixed"));
+  return JSON.stringify(toShape(definition, shape));
+}
+
+/** What a turn over a catalog works out from every tool of it: a registry snapshot carries them for its views. */
+export interface CatalogFigures {
+  /** The compact name list of search_tools' description (searchTools.ts, compactToolNames). */
+  compactNames: string;
+  /** The tokens of the whole list in the openai shape (prepare's stats, tokensAll). */
+  openaiTokens: number;
+}
+
+export function catalogFigures(tools: readonly ToolDefinition[]): CatalogFigures {
+  return { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
+}
+
+/**
+ * Takes a catalog's figures worked out elsewhere (a registry snapshot's, for the same tools in the same order): a
+ * cold isolate's first turn then reads them instead of going over every tool. `tools` must be frozen (a registry's
+ * list), as a list whose figures are kept is.
+ */
+export function rememberCatalogFigures(tools: readonly ToolDefinition[], figures: CatalogFigures): void {
+  rememberCompactToolNames(tools, figures.compactNames);
+  rememberToolListTokens(tools, "openai", figures.openaiTokens);
 }
 
 /**
@@ -206,21 +265,8 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
     };
   }
 
-  const direct: ToolDefinition[] = [];
-  const directNames = new Set<string>();
-  for (const name of config.alwaysDirectTools) {
-    const tool = present.get(name);
-    if (!tool) {
-      warnings.warn(
-        `alwaysDirectTools:${name}`,
-        `tool search: alwaysDirectTools lists "${name}", which is not registered or not available; it is ignored`,
-      );
-      continue;
-    }
-    if (directNames.has(name)) continue;
-    directNames.add(name);
-    direct.push(tool);
-  }
+  const direct = directTools(config, present, warnings);
+  const directNames = new Set(direct.map((tool) => tool.name));
 
   let sent: ToolDefinition[];
   if (config.toolList === "fixed") {
@@ -236,11 +282,12 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   } else {
     const discoveredSent: ToolDefinition[] = [];
     const remaining: ToolDefinition[] = [];
-    for (const tool of hiddenTools(tools, directNames, false)) {
+    const hidden = hiddenTools(tools, directNames, false);
+    for (const tool of hidden) {
       if (set.has(tool.name)) discoveredSent.push(tool);
       else remaining.push(tool);
     }
-    sent = [searchToolsDefinition(config, remaining), ...direct, ...discoveredSent];
+    sent = [searchToolsDefinition(config, discoveredSent.length === 0 ? hidden : remaining), ...direct, ...discoveredSent];
   }
   const auto = autoDiscover(input, present, sent);
   sent.push(...auto);

@@ -84,6 +84,11 @@ export function compactToolNames(tools: readonly ToolDefinition[]): string {
 
 const compactNamesOfList = new WeakMap<readonly ToolDefinition[], string>();
 
+/** Takes the compact name list of a frozen list worked out elsewhere (a registry snapshot's, for the same tools). */
+export function rememberCompactToolNames(tools: readonly ToolDefinition[], list: string): void {
+  if (Object.isFrozen(tools)) compactNamesOfList.set(tools, list);
+}
+
 const COMPACT_NAMES_CAPACITY = 32;
 const compactNamesMemo = new Map<string, string>();
 

@@ -1,6 +1,8 @@
+import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { NameLookup, nameKey } from "../../../src/core/search/exactNames.ts";
+import { CAMEL_BOUNDARIES } from "../../../src/core/search/text.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
@@ -22,6 +24,13 @@ const catalog: ToolDefinition[] = [
   tool("echo_weather", "Echo the weather echo echo echo."),
 ];
 
+/** nameKey by the Unicode patterns alone (what its ASCII path must equal). */
+function byPatterns(text: string): string {
+  return (text.match(/[\p{L}\p{N}]+/gu) ?? [])
+    .flatMap((run) => CAMEL_BOUNDARIES.reduce((spaced, [pattern, replacement]) => spaced.replace(pattern, replacement), run).split(" "))
+    .filter((word) => word !== "").map((word) => word.toLowerCase()).join(" ");
+}
+
 describe("nameKey", () => {
   it("gives a name's words, lower-case, whatever the spelling", () => {
     for (const spelling of ["get_weather", "get weather", "getWeather", "GetWeather", "GET-WEATHER", "get.weather", "  get  weather "]) {
@@ -30,6 +39,15 @@ describe("nameKey", () => {
     expect(nameKey("HTTPRequest")).toBe("http request");
     expect(nameKey("YituTech_conv-bert-base2")).toBe("yitu tech conv bert base 2");
     expect(nameKey("")).toBe("");
+  });
+
+  it("cuts ASCII names (split by character codes) exactly where the Unicode patterns cut", () => {
+    const nameLike = fc.stringMatching(/^[a-zA-Z0-9_.\- ]{0,24}$/);
+    fc.assert(fc.property(fc.oneof(nameLike, fc.string({ unit: "binary-ascii", maxLength: 24 })), (text) => {
+      expect(nameKey(text)).toBe(byPatterns(text));
+    }), { numRuns: 2_000 });
+    expect(nameKey("aBCd2FAb")).toBe(byPatterns("aBCd2FAb"));
+    expect(nameKey("Ünïcode_HTTPServer")).toBe(byPatterns("Ünïcode_HTTPServer"));
   });
 });
 

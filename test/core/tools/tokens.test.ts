@@ -1,6 +1,6 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
-import { countTokens } from "../../../src/core/tools/tokens.ts";
+import { countTokens, rememberTokenCount, tokenMemoKey } from "../../../src/core/tools/tokens.ts";
 
 describe("countTokens", () => {
   it("counts real o200k_base tokens, not characters", () => {
@@ -9,6 +9,16 @@ describe("countTokens", () => {
     const sentence = "Search the available tools by keyword and get their full definitions.";
     expect(countTokens(sentence)).toBe(encode(sentence).length);
     expect(countTokens(sentence)).toBeLessThan(sentence.length / 2);
+  });
+
+  it("answers a long text with a count taken by its key (a registry snapshot's), without counting it", () => {
+    const text = `search_tools names: ${Array.from({ length: 200 }, (_, i) => `tool_${i}`).join(",")}`;
+    rememberTokenCount(tokenMemoKey(text), 12_345);
+    expect(countTokens(text)).toBe(12_345);
+    // A count already known is not replaced, and a text of another content has another key.
+    rememberTokenCount(tokenMemoKey(text), 1);
+    expect(countTokens(text)).toBe(12_345);
+    expect(tokenMemoKey(`${text.slice(0, -1)}!`)).not.toBe(tokenMemoKey(text));
   });
 
   it("counts Chinese text", () => {

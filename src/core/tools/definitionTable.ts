@@ -1,0 +1,191 @@
+// A registry snapshot's definitions as a cold isolate reads them: what every request reads of every tool (its name,
+// the name it had where it came from, its groups) up front, and the rest of each definition (description,
+// parameters, guard fields, executor) as that tool's JSON text in UTF-8, decoded and frozen the first time one of
+// those fields is read. A first search reads a page of definitions, not 10,000: decoding them all (UTF-8 and
+// JSON.parse of megabytes) and freezing them deeply was most of what a cold isolate paid before its first answer.
+// Each definition is an ordinary frozen object with its fields as own enumerable properties in the order they were
+// written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
+// use are accessors. The snapshot's checksum has vouched for the bytes before any of this is read.
+import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
+import type { ToolDefinition } from "../types.ts";
+import { deepFreeze } from "./toolRegistry.ts";
+
+/** Fields kept as values on every definition; every other field is decoded on first use. */
+const EAGER = new Set(["name", "originalName", "groups"]);
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The definitions of one snapshot: their texts, and each one decoded once read. */
+interface Table {
+  bytes: Uint8Array;
+  offsets: Int32Array;
+  decoded: (Readonly<Record<string, unknown>> | undefined)[];
+}
+
+/** Which table and row a definition read from a snapshot is (nothing for any other definition). */
+const rows = new WeakMap<object, { table: Table; row: number }>();
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Interns values by their JSON: one table of distinct values and, per item, its value's place in the table (-1: none). */
+export function interned<T>(items: readonly (T | undefined)[]): { table: T[]; ids: Int32Array } {
+  const byKey = new Map<string, number>();
+  const table: T[] = [];
+  const ids = Int32Array.from(items, (item) => {
+    if (item === undefined) return -1;
+    const key = JSON.stringify(item);
+    let id = byKey.get(key);
+    if (id === undefined) {
+      id = table.length;
+      table.push(item);
+      byKey.set(key, id);
+    }
+    return id;
+  });
+  return { table, ids };
+}
+
+/** Writes `definitions` (validated ones: plain JSON values) for readDefinitions. */
+export function writeDefinitions(out: SnapshotWriter, definitions: readonly ToolDefinition[]): void {
+  out.strings(definitions.map((definition) => definition.name));
+  out.text(JSON.stringify(definitions.flatMap((definition, row) => (definition.originalName === undefined ? [] : [[row, definition.originalName]]))));
+  const groups = interned(definitions.map((definition) => definition.groups));
+  out.text(JSON.stringify(groups.table));
+  out.i32(groups.ids);
+  const keys = interned(definitions.map((definition) => Object.keys(definition)));
+  out.text(JSON.stringify(keys.table));
+  out.i32(keys.ids);
+  const texts = definitions.map((definition) => encoder.encode(JSON.stringify(definition)));
+  const offsets = new Int32Array(definitions.length + 1);
+  texts.forEach((text, row) => {
+    offsets[row + 1] = (offsets[row] ?? 0) + text.length;
+  });
+  const bytes = new Uint8Array(offsets[definitions.length] ?? 0);
+  texts.forEach((text, row) => bytes.set(text, offsets[row] ?? 0));
+  out.u8(bytes);
+  out.i32(offsets);
+}
+
+function parsedJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SnapshotError(`the snapshot's ${what} do not parse`);
+  }
+}
+
+function stringLists(value: unknown, what: string): (readonly string[])[] {
+  if (!Array.isArray(value)) throw new SnapshotError(`the snapshot's ${what} are malformed`);
+  return (value as unknown[]).map((list) => {
+    if (!Array.isArray(list)) throw new SnapshotError(`the snapshot's ${what} are malformed`);
+    const strings: string[] = [];
+    for (const item of list as unknown[]) {
+      if (typeof item !== "string") throw new SnapshotError(`the snapshot's ${what} are malformed`);
+      strings.push(item);
+    }
+    return Object.freeze(strings);
+  });
+}
+
+/**
+ * A definition as writeDefinitions wrote it (validated then, and checked whole by the snapshot's checksum since): only
+ * its name is looked at, since reading any other field would decode it.
+ */
+function isWrittenDefinition(value: Record<string, unknown>): value is Record<string, unknown> & ToolDefinition {
+  return typeof value["name"] === "string";
+}
+
+/** The definition in `row` of `table`, decoded and deeply frozen on first use. */
+function decodedRow(table: Table, row: number): Readonly<Record<string, unknown>> {
+  const known = table.decoded[row];
+  if (known !== undefined) return known;
+  const start = table.offsets[row] ?? 0;
+  const end = table.offsets[row + 1] ?? 0;
+  // The checksum checked these bytes, and the reader their bounds: anything else is a writer's fault, not the data's.
+  const value: unknown = JSON.parse(decoder.decode(table.bytes.subarray(start, end)));
+  if (!isRecord(value)) throw new SnapshotError(`the snapshot's definition ${row} is not an object`);
+  const frozen = deepFreeze(value);
+  table.decoded[row] = frozen;
+  return frozen;
+}
+
+function lazyField(key: string): PropertyDescriptor {
+  return {
+    enumerable: true,
+    get(this: object): unknown {
+      const at = rows.get(this);
+      return at === undefined ? undefined : decodedRow(at.table, at.row)[key];
+    },
+  };
+}
+
+/** One accessor per field name, shared by every definition of every snapshot. */
+const lazyFields = new Map<string, PropertyDescriptor>();
+
+function lazyFieldOf(key: string): PropertyDescriptor {
+  let field = lazyFields.get(key);
+  if (field === undefined) {
+    field = lazyField(key);
+    lazyFields.set(key, field);
+  }
+  return field;
+}
+
+/**
+ * The definitions writeDefinitions wrote, in order: frozen, with name, originalName and groups as values and the
+ * other fields decoded on first use. Throws SnapshotError when the sections do not fit together.
+ */
+export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
+  const names = input.strings();
+  const count = names.length;
+  const originals = new Map<number, string>();
+  const pairs = parsedJson(input.text(), "original names");
+  if (!Array.isArray(pairs)) throw new SnapshotError("the snapshot's original names are malformed");
+  for (const pair of pairs as unknown[]) {
+    if (!Array.isArray(pair) || typeof pair[0] !== "number" || typeof pair[1] !== "string") throw new SnapshotError("the snapshot's original names are malformed");
+    originals.set(pair[0], pair[1]);
+  }
+  const groupLists = stringLists(parsedJson(input.text(), "group lists"), "group lists");
+  const groupIds = input.i32();
+  const keyLists = stringLists(parsedJson(input.text(), "field lists"), "field lists");
+  const keyIds = input.i32();
+  const bytes = input.u8();
+  const offsets = input.i32();
+  if (groupIds.length !== count || keyIds.length !== count || offsets.length !== count + 1 || offsets[0] !== 0 || offsets[count] !== bytes.length) {
+    throw new SnapshotError("the snapshot's definition sections do not match");
+  }
+  for (let row = 0; row < count; row++) {
+    if ((offsets[row + 1] ?? 0) < (offsets[row] ?? 0)) throw new SnapshotError("the snapshot's definition offsets are out of order");
+  }
+  const table: Table = { bytes, offsets, decoded: [] };
+  const definitions: ToolDefinition[] = [];
+  for (let row = 0; row < count; row++) {
+    const keys = keyLists[keyIds[row] ?? -1];
+    const groups = groupLists[groupIds[row] ?? -1];
+    const name = names[row] ?? "";
+    const originalName = originals.get(row);
+    if (keys === undefined || keys[0] !== "name" || keys.includes("groups") !== (groups !== undefined) || keys.includes("originalName") !== (originalName !== undefined)) {
+      throw new SnapshotError(`the snapshot's definition ${row} does not match its fields`);
+    }
+    const definition: Record<string, unknown> = { name };
+    for (let k = 1; k < keys.length; k++) {
+      const key = keys[k] ?? "";
+      if (key === "groups") definition["groups"] = groups;
+      else if (key === "originalName") definition["originalName"] = originalName;
+      else if (EAGER.has(key)) throw new SnapshotError(`the snapshot's definition ${row} names ${key} twice`);
+      else Object.defineProperty(definition, key, lazyFieldOf(key));
+    }
+    rows.set(definition, { table, row });
+    Object.freeze(definition);
+    if (isWrittenDefinition(definition)) definitions.push(definition);
+  }
+  return definitions;
+}
+
+/** Where a definition read by readDefinitions is in its snapshot (undefined for any other definition). */
+export function snapshotRow(definition: ToolDefinition): { table: object; row: number } | undefined {
+  return rows.get(definition);
+}

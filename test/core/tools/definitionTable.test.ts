@@ -1,0 +1,82 @@
+// A snapshot's definitions read back as the same definitions (fields, their order, frozen), each decoded only when one
+// of its fields beyond name, original name and groups is first read.
+import { describe, expect, it } from "vitest";
+import { SnapshotError, SnapshotReader, SnapshotWriter } from "../../../src/core/search/snapshotCodec.ts";
+import { validateToolDefinition } from "../../../src/core/tools/definition.ts";
+import { readDefinitions, writeDefinitions } from "../../../src/core/tools/definitionTable.ts";
+import type { ToolDefinition } from "../../../src/core/types.ts";
+
+const definitions: ToolDefinition[] = [
+  validateToolDefinition({ name: "get_weather", description: "Weather for a city.", parameters: { type: "object", properties: { city: { type: "string" } } } }),
+  validateToolDefinition({ name: "send_mail", description: "Sends an e-mail; 邮件.", parameters: { type: "object" }, groups: ["mail", "office"], risk: "sensitive" }),
+  validateToolDefinition({
+    name: "x__echo", originalName: "echo.tool", description: "Echoes.", parameters: { type: "object" }, groups: ["mail", "office"],
+    visibility: "restricted", confirm: "always", executor: { type: "mcp", upstream: "x", tool: "echo" },
+  }),
+  validateToolDefinition({ name: "plain", description: "Plain.", parameters: { type: "object", properties: { n: { type: "integer", minimum: 1 } } } }),
+];
+
+function written(tools: readonly ToolDefinition[]): Uint8Array {
+  const out = new SnapshotWriter();
+  writeDefinitions(out, tools);
+  return out.finish();
+}
+
+describe("definition tables", () => {
+  it("read back as the same definitions: fields, their order, JSON, copies and structured clones", () => {
+    const read = readDefinitions(new SnapshotReader(written(definitions)));
+    expect(read).toEqual(definitions);
+    expect(read.map((tool) => JSON.stringify(tool))).toEqual(definitions.map((tool) => JSON.stringify(tool)));
+    expect(read.map((tool) => Object.keys(tool))).toEqual(definitions.map((tool) => Object.keys(tool)));
+    expect(read.map((tool) => ({ ...tool }))).toEqual(definitions);
+    expect(read.map((tool) => structuredClone(tool))).toEqual(definitions);
+    expect("executor" in (read[0] ?? {})).toBe(false);
+    expect(read[2]?.executor).toEqual({ type: "mcp", upstream: "x", tool: "echo" });
+  });
+
+  it("are frozen, and so is everything a definition holds once read", () => {
+    const read = readDefinitions(new SnapshotReader(written(definitions)));
+    for (const tool of read) {
+      expect(Object.isFrozen(tool)).toBe(true);
+      expect(Object.isFrozen(tool.parameters)).toBe(true);
+      expect(tool.groups === undefined || Object.isFrozen(tool.groups)).toBe(true);
+    }
+    const properties: unknown = read[3]?.parameters["properties"];
+    expect(Object.isFrozen(properties)).toBe(true);
+    expect(() => Object.defineProperty(properties, "n", { value: {} })).toThrow(TypeError);
+    expect(read[3]?.parameters).toEqual(definitions[3]?.parameters);
+  });
+
+  it("decode a definition when a field past its name and groups is first read, not before", () => {
+    const bytes = written(definitions);
+    // Spoil the third definition's text (its description's first letter becomes a quote: no longer JSON).
+    const at = findText(bytes, "Echoes.");
+    bytes[at] = 0x22;
+    const read = readDefinitions(new SnapshotReader(bytes));
+    expect(read.map((tool) => [tool.name, tool.originalName, tool.groups])).toEqual(definitions.map((tool) => [tool.name, tool.originalName, tool.groups]));
+    expect(read[1]?.description).toBe(definitions[1]?.description);
+    expect(read[3]?.parameters).toEqual(definitions[3]?.parameters);
+    expect(() => read[2]?.description).toThrow(SyntaxError);
+  });
+
+  it("refuse sections that do not fit together", () => {
+    const out = new SnapshotWriter();
+    out.strings(["a", "b"]);
+    out.text("[]");
+    out.text("[]");
+    out.i32(Int32Array.of(-1));
+    out.text('[["name","description","parameters"]]');
+    out.i32(Int32Array.of(0, 0));
+    out.u8(new Uint8Array(0));
+    out.i32(Int32Array.of(0, 0, 0));
+    expect(() => readDefinitions(new SnapshotReader(out.finish()))).toThrow(SnapshotError);
+  });
+});
+
+function findText(bytes: Uint8Array, text: string): number {
+  const needle = new TextEncoder().encode(text);
+  for (let i = 0; i + needle.length <= bytes.length; i++) {
+    if (needle.every((byte, k) => bytes[i + k] === byte)) return i;
+  }
+  throw new Error(`${text} is not in the bytes`);
+}
