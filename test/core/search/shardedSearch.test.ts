@@ -16,9 +16,10 @@ import type { ToolDefinition } from "../../../src/core/types.ts";
 import { evalMcpTools, evalMetaTool, needsEvalData } from "../../evalData.ts";
 import { generatedCatalog, generatedQueries } from "../../support/generatedCatalog.ts";
 
+const clone = <T>(value: T): T => structuredClone(value);
+
 /** A shard in memory, its arguments and answers copied as an RPC would (structured clone). */
 function memoryShard(part: IndexPart): IndexShard {
-  const clone = <T>(value: T): T => structuredClone(value);
   return {
     catalog: () => Promise.resolve(clone(part.catalog())),
     termCounts: (query, whole) => Promise.resolve(clone(part.termCounts(query, clone(whole)))),
@@ -94,7 +95,7 @@ async function assertSameRanking(mode: SearchMode, tools: readonly ToolDefinitio
     const actual = await shardedAnswers(shardedOver(mode, tools, count), queries, excluded);
     // One query at a time, so that a difference names its query and shard count.
     actual.forEach((answer, i) => {
-      expect({ shards: count, ...(answer as object) }).toEqual({ shards: count, ...(expected[i] as object) });
+      expect({ shards: count, answer }).toEqual({ shards: count, answer: expected[i] });
     });
   }
 }
