@@ -99,6 +99,27 @@ describe.each(["minisearch", "substring"] as const)("sharded registry search, %s
     }
   }, 120_000);
 
+  it("auto-discovers in prepare what the isolate's own index finds", async () => {
+    const turns = async (settings: Record<string, unknown>): Promise<{ found: unknown[]; calls: number }> => {
+      const overrides = vars({ searchMode: mode, toolList: "grow", autoDiscover: { topK: 3, minScore: 0 }, ...settings });
+      shardCalls = 0;
+      const found: unknown[] = [];
+      for (const query of QUERIES.slice(1)) {
+        const response = await fetchWithEnv(overrides, request(`/v1/sessions/${sessionId("shp")}/prepare`, { token: grouped, body: { messages: [{ role: "user", content: query }] } }));
+        expect(response.status).toBe(200);
+        const body = await json<{ tools: { function?: { name: string } }[]; stats: { autoDiscovered?: string[] } }>(response);
+        found.push({ query, tools: body.tools.map((tool) => tool.function?.name), autoDiscovered: body.stats.autoDiscovered });
+      }
+      return { found, calls: shardCalls };
+    };
+    const single = await turns({});
+    const sharded = await turns({ searchShards: { aboveTools: 10, count: 3 } });
+    expect(single.calls).toBe(0);
+    expect(sharded.calls).toBeGreaterThan(0);
+    expect(sharded.found).toEqual(single.found);
+    expect(single.found.some((turn) => (turn as { autoDiscovered?: string[] }).autoDiscovered?.length === 3)).toBe(true);
+  }, 120_000);
+
   it("asks no shard at or below the threshold, and the answers do not change", async () => {
     const single = await answers({ searchMode: mode }, caller);
     const below = await answers({ searchMode: mode, searchShards: { aboveTools: 1_000, count: 3 } }, caller);

@@ -10,7 +10,7 @@ import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
 import { mergeCatalogs, mergePages, mergeTermCounts, type PartCatalog, type PartPage, type TermCounts, type WholeCatalog } from "./catalogParts.ts";
 import { NameLookup } from "./exactNames.ts";
-import type { ScoredMatch, SearchPage } from "./types.ts";
+import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /** One shard as the isolate reaches it (an RPC stub, or an IndexPart in memory): IndexPart's rounds, asynchronous. */
 export interface IndexShard {
@@ -90,4 +90,19 @@ export class ShardedSearch {
     const rest = await this.#ranked(query, limit - named.length, [...excluded, ...named], true);
     return [...first, ...rest.matches.map((match) => ({ name: match.name, relevance: match.relevance ?? 0 }))];
   }
+}
+
+/**
+ * The first `length` matches of a sharded ranking with their relevance, asked once, as an index's `scored` answers
+ * for `query`: any filter that leaves at least `limit` of them gets what SearchIndex.scored would give (auto-discovery
+ * filters out the tools a turn sends anyway: `length` covers them).
+ */
+export async function scoredHead(search: ShardedSearch, query: string, length: number): Promise<Pick<SearchIndex, "scored">> {
+  const head = await search.scored(query, length);
+  return {
+    scored(asked, limit, accept = () => true) {
+      if (asked !== query) throw new Error("scoredHead answers the query it was made for only");
+      return head.filter((match) => accept(match.name)).slice(0, Math.max(0, limit));
+    },
+  };
 }
