@@ -137,6 +137,11 @@ export class RegistryObject extends DurableObject<Env> {
       bytes += size;
       next = row.seq;
     }
+    return this.#page(tools, next);
+  }
+
+  /** A page of `tools` at the current version; `next` (the last seq looked at) unless it was the last row. */
+  #page(tools: StoredToolText[], next: number | undefined): RegistryPage {
     const last = this.ctx.storage.sql.exec<{ m: number | null }>("SELECT MAX(seq) AS m FROM tools").one().m;
     return {
       ...this.current,
@@ -171,15 +176,7 @@ export class RegistryObject extends DurableObject<Env> {
       seqs.push(row.seq);
       bytes += row.definition.length;
     }
-    const last = this.ctx.storage.sql.exec<{ m: number | null }>("SELECT MAX(seq) AS m FROM tools").one().m;
-    return {
-      ...this.current,
-      removedBuiltins: this.removedBuiltins(),
-      demoDisposed: this.demoDisposed(),
-      tools,
-      seqs,
-      ...(next !== undefined && next !== last ? { next } : {}),
-    };
+    return { ...this.#page(tools, next), seqs };
   }
 
   /**

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { REGISTRY_OBJECT_NAME } from "../../src/durable/names.ts";
-import { fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
+import { countingNamespace, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
 import { generatedCatalog } from "../support/generatedCatalog.ts";
 
 const CONTEXT = "sharded-search";
@@ -19,30 +19,11 @@ const TOOLS = catalog.tools.map((tool, i) => ({
   executor: { type: "builtin", name: "echo" },
 }));
 
-/** SEARCH_SHARD wrapped so that every RPC through one of its stubs is counted. */
+/** SEARCH_SHARD RPCs since the count was last reset. */
 let shardCalls = 0;
-function countedShards(): unknown {
-  const namespace: object = env.SEARCH_SHARD;
-  return new Proxy(namespace, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property);
-      if (property !== "getByName" || typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const stub: object = Reflect.apply(value, target, args);
-        return new Proxy(stub, {
-          get(stubTarget, method) {
-            const member: unknown = Reflect.get(stubTarget, method);
-            if (typeof member !== "function") return member;
-            return (...callArgs: unknown[]) => {
-              shardCalls += 1;
-              return Reflect.apply(member, stubTarget, callArgs);
-            };
-          },
-        });
-      };
-    },
-  });
-}
+const countedShards = (): unknown => countingNamespace(env.SEARCH_SHARD, () => {
+  shardCalls += 1;
+});
 
 function vars(settings: Record<string, unknown>): Record<string, unknown> {
   const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);

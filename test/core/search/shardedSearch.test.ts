@@ -13,7 +13,8 @@ import type { IndexShard } from "../../../src/core/search/shardedSearch.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
 import { visibleCatalog } from "../../../src/core/tools/visibleCatalog.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
-import { evalMcpTools, evalMetaTool, needsEvalData } from "../../evalData.ts";
+import { evalMetaTool, needsEvalData } from "../../evalData.ts";
+import { rankingQueries, realRankingCatalog as realCatalog } from "../../support/rankingQueries.ts";
 import { generatedCatalog, generatedQueries } from "../../support/generatedCatalog.ts";
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -36,26 +37,7 @@ function shardedOver(mode: SearchMode, tools: readonly ToolDefinition[], count: 
   return new ShardedSearch(mode, tools, shards);
 }
 
-/** Queries that reach every path of both rankings, drawn from the catalog itself. */
-function queriesFor(tools: readonly ToolDefinition[], extra: readonly string[]): string[] {
-  const step = Math.max(1, Math.floor(tools.length / 25));
-  const queries = new Set<string>(["", "   ", "推荐菜谱", "天气 查询", "get the weather in paris tomorrow", "zzqx unknownish", "laptop rain"]);
-  tools.forEach((tool, i) => {
-    if (i % step !== 0) return;
-    queries.add(tool.name);
-    queries.add(`please run ${tool.name.toUpperCase()} now`);
-    const words = tool.description.split(/\s+/).filter((word) => /^[A-Za-z]{6,}$/.test(word));
-    const word = words[0];
-    if (word === undefined) return;
-    queries.add(word);
-    queries.add(word.slice(0, 4));
-    queries.add(`${word.slice(0, 2)}${word.charAt(3)}${word.charAt(2)}${word.slice(4)}`);
-    queries.add(`${word.toLowerCase()}ization`);
-    queries.add(words.slice(0, 20).join(" "));
-  });
-  for (const query of extra) queries.add(query);
-  return [...queries];
-}
+const queriesFor = (tools: readonly ToolDefinition[], extra: readonly string[]): string[] => rankingQueries(tools, ["laptop rain", ...extra], 25);
 
 const everyThird = (tools: readonly ToolDefinition[]): string[] => tools.filter((_, i) => i % 3 === 1).map((tool) => tool.name);
 
@@ -99,13 +81,6 @@ async function assertSameRanking(mode: SearchMode, tools: readonly ToolDefinitio
     });
   }
 }
-
-const realCatalog = (): ToolDefinition[] => evalMcpTools.map((t) => ({
-  name: `${t.server.replaceAll(/[^A-Za-z0-9]+/gu, "_").replaceAll(/^_+|_+$/gu, "")}__${t.name}`,
-  description: t.description,
-  parameters: t.inputSchema,
-  groups: [t.category ?? "misc"],
-}));
 
 describe("catalog parts", () => {
   it("put every tool in exactly one part, the same one for the same name, in catalog order", () => {
