@@ -132,11 +132,15 @@ function rankedPart(index: RankedIndex, pageOf: PageOf, blankPage: BlankPage): I
 function rankedTermCounts(reader: RankedPartReader, query: string, whole: PartCatalog): TermCounts {
   const { postings, semantic, tuning } = reader;
   const counts: TermCounts = new Map();
+  const zeros = [0, ...FIELDS.map(() => 0)];
+  /** A term whose count the ranking asks for even where this part lacks it (0 here): the whole's count decides. */
+  const asked = (term: string): void => {
+    if (!counts.has(term)) counts.set(term, zeros.slice());
+  };
   const probe = (term: string, prefix: boolean, fuzzy: boolean): void => {
+    asked(term);
     for (const termId of postings.expand(term, prefix, fuzzy, tuning.prefixWeight, FUZZY_WEIGHT).termIds) {
-      const held = postings.term(termId);
-      if (counts.has(held)) continue;
-      counts.set(held, [postings.toolFrequencyOf(termId), ...FIELDS.map((_, field) => postings.fieldFrequency(termId, field))]);
+      counts.set(postings.term(termId), [postings.toolFrequencyOf(termId), ...FIELDS.map((_, field) => postings.fieldFrequency(termId, field))]);
     }
   };
   const held = (term: string): boolean => postings.toolFrequency(term) > 0;
@@ -150,12 +154,18 @@ function rankedTermCounts(reader: RankedPartReader, query: string, whole: PartCa
     probe(term, term.length >= MIN_PREFIX_LENGTH || hasCjk(term), !known && term.length >= MIN_FUZZY_LENGTH && ASCII_WORD.test(term));
     if (known || !ASCII_WORD.test(term)) continue;
     const shortest = Math.max(MIN_BACKOFF_LENGTH, Math.ceil(MIN_BACKOFF_SHARE * term.length));
-    if (Math.min(term.length - 1, whole.longestTerm) >= shortest) probe(term.slice(0, shortest), true, false);
+    const longest = Math.min(term.length - 1, whole.longestTerm);
+    if (longest < shortest) continue;
+    // Which prefix it backs off to is the longest the whole holds: each one's count.
+    for (let length = longest; length > shortest; length--) asked(term.slice(0, length));
+    probe(term.slice(0, shortest), true, false);
   }
   if (semantic !== undefined && tuning.expansionWeight > 0) {
     for (const token of tokenize(query)) {
       const term = processTerm(token);
-      if (term === null || held(term)) continue;
+      if (term === null) continue;
+      asked(term);
+      if (held(term)) continue;
       for (const near of nearWords(token.toLowerCase())) {
         const nearTerm = processTerm(near.word);
         if (nearTerm !== null && nearTerm !== term) probe(nearTerm, nearTerm.length >= MIN_PREFIX_LENGTH, false);

@@ -37,7 +37,7 @@ export class ShardedSearch {
   }
 
   /** Every shard, once per round. */
-  async #round<T>(ask: (shard: IndexShard) => Promise<T>): Promise<T[]> {
+  async #round<T>(ask: (shard: IndexShard, index: number) => Promise<T>): Promise<T[]> {
     this.calls += this.#shards.length;
     return Promise.all(this.#shards.map(ask));
   }
@@ -60,13 +60,15 @@ export class ShardedSearch {
     if (query.trim() === "") {
       return mergePages(await this.#round((shard) => shard.page(query, { catalog, terms: new Map() }, count, excluded, false)), count);
     }
-    const terms = mergeTermCounts(await this.#round((shard) => shard.termCounts(query, catalog)));
-    let whole: WholeCatalog = { catalog, terms };
-    if (this.#mode === "minisearch" && catalog.vectorCount > 0) {
-      const best = await this.#round((shard) => shard.bestLexical(query, whole));
-      whole = { ...whole, bestLexical: Math.max(0, ...best) };
+    const counts = await this.#round((shard) => shard.termCounts(query, catalog));
+    const terms = mergeTermCounts(counts);
+    // Each shard is sent the whole's counts of the terms it holds only: the others score none of its tools.
+    const wholes: WholeCatalog[] = counts.map((own) => ({ catalog, terms: new Map([...own.keys()].map((term) => [term, terms.get(term) ?? []])) }));
+    if (this.#mode === "minisearch") {
+      const best = Math.max(0, ...(await this.#round((shard, i) => shard.bestLexical(query, wholes[i] ?? { catalog, terms }))));
+      for (const whole of wholes) whole.bestLexical = best;
     }
-    return mergePages(await this.#round((shard) => shard.page(query, whole, count, excluded, withRelevance)), count);
+    return mergePages(await this.#round((shard, i) => shard.page(query, wholes[i] ?? { catalog, terms }, count, excluded, withRelevance)), count);
   }
 
   /**
