@@ -118,25 +118,27 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;
 
+/** The processes `pid` started (Linux), none when unknown. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/u).filter((entry) => entry !== "").map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** The resident memory of the workerd processes under `root` (the dev server's process group), MiB; null off Linux. */
 function workerdRss(root: number | undefined): number | null {
   if (root === undefined) return null;
   try {
     let total = 0;
-    const children = (pid: number): number[] => {
-      try {
-        return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/u).filter((entry) => entry !== "").map(Number);
-      } catch {
-        return [];
-      }
-    };
     const walk = (pid: number): void => {
       const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       if (command.includes("workerd")) {
         const rss = /VmRSS:\s+(\d+) kB/u.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
         total += Number(rss?.[1] ?? 0) * 1024;
       }
-      for (const child of children(pid)) walk(child);
+      for (const child of childrenOf(pid)) walk(child);
     };
     walk(root);
     return mib(total);
@@ -163,9 +165,9 @@ export async function bigCatalogHttp(options: {
 }): Promise<BigCatalogHttp> {
   const { repository, catalog, queries, shardCalls, log } = options;
   const state = mkdtempSync(join(tmpdir(), "toolgate-big-catalog-"));
-  let child: ChildProcess | undefined;
+  let server: { child: ChildProcess } | undefined;
   const stopOnExit = (): void => {
-    if (child) stop(child);
+    if (server) stop(server.child);
   };
   process.once("exit", stopOnExit);
   try {
@@ -178,12 +180,13 @@ export async function bigCatalogHttp(options: {
       limits: { maxTools: 200_000, rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 },
     });
     const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", DEMO_CATALOG: "false", TOOL_SEARCH_CONFIG: config };
-    child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), "off"], {
+    const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), "off"], {
       cwd: repository,
       detached: true,
       stdio: ["ignore", "ignore", "ignore"],
       env: { ...process.env, PATH: `${join(repository, "node_modules", ".bin")}:${process.env.PATH ?? ""}`, WRANGLER_SEND_METRICS: "false" },
     });
+    server = { child };
     await waitForHealth(base, child, 120_000);
     const owner = await token({ owner: true }, "bench-owner");
     const user = await token({ level: 0 }, "bench-user");
@@ -223,7 +226,7 @@ export async function bigCatalogHttp(options: {
   } catch (error) {
     return { skipped: error instanceof Error ? error.message : String(error) };
   } finally {
-    if (child) stop(child);
+    if (server) stop(server.child);
     process.off("exit", stopOnExit);
     await sleep(500);
     rmSync(state, { recursive: true, force: true });

@@ -135,6 +135,17 @@ describe("config", () => {
   });
 });
 
+/** The field parseConfig names for a searchShards block, "accepted" when it takes it. */
+function shardsProblem(searchShards: unknown): string {
+  try {
+    parseConfig({ searchShards });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.field;
+    throw error;
+  }
+  return "accepted";
+}
+
 describe("config searchShards", () => {
   it("is off by default, and read whole when given", () => {
     expect(defaultConfig().searchShards).toBeUndefined();
@@ -142,21 +153,12 @@ describe("config searchShards", () => {
   });
 
   it("refuses a block that is not whole, an unknown field or a count out of range, naming the field", () => {
-    const problem = (searchShards: unknown): string => {
-      try {
-        parseConfig({ searchShards });
-      } catch (error) {
-        if (error instanceof ConfigError) return error.field;
-        throw error;
-      }
-      return "accepted";
-    };
-    expect(problem(8)).toBe("TOOL_SEARCH_CONFIG.searchShards");
-    expect(problem({ count: 8 })).toBe("TOOL_SEARCH_CONFIG.searchShards.aboveTools");
-    expect(problem({ aboveTools: 10 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
-    expect(problem({ aboveTools: 10, count: 0 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
-    expect(problem({ aboveTools: 10, count: 65 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
-    expect(problem({ aboveTools: -1, count: 2 })).toBe("TOOL_SEARCH_CONFIG.searchShards.aboveTools");
-    expect(problem({ aboveTools: 10, count: 2, shards: 3 })).toBe("TOOL_SEARCH_CONFIG.searchShards.shards");
+    expect(shardsProblem(8)).toBe("TOOL_SEARCH_CONFIG.searchShards");
+    expect(shardsProblem({ count: 8 })).toBe("TOOL_SEARCH_CONFIG.searchShards.aboveTools");
+    expect(shardsProblem({ aboveTools: 10 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
+    expect(shardsProblem({ aboveTools: 10, count: 0 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
+    expect(shardsProblem({ aboveTools: 10, count: 65 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
+    expect(shardsProblem({ aboveTools: -1, count: 2 })).toBe("TOOL_SEARCH_CONFIG.searchShards.aboveTools");
+    expect(shardsProblem({ aboveTools: 10, count: 2, shards: 3 })).toBe("TOOL_SEARCH_CONFIG.searchShards.shards");
   });
 });

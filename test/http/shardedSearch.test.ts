@@ -80,25 +80,32 @@ describe.each(["minisearch", "substring"] as const)("sharded registry search, %s
     }
   }, 120_000);
 
+  interface Turn {
+    query: string;
+    tools: (string | undefined)[];
+    autoDiscovered: string[] | undefined;
+  }
+  /** Prepare's turns for QUERIES (fresh sessions) with auto-discovery on, and how many shard RPCs they took. */
+  const turns = async (settings: Record<string, unknown>): Promise<{ found: Turn[]; calls: number }> => {
+    const overrides = vars({ searchMode: mode, toolList: "grow", autoDiscover: { topK: 3, minScore: 0 }, ...settings });
+    shardCalls = 0;
+    const found: Turn[] = [];
+    for (const query of QUERIES.slice(1)) {
+      const response = await fetchWithEnv(overrides, request(`/v1/sessions/${sessionId("shp")}/prepare`, { token: grouped, body: { messages: [{ role: "user", content: query }] } }));
+      expect(response.status).toBe(200);
+      const body = await json<{ tools: { function?: { name: string } }[]; stats: { autoDiscovered?: string[] } }>(response);
+      found.push({ query, tools: body.tools.map((tool) => tool.function?.name), autoDiscovered: body.stats.autoDiscovered });
+    }
+    return { found, calls: shardCalls };
+  };
+
   it("auto-discovers in prepare what the isolate's own index finds", async () => {
-    const turns = async (settings: Record<string, unknown>): Promise<{ found: unknown[]; calls: number }> => {
-      const overrides = vars({ searchMode: mode, toolList: "grow", autoDiscover: { topK: 3, minScore: 0 }, ...settings });
-      shardCalls = 0;
-      const found: unknown[] = [];
-      for (const query of QUERIES.slice(1)) {
-        const response = await fetchWithEnv(overrides, request(`/v1/sessions/${sessionId("shp")}/prepare`, { token: grouped, body: { messages: [{ role: "user", content: query }] } }));
-        expect(response.status).toBe(200);
-        const body = await json<{ tools: { function?: { name: string } }[]; stats: { autoDiscovered?: string[] } }>(response);
-        found.push({ query, tools: body.tools.map((tool) => tool.function?.name), autoDiscovered: body.stats.autoDiscovered });
-      }
-      return { found, calls: shardCalls };
-    };
     const single = await turns({});
     const sharded = await turns({ searchShards: { aboveTools: 10, count: 3 } });
     expect(single.calls).toBe(0);
     expect(sharded.calls).toBeGreaterThan(0);
     expect(sharded.found).toEqual(single.found);
-    expect(single.found.some((turn) => (turn as { autoDiscovered?: string[] }).autoDiscovered?.length === 3)).toBe(true);
+    expect(single.found.some((turn) => turn.autoDiscovered?.length === 3)).toBe(true);
   }, 120_000);
 
   it("asks no shard at or below the threshold, and the answers do not change", async () => {
