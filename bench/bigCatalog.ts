@@ -56,10 +56,12 @@ export type BigCatalogHttp =
 
 type Collect = (() => void) | undefined;
 
+/** The JavaScript heap and the array buffers (the indexes' typed arrays live there), after collecting garbage. */
 function heapNow(collect: Collect): number {
   collect?.();
   collect?.();
-  return process.memoryUsage().heapUsed;
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
 }
 
 const mib = (bytes: number): number => Math.round((bytes / 2 ** 20) * 10) / 10;
@@ -80,10 +82,14 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     log(`big catalog (${mode}): one index over ${definitions.length} tools`);
     before = heapNow(collect);
     let started = threadCpuMs();
-    const single = createSearchIndex(mode, definitions);
-    const singleCpu = threadCpuMs() - started;
-    singleIndex[mode] = { heapMiB: measure ? mib(heapNow(collect) - before) : null, buildCpuMs: Math.round(singleCpu) };
-    log(`big catalog (${mode}): one index of ${single.size} tools built; now ${BIG_CATALOG_SHARDS} parts`);
+    // In a function of its own: measured while it lives, released before the parts are measured.
+    const singleSize = ((): number => {
+      const index = createSearchIndex(mode, definitions);
+      const buildCpuMs = Math.round(threadCpuMs() - started);
+      singleIndex[mode] = { heapMiB: measure ? mib(heapNow(collect) - before) : null, buildCpuMs };
+      return index.size;
+    })();
+    log(`big catalog (${mode}): one index of ${singleSize} tools built (${JSON.stringify(singleIndex[mode])}); now ${BIG_CATALOG_SHARDS} parts`);
     const parts: IndexPart[] = [];
     for (let part = 0; part < BIG_CATALOG_SHARDS; part++) {
       const { tools, positions } = catalogPart(definitions, part, BIG_CATALOG_SHARDS);
@@ -112,6 +118,8 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     }
     const distribution = summarize(cpu);
     perSearch[mode] = { shardCalls: calls, cpuMsMedian: round1(distribution.median), cpuMsP99: round1(distribution.p99) };
+    // Said at once: the HTTP part that follows takes long on a loaded machine.
+    log(`big catalog (${mode}): one part ${JSON.stringify(onePart[mode])}, per search ${JSON.stringify(perSearch[mode])}`);
   }
   return { tools: definitions.length, shards: BIG_CATALOG_SHARDS, registryHeapMiB, singleIndex, onePart, perSearch };
 }
