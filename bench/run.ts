@@ -25,6 +25,7 @@ import {
   sentenceQueries,
 } from "./catalog.ts";
 import { adversarialSection, type AdversarialSection } from "./adversarial.ts";
+import { BIG_CATALOG_TOOLS, bigCatalogHttp, bigCatalogInProcess } from "./bigCatalog.ts";
 import { coldHttp } from "./coldHttp.ts";
 import { coldIsolateSection, type ColdSection } from "./coldIsolate.ts";
 import { autoDiscoverSection, type AutoDiscoverSection } from "./autoDiscover.ts";
@@ -55,6 +56,9 @@ const { values: flags } = parseArgs({
     // Only the cold isolates: a new isolate's first search and prepare from a registry snapshot (bench/coldIsolate.ts),
     // and with --http also through wrangler dev restarted on the same state (bench/coldHttp.ts).
     "cold-isolates": { type: "boolean", default: false },
+    // Only the catalog past one isolate: 100,000 tools through the search shards, in process and through wrangler dev
+    // (bench/bigCatalog.ts).
+    "big-catalog": { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -593,7 +597,33 @@ function qualityOnly(): void {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }
 
+/** 100,000 tools through the search shards (bench/bigCatalog.ts): p99 search through wrangler dev against 50 ms. */
+async function bigCatalogOnly(): Promise<void> {
+  const data = loadBenchData();
+  if ("missing" in data) {
+    process.stdout.write(`${JSON.stringify({ command: "node --expose-gc bench/run.ts --big-catalog", bigCatalog: { skipped: data.missing } }, null, 2)}\n`);
+    return;
+  }
+  const catalog = registrableCatalog(enlargedCatalog(data.real, BIG_CATALOG_TOOLS));
+  const queries = [...keywordQueries(data.real, 100), ...sentenceQueries(data.meta, 100)];
+  const inProcess = await bigCatalogInProcess(catalog, queries, collectGarbage, log);
+  const shardCalls = Object.fromEntries(Object.entries(inProcess.perSearch).map(([mode, figures]) => [mode, figures.shardCalls]));
+  const http = flags["no-http"] === true ? { skipped: "--no-http" }
+    : await bigCatalogHttp({ repository: fileURLToPath(new URL("..", import.meta.url)), catalog, queries, shardCalls, log });
+  const targets = MODES.map((mode) => atMost(`${mode} search p99 ms at ${BIG_CATALOG_TOOLS} tools through wrangler dev (sharded)`, "skipped" in http ? undefined : http.modes[mode]?.p99Ms, 50));
+  const summary = {
+    command: `node --expose-gc bench/run.ts --big-catalog${flags["no-http"] === true ? " --no-http" : ""}`,
+    method: "bench/bigCatalog.ts: the enlarged real catalog (bench/catalog.ts) at 100,000 tools; in process: heap of the registry, of one index over every tool and of one shard's part, and one sharded search's calls and CPU (every part in this thread); through wrangler dev (searchShards {aboveTools 20,000, count 8}): the tools registered in batches of 2,000, the first search per mode, then 200 searches one at a time (100 keyword, 100 sentence queries): wall p50 and p99",
+    loadAverage: loadavg().map((value) => Number(value.toFixed(1))),
+    bigCatalog: { inProcess, http },
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
+  if (flags["big-catalog"] === true) return await bigCatalogOnly();
   if (flags.adversarial === true) return adversarialOnly();
   if (flags.upstream === true) return upstreamOnly();
   if (flags.quality === true) return qualityOnly();

@@ -11,6 +11,7 @@ import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 export { PrincipalObject } from "./durable/principalObject.ts";
 export { RateLimiterObject } from "./durable/rateLimiterObject.ts";
 export { RegistryObject } from "./durable/registryObject.ts";
+export { SearchShardObject } from "./durable/searchShardObject.ts";
 export { SessionObject } from "./durable/sessionObject.ts";
 export { UpstreamObject } from "./durable/upstreamObject.ts";
 

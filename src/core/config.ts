@@ -76,6 +76,34 @@ export interface AutoDiscoverConfig {
   minScore: number;
 }
 
+/**
+ * Registry search split over Durable Objects (docs/scaling.md, "Past one isolate"): past `aboveTools` registry tools,
+ * each isolate searches `count` shards, each holding the index of a part of the registry, instead of an index of its
+ * own; the ranking is the same. Off (undefined) by default.
+ */
+export interface SearchShardsConfig {
+  /** Sharded when the registry holds more tools than this (at or below it, nothing changes). */
+  aboveTools: number;
+  /** How many shards (parts of the registry), 1 to MAX_SEARCH_SHARDS. */
+  count: number;
+}
+
+/** The most search shards: each search asks every shard two or three times. */
+export const MAX_SEARCH_SHARDS = 64;
+
+function searchShardsSettings(value: unknown, field: string): SearchShardsConfig {
+  if (!isRecord(value)) throw new ConfigError(field, "must be an object: {aboveTools, count}");
+  const settings: Partial<SearchShardsConfig> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === "aboveTools") settings.aboveTools = integer(v, `${field}.aboveTools`, 0, 10_000_000);
+    else if (key === "count") settings.count = integer(v, `${field}.count`, 1, MAX_SEARCH_SHARDS);
+    else throw new ConfigError(`${field}.${key}`, "unknown field; known: aboveTools, count");
+  }
+  if (settings.aboveTools === undefined) throw new ConfigError(`${field}.aboveTools`, "is required");
+  if (settings.count === undefined) throw new ConfigError(`${field}.count`, "is required");
+  return { aboveTools: settings.aboveTools, count: settings.count };
+}
+
 /** The most tools auto-discovery may send in one turn. */
 export const MAX_AUTO_DISCOVER = 10;
 /** The default relevance floor (bench: `npm run bench -- --auto-discover`; docs/configuration.md, "Auto-discovery"). */
@@ -101,6 +129,8 @@ export interface GatewayConfig {
   nativeDeferral: boolean;
   /** Tools sent in a turn because the latest user message matches them (see AutoDiscoverConfig); off by default. */
   autoDiscover: AutoDiscoverConfig;
+  /** Registry search over shards past a registry size (see SearchShardsConfig); undefined: off. */
+  searchShards?: SearchShardsConfig;
   locale: Locale;
   sessionTtlDays: number;
   /**
@@ -387,6 +417,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "autoDiscover":
         config.autoDiscover = autoDiscoverSettings(value, field);
+        break;
+      case "searchShards":
+        config.searchShards = searchShardsSettings(value, field);
         break;
       case "limits": {
         if (!isRecord(value)) throw new ConfigError(field, "must be an object");

@@ -3,6 +3,7 @@
 // only its removals are stored (tombstones, or the whole demo context disposed).
 import { DurableObject } from "cloudflare:workers";
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
+import { partOf } from "../core/search/catalogParts.ts";
 import type { ToolDefinition } from "../core/types.ts";
 
 export interface StoredTool {
@@ -48,6 +49,13 @@ export type PutOutcome =
 
 /** Bytes of tool definitions per snapshot page, well under the RPC message limit. */
 const PAGE_BYTES = 4 * 1024 * 1024;
+/** Rows looked at per page of one search shard's part (partPage): a bound on one call's work. */
+const PART_ROWS_PER_PAGE = 25_000;
+
+/** A page of the stored tools of one part of a sharded search: each with its place (seq) in registration order. */
+export interface RegistryPartPage extends RegistryPage {
+  seqs: number[];
+}
 /** A registry snapshot (core/tools/registrySnapshot.ts) is kept in rows of this many bytes (SQLite's value cap is 2 MB)… */
 const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
 /** …and read this many bytes per RPC (its message cap is 32 MiB). */
@@ -129,6 +137,11 @@ export class RegistryObject extends DurableObject<Env> {
       bytes += size;
       next = row.seq;
     }
+    return this.#page(tools, next);
+  }
+
+  /** A page of `tools` at the current version; `next` (the last seq looked at) unless it was the last row. */
+  #page(tools: StoredToolText[], next: number | undefined): RegistryPage {
     const last = this.ctx.storage.sql.exec<{ m: number | null }>("SELECT MAX(seq) AS m FROM tools").one().m;
     return {
       ...this.current,
@@ -137,6 +150,33 @@ export class RegistryObject extends DurableObject<Env> {
       tools,
       ...(next !== undefined && next !== last ? { next } : {}),
     };
+  }
+
+  /**
+   * One page of the persisted tools of part `part` of `count` (catalogParts.ts, by a hash of the name), in
+   * registration order, with their texts and places: what a search shard builds its part from, read by the shard
+   * itself. The other rows are looked at, not sent; at most PART_ROWS_PER_PAGE rows are looked at per page.
+   */
+  partPage(after: number, part: number, count: number): RegistryPartPage {
+    const tools: StoredToolText[] = [];
+    const seqs: number[] = [];
+    let bytes = 0;
+    let looked = 0;
+    let next: number | undefined;
+    const rows = this.ctx.storage.sql.exec<{ name: string; context: string; definition: string; seq: number; revision: number }>(
+      "SELECT name, context, definition, seq, revision FROM tools WHERE seq > ? ORDER BY seq",
+      after,
+    );
+    for (const row of rows) {
+      if (looked >= PART_ROWS_PER_PAGE || bytes > PAGE_BYTES) break;
+      looked++;
+      next = row.seq;
+      if (partOf(row.name, count) !== part) continue;
+      tools.push({ name: row.name, context: row.context, definition: row.definition, revision: row.revision });
+      seqs.push(row.seq);
+      bytes += row.definition.length;
+    }
+    return { ...this.#page(tools, next), seqs };
   }
 
   /**

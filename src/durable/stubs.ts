@@ -4,6 +4,7 @@ import { principalObjectName, rateLimiterObjectName, REGISTRY_OBJECT_NAME, sessi
 import type { PrincipalObject } from "./principalObject.ts";
 import type { RateLimiterObject } from "./rateLimiterObject.ts";
 import type { RegistryObject } from "./registryObject.ts";
+import { searchShardName, type SearchShardObject, type ShardSpec } from "./searchShardObject.ts";
 import type { SessionObject } from "./sessionObject.ts";
 import type { UpstreamObject } from "./upstreamObject.ts";
 
@@ -30,4 +31,9 @@ export function rateLimiterStub(env: Env, principalId: string): DurableObjectStu
 /** The object of one upstream MCP server (PUT /v1/upstreams/:id): its configuration, pins, quarantine and health. */
 export function upstreamStub(env: Env, id: string): DurableObjectStub<UpstreamObject> {
   return env.UPSTREAM.getByName(id);
+}
+
+/** One shard of a sharded registry search (its registry version, mode and part: searchShardName). */
+export function searchShardStub(env: Env, spec: ShardSpec): DurableObjectStub<SearchShardObject> {
+  return env.SEARCH_SHARD.getByName(searchShardName(spec));
 }

@@ -2,10 +2,12 @@
 // discovered set at once. Shared by the search route and by execute of `search_tools`.
 import type { SearchMode } from "../core/config.ts";
 import { visibleCatalog } from "../core/tools/visibleCatalog.ts";
-import { runSearchTools } from "../core/turn/searchTools.ts";
+import { runSearchTools, SEARCH_TOOLS_NAME, searchPageLength, searchToolsAnswer } from "../core/turn/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
-import { currentRegistry, registrySearchIndex } from "../isolate/registryCache.ts";
+import { currentRegistry, noteRegistryVersion, registrySearchIndex } from "../isolate/registryCache.ts";
+import type { LoadedRegistry } from "../isolate/registryCache.ts";
+import { shardedRegistrySearch, staleShardVersion } from "../isolate/shardedSearches.ts";
 import { sessionStub } from "../durable/stubs.ts";
 import { sessionIdentity } from "./stage.ts";
 import type { Call } from "./stage.ts";
@@ -26,7 +28,7 @@ export async function searchSession(
   // one, adds the registry result's names to the discovered set. One Durable Object round trip per search.
   const loaded = await currentRegistry(call.env, call.settings);
   // Over the tools the caller's groups show, and an index of those only: hidden tools move nothing.
-  const result = runSearchTools(params, {
+  const result = await shardedSearch(call, loaded, params, mode, enabledGroups) ?? runSearchTools(params, {
     catalog: visibleCatalog(loaded.definitions, enabledGroups),
     index: registrySearchIndex(loaded, mode, enabledGroups),
     enabledGroups: undefined,
@@ -38,4 +40,24 @@ export async function searchSession(
   if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
   countUsage(call, { searches: 1 });
   return inClientCatalog ?? result;
+}
+
+/**
+ * The registry search through the search shards when the registry is past config searchShards.aboveTools (undefined:
+ * not sharded), over the same view and with the same answer as the isolate's own index would give. A shard that finds
+ * the registry moved past the isolate's version says which version: the isolate takes it up and searches once more.
+ */
+async function shardedSearch(call: Call, loaded: LoadedRegistry, params: SearchToolsParams, mode: SearchMode, enabledGroups: string[], retried = false): Promise<SearchToolsResult | undefined> {
+  const sharded = shardedRegistrySearch(call.env, call.settings, loaded, mode, enabledGroups);
+  if (sharded === undefined) return undefined;
+  const catalog = visibleCatalog(loaded.definitions, enabledGroups);
+  try {
+    const ranked = await sharded.searchPage(params.query, searchPageLength(params, call.settings.config), [SEARCH_TOOLS_NAME]);
+    return searchToolsAnswer(params, ranked, { catalog, enabledGroups: undefined, config: call.settings.config });
+  } catch (error) {
+    const newer = staleShardVersion(error);
+    if (newer === undefined || retried) throw error;
+    noteRegistryVersion(newer);
+    return shardedSearch(call, await currentRegistry(call.env, call.settings), params, mode, enabledGroups, true);
+  }
 }

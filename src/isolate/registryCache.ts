@@ -32,6 +32,7 @@ import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import { SIGN_IN_LINK_MS, signInLink } from "./upstreamSignIn.ts";
 import type { Settings } from "./settings.ts";
+import { isSharded } from "./shardedSearches.ts";
 
 export interface LoadedRegistry {
   /** `epoch:version` of the registry object this was built from. */
@@ -301,6 +302,8 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     } else claimed = read.claimed;
   }
   const loaded = await buildFromTexts(env, settings);
+  // A registry searched through shards (shardedSearches.ts) is not indexed here: its snapshot, which holds an index, is not made.
+  if (isSharded(settings, loaded)) return loaded;
   claimed ??= await registryStub(env).claimRegistrySnapshot(key, loaded.version);
   if (claimed) await writeSnapshot(env, settings, key, loaded);
   return loaded;

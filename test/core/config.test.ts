@@ -134,3 +134,31 @@ describe("config", () => {
     expect(discoveredLimit({ maxDiscoveredKeep: DISCOVERED_HARD_CAP + 1 })).toBe(DISCOVERED_HARD_CAP);
   });
 });
+
+/** The field parseConfig names for a searchShards block, "accepted" when it takes it. */
+function shardsProblem(searchShards: unknown): string {
+  try {
+    parseConfig({ searchShards });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.field;
+    throw error;
+  }
+  return "accepted";
+}
+
+describe("config searchShards", () => {
+  it("is off by default, and read whole when given", () => {
+    expect(defaultConfig().searchShards).toBeUndefined();
+    expect(parseConfig({ searchShards: { aboveTools: 20_000, count: 8 } }).searchShards).toEqual({ aboveTools: 20_000, count: 8 });
+  });
+
+  it("refuses a block that is not whole, an unknown field or a count out of range, naming the field", () => {
+    expect(shardsProblem(8)).toBe("TOOL_SEARCH_CONFIG.searchShards");
+    expect(shardsProblem({ count: 8 })).toBe("TOOL_SEARCH_CONFIG.searchShards.aboveTools");
+    expect(shardsProblem({ aboveTools: 10 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
+    expect(shardsProblem({ aboveTools: 10, count: 0 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
+    expect(shardsProblem({ aboveTools: 10, count: 65 })).toBe("TOOL_SEARCH_CONFIG.searchShards.count");
+    expect(shardsProblem({ aboveTools: -1, count: 2 })).toBe("TOOL_SEARCH_CONFIG.searchShards.aboveTools");
+    expect(shardsProblem({ aboveTools: 10, count: 2, shards: 3 })).toBe("TOOL_SEARCH_CONFIG.searchShards.shards");
+  });
+});

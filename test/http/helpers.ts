@@ -126,3 +126,29 @@ export function openaiTools(prefix: string, count: number): Record<string, unkno
     },
   }));
 }
+
+/**
+ * `namespace` (a Durable Object namespace of the test env) with every RPC through one of its stubs reported to `onCall`:
+ * what a request costs in round trips.
+ */
+export function countingNamespace(namespace: object, onCall: () => void): unknown {
+  return new Proxy(namespace, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property);
+      if (property !== "getByName" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const stub: object = Reflect.apply(value, target, args);
+        return new Proxy(stub, {
+          get(stubTarget, method) {
+            const member: unknown = Reflect.get(stubTarget, method);
+            if (typeof member !== "function") return member;
+            return (...callArgs: unknown[]) => {
+              onCall();
+              return Reflect.apply(member, stubTarget, callArgs);
+            };
+          },
+        });
+      };
+    },
+  });
+}

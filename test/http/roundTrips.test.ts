@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { connect, envFetch, principal } from "../mcp/helpers.ts";
-import { fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
+import { countingNamespace, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
 
 const NAMESPACES = ["SESSION", "RATE_LIMITER", "PRINCIPAL", "REGISTRY"] as const;
 type Counts = Record<(typeof NAMESPACES)[number], number>;
@@ -17,24 +17,8 @@ const reset = (): void => {
 
 function counted(name: keyof Counts): unknown {
   const namespace: object = Reflect.get(env, name);
-  return new Proxy(namespace, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property);
-      if (property !== "getByName" || typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const stub: object = Reflect.apply(value, target, args);
-        return new Proxy(stub, {
-          get(stubTarget, method) {
-            const member: unknown = Reflect.get(stubTarget, method);
-            if (typeof member !== "function") return member;
-            return (...callArgs: unknown[]) => {
-              counts[name] += 1;
-              return Reflect.apply(member, stubTarget, callArgs);
-            };
-          },
-        });
-      };
-    },
+  return countingNamespace(namespace, () => {
+    counts[name] += 1;
   });
 }
 

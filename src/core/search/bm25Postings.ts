@@ -432,6 +432,16 @@ export class Bm25Postings {
     return this.#fieldLength.at(slot * FIELD_COUNT + field);
   }
 
+  /** The sum of every live tool's length in `field` (a sharded catalog adds its parts': shardedSearch.ts). */
+  fieldLengthSum(field: number): number {
+    return this.#lengthSum[field] ?? 0;
+  }
+
+  /** The term of `termId`. */
+  term(termId: number): string {
+    return this.#terms[termId] ?? "";
+  }
+
   averageFieldLength(field: number): number {
     return this.#live === 0 ? 0 : (this.#lengthSum[field] ?? 0) / this.#live;
   }

@@ -43,6 +43,17 @@ export interface ScoringOptions {
   idfScope: IdfScope;
   prefixWeight: number;
   fuzzyWeight: number;
+  /** The counts of the whole catalog when the index holds a part of it (shardedSearch.ts); absent: the index's own. */
+  catalog?: CatalogCounts;
+}
+
+/** The counts BM25's IDF and average lengths are made of, for a catalog an index holds a part of. */
+export interface CatalogCounts {
+  toolCount: number;
+  /** Per field (FIELDS order): the sum of every tool's length in it. */
+  fieldLengthSums: readonly number[];
+  /** How many tools hold the term `termId` of the index in `field` (field: undefined, in any field). */
+  frequency(termId: number, field: number | undefined): number;
 }
 
 export interface Ranked {
@@ -50,7 +61,7 @@ export interface Ranked {
   slots: number[];
   /** How many accepted tools match. */
   total: number;
-  /** `rankAll`'s only: each slot's score, in the same order. */
+  /** Each slot's score, in the same order. */
   scores?: number[];
 }
 
@@ -82,9 +93,12 @@ interface Plan {
 }
 
 function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: ScoringOptions): Plan {
-  const count = index.liveCount;
+  const { catalog } = options;
+  const count = catalog?.toolCount ?? index.liveCount;
   const averageLength = new Float64Array(FIELD_COUNT);
-  for (let field = 0; field < FIELD_COUNT; field++) averageLength[field] = index.averageFieldLength(field);
+  for (let field = 0; field < FIELD_COUNT; field++) {
+    averageLength[field] = catalog === undefined ? index.averageFieldLength(field) : count === 0 ? 0 : (catalog.fieldLengthSums[field] ?? 0) / count;
+  }
   const queryOf: number[] = [];
   const termOf: number[] = [];
   const weights: number[] = [];
@@ -116,7 +130,8 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
       const cell = g * FIELD_COUNT + field;
       // MiniSearch: termWeight * fieldBoost * termBoost * docBoost (1) * rawScore, in that order.
       const c = (weights[g] ?? 0) * (options.fieldBoosts[field] ?? 1) * termBoost;
-      const holders = options.idfScope === "tool" ? index.toolFrequencyOf(termId) : matching;
+      const holders = catalog !== undefined ? catalog.frequency(termId, options.idfScope === "tool" ? undefined : field)
+        : options.idfScope === "tool" ? index.toolFrequencyOf(termId) : matching;
       const inverse = Math.log(1 + (count - holders + 0.5) / (holders + 0.5));
       coefficient[cell] = c;
       idf[cell] = inverse;
@@ -327,7 +342,7 @@ export class Bm25Ranker {
     for (const slot of candidates) {
       if ((sum[slot] ?? 0) * (quality[slot] ?? 0) >= threshold) top.offer(slot, this.#exactScore(p, slot, options));
     }
-    return { slots: top.sorted(), total };
+    return { ...top.sortedWithScores(), total };
   }
 
   /** The k-th largest score so far (sum × quality) among `candidates`, a little under (rounding); 0 for fewer. */

@@ -15,7 +15,8 @@ import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
-import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
+import { Bm25Ranker, type IdfScope, type QueryTerm, type Ranked, type ScoringOptions } from "./bm25Rank.ts";
+import type { WholeCatalog } from "./catalogParts.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { withExactNames } from "./exactNames.ts";
 import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
@@ -29,8 +30,8 @@ export const MIN_FUZZY_LENGTH = 5;
 /** Shorter prefixes match too much to mean anything. */
 export const MIN_PREFIX_LENGTH = 3;
 /** An unknown query word backs off to its longest known prefix of at least this many letters (and 40% of it)… */
-const MIN_BACKOFF_LENGTH = 4;
-const MIN_BACKOFF_SHARE = 0.4;
+export const MIN_BACKOFF_LENGTH = 4;
+export const MIN_BACKOFF_SHARE = 0.4;
 /** …which counts this much of a word found as written. */
 const BACKOFF_WEIGHT = 0.7;
 /** A query word said n times counts √n times: repeating stresses it, without drowning the rest. */
@@ -114,6 +115,27 @@ export const DEFAULT_TUNING: RankingTuning = {
  */
 const EXPANDED_WORDS = 4;
 const NEAR_TERMS = 2;
+
+/** What a part of a sharded catalog reads of its index to count a query's terms (indexPart.ts). */
+export interface RankedPartReader {
+  readonly postings: Bm25Postings;
+  readonly semantic: SemanticVectors | undefined;
+  readonly tuning: RankingTuning;
+}
+
+/** A ranking's first slots, their scores, how many it accepts in all, and its best lexical score (0 unless hybrid). */
+type RankedSlots = { slots: number[]; scores: number[]; total: number; bestLexical: number };
+
+/** A part's first matches under the whole catalog's statistics (RankedIndex.rankAsPart). */
+export interface RankedPartPage {
+  slots: number[];
+  names: string[];
+  scores: number[];
+  total: number;
+  relevance?: number[];
+  /** The best lexical score of the part (the hybrid ranking's divisor is the best of every part's). */
+  bestLexical: number;
+}
 
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
 export const SEMANTIC_FLOOR = 0.3;
@@ -253,7 +275,7 @@ const MAX_PATCH_SHARE = 0.25;
 const MIN_PATCH_LIMIT = 64;
 
 /** The ranked index over a catalog; `update` turns it into the index of the catalog's next version. */
-class RankedIndex implements SearchIndex {
+export class RankedIndex implements SearchIndex {
   readonly #postings: Bm25Postings;
   readonly #ranker: Bm25Ranker;
   readonly #options: ScoringOptions;
@@ -269,6 +291,8 @@ class RankedIndex implements SearchIndex {
   #patchable = true;
   /** The tools' word vectors (with semanticWeight > 0), made with the index; `update` adds and drops only the changed. */
   readonly #semantic: SemanticVectors | undefined;
+  /** While this index ranks as a part of a larger catalog (rankAsPart): that catalog's statistics. */
+  #whole: WholeCatalog | undefined;
 
   /** `snapshot`: the index of `tools` as toSnapshot wrote it, read instead of analyzing the tools. */
   constructor(tools: readonly ToolDefinition[], tuning: RankingTuning, snapshot?: SnapshotReader) {
@@ -392,14 +416,29 @@ class RankedIndex implements SearchIndex {
    * The first `count` accepted slots for a non-blank query searched by `terms` (a tool the query names is placed
    * before this ranking by exactNames.ts).
    */
-  #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number } {
+  #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
     if (this.#tuning.semanticWeight > 0) return this.#hybridPage(query, terms, count, accept);
     const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
     const ranked =
       count === Infinity
-        ? this.#ranker.rankAll(terms, this.#options, acceptSlot, this.#position)
-        : this.#ranker.rankTop(terms, this.#options, count, acceptSlot, this.#position);
-    return { slots: ranked.slots, total: ranked.total };
+        ? this.#ranker.rankAll(terms, this.#scoring(), acceptSlot, this.#position)
+        : this.#ranker.rankTop(terms, this.#scoring(), count, acceptSlot, this.#position);
+    return { slots: ranked.slots, scores: ranked.scores ?? [], total: ranked.total, bestLexical: 0 };
+  }
+
+  /** The scoring options, with the whole catalog's counts while this index ranks as a part of it. */
+  #scoring(): ScoringOptions {
+    const whole = this.#whole;
+    if (whole === undefined) return this.#options;
+    const { terms } = whole;
+    return {
+      ...this.#options,
+      catalog: {
+        toolCount: whole.catalog.toolCount,
+        fieldLengthSums: whole.catalog.fieldLengthSums,
+        frequency: (termId, field) => terms.get(this.#postings.term(termId))?.[field === undefined ? 0 : field + 1] ?? 0,
+      },
+    };
   }
 
   /**
@@ -408,17 +447,14 @@ class RankedIndex implements SearchIndex {
    * score over the best one (to the power lexicalExponent) plus semanticWeight × the cosine. The whole ranking is
    * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
-  #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): { slots: number[]; total: number } {
-    // The query's vector, once: it weighs the query's words and scores every tool.
-    const queryVector = this.#semantic?.queryVector(query);
-    const words = this.#centralWords(query, queryVector);
-    const searched = this.#expanded(this.#centred(terms, words), words);
-    const lexical = this.#ranker.rankAll(searched, this.#options, () => true, this.#position);
+  #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
+    const { queryVector, searched, lexical } = this.#lexicalHalf(query, terms);
     const cosines = this.#semantic?.cosines(queryVector);
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
-    const best = scores[0] ?? 0;
+    // As a part: the best of the whole catalog, once the parts have said theirs.
+    const best = this.#whole?.bestLexical ?? scores[0] ?? 0;
     const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
     const top = new TopK(count === Infinity ? this.#slotTools.length : count, (slot) => this.#position[slot] ?? 0);
     let total = 0;
@@ -440,7 +476,7 @@ class RankedIndex implements SearchIndex {
         total++;
         top.offer(slot, (fused[slot] ?? 0) + weight / (k + (semanticRank[slot] ?? 0)));
       });
-      return { slots: top.sorted(), total };
+      return { ...top.sortedWithScores(), total, bestLexical: scores[0] ?? 0 };
     }
     const coverageExponent = this.#tuning.coverageExponent;
     const semanticWeight = coverageExponent === 0 || lexical.slots[0] === undefined ? weight : weight * (1 - this.#coverage(searched, lexical.slots[0])) ** coverageExponent;
@@ -455,7 +491,16 @@ class RankedIndex implements SearchIndex {
       total++;
       top.offer(slot, semanticWeight * cosine);
     });
-    return { slots: top.sorted(), total };
+    return { ...top.sortedWithScores(), total, bestLexical: scores[0] ?? 0 };
+  }
+
+  /** The hybrid ranking's lexical half: every match of the query's words, weighed by centrality, with near words. */
+  #lexicalHalf(query: string, terms: readonly QueryTerm[]): { queryVector: Float32Array | undefined; searched: readonly QueryTerm[]; lexical: Ranked } {
+    // The query's vector, once: it weighs the query's words and scores every tool.
+    const queryVector = this.#semantic?.queryVector(query);
+    const words = this.#centralWords(query, queryVector);
+    const searched = this.#expanded(this.#centred(terms, words), words);
+    return { queryVector, searched, lexical: this.#ranker.rankAll(searched, this.#scoring(), () => true, this.#position) };
   }
 
   /** The share of the searched terms' weight (their boosts) that the tool in `slot` holds. */
@@ -530,6 +575,14 @@ class RankedIndex implements SearchIndex {
   }
 
   #statistics(): TermStatistics {
+    const whole = this.#whole;
+    if (whole !== undefined) {
+      return {
+        toolCount: whole.catalog.toolCount,
+        toolFrequency: (term) => whole.terms.get(term)?.[0] ?? 0,
+        longestTerm: whole.catalog.longestTerm,
+      };
+    }
     return {
       toolCount: this.#names.length,
       toolFrequency: (term) => this.#postings.toolFrequency(term),
@@ -539,11 +592,17 @@ class RankedIndex implements SearchIndex {
 
   scored(query: string, limit: number, accept: (name: string) => boolean = () => true): ScoredMatch[] {
     if (query.trim() === "" || limit <= 0) return [];
+    const { slots, relevance } = this.#scored(query, limit, accept);
+    return slots.map((slot, i) => ({ name: this.#slotNames[slot] ?? "", relevance: relevance[i] ?? 0 }));
+  }
+
+  /** The first `limit` accepted slots of a non-blank query (as #page ranks them) and the relevance of each. */
+  #scored(query: string, limit: number, accept: (name: string) => boolean): RankedSlots & { relevance: number[] } {
     const stats = this.#statistics();
     // The query is weighed once: its terms rank the page, its words measure each tool's relevance.
     const { weights, parts, pairs } = weighQuery(query, stats, this.#tuning);
     const terms = termsOf(weights, pairs, stats);
-    const { slots } = this.#page(query, terms, limit, accept);
+    const page = this.#page(query, terms, limit, accept);
     // What each searched term matches in the index (as written, as a prefix, one typo away), as the ranking expands it.
     const expansions = terms.map(({ term, prefix, fuzzy }) => ({
       term,
@@ -552,11 +611,42 @@ class RankedIndex implements SearchIndex {
     const maxIdf = Math.log(1 + stats.toolCount);
     /** The weight of a query word that only one tool holds: the unit of relevance. */
     const unit = maxIdf === 0 ? 1 : Math.log(1 + (stats.toolCount - 0.5) / 1.5) / maxIdf;
-    return slots.map((slot) => {
-      const name = this.#slotNames[slot] ?? "";
+    const relevance = page.slots.map((slot) => {
       const matched = new Set(expansions.filter((expansion) => this.#postings.holdsAnyTerm(slot, expansion.termIds)).map((expansion) => expansion.term));
-      return { name, relevance: relevanceOf(parts, matched, unit) };
+      return relevanceOf(parts, matched, unit);
     });
+    return { ...page, relevance };
+  }
+
+  /** What a part of a sharded catalog reads to count a query's terms (indexPart.ts). */
+  get partReader(): RankedPartReader {
+    return { postings: this.#postings, semantic: this.#semantic, tuning: this.#tuning };
+  }
+
+  /**
+   * This index as a part of a larger catalog (indexPart.ts): the first `count` accepted tools of a non-blank query
+   * ranked with `whole`'s statistics (the scores one index over the whole catalog gives them), with their relevance
+   * when asked, how many it accepts, and the part's best lexical score (count < 0: that score only, with the semantic
+   * half; whole.bestLexical is then not read).
+   */
+  rankAsPart(query: string, whole: WholeCatalog, count: number, accept: (name: string) => boolean, withRelevance: boolean): RankedPartPage {
+    this.#whole = whole;
+    try {
+      this.#semantic?.centreOn({ sum: Float64Array.from(whole.catalog.vectorSum), count: whole.catalog.vectorCount });
+      if (count < 0) {
+        // Only the best lexical score of the part (the hybrid ranking's first round): no page.
+        const { lexical } = this.#lexicalHalf(query, queryTerms(query, this.#statistics(), this.#tuning));
+        return { slots: [], names: [], scores: [], total: 0, bestLexical: lexical.scores?.[0] ?? 0 };
+      }
+      if (withRelevance) {
+        const page = this.#scored(query, count, accept);
+        return { ...page, names: page.slots.map((slot) => this.#slotNames[slot] ?? "") };
+      }
+      const page = this.#page(query, queryTerms(query, this.#statistics(), this.#tuning), count, accept);
+      return { ...page, names: page.slots.map((slot) => this.#slotNames[slot] ?? "") };
+    } finally {
+      this.#whole = undefined;
+    }
   }
 
   update(tools: readonly ToolDefinition[]): SearchIndex | undefined {
@@ -592,6 +682,11 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
 }
 
 /** The ranked index of `tools` from what its toSnapshot wrote (throws SnapshotError when it does not fit them). */
+/** The ranked index of a part of a sharded catalog: no exact names (the isolate places those over the whole). */
+export function createRankedPart(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): RankedIndex {
+  return new RankedIndex(tools, tuning);
+}
+
 export function restoreMiniSearchIndex(tools: readonly ToolDefinition[], snapshot: SnapshotReader, tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
   return withExactNames(new RankedIndex(tools, tuning, snapshot), tools);
 }

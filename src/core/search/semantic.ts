@@ -265,6 +265,25 @@ export class SemanticVectors {
   readonly #mean = new Float32Array(EMBEDDING_DIMENSIONS);
   #inverseNorms = new Float32Array(0);
   #centred = false;
+  /** The sum and count of the whole catalog when these are a part of it (shardedSearch.ts): its mean centres them. */
+  #catalog: { sum: Float64Array; count: number } | undefined;
+
+  /** The sum of the vectors held, and how many (what a part of a sharded catalog adds to the others'). */
+  vectorSum(): { sum: Float64Array; count: number } {
+    return { sum: this.#sum.slice(), count: this.#count };
+  }
+
+  /**
+   * Centres on the mean of a catalog these vectors are a part of (its vectors' exact sum and count), or on their own
+   * (undefined); a change re-centres.
+   */
+  centreOn(catalog: { sum: Float64Array; count: number } | undefined): void {
+    const same = catalog === undefined ? this.#catalog === undefined
+      : this.#catalog !== undefined && this.#catalog.count === catalog.count && this.#catalog.sum.every((value, d) => value === catalog.sum[d]);
+    if (same) return;
+    this.#catalog = catalog === undefined ? undefined : { sum: catalog.sum.slice(), count: catalog.count };
+    this.#centred = false;
+  }
 
   /** The tools of the next slots, by their words (ToolWords: as an index build read them, tool by tool). */
   add(words: ToolWords): void {
@@ -286,6 +305,8 @@ export class SemanticVectors {
 
   /** Writes the whole state (snapshotCodec.ts), centred first; `restore` reads it back into a new instance. */
   toSnapshot(out: SnapshotWriter): void {
+    // A snapshot is of these vectors alone: centred on their own mean.
+    this.centreOn(undefined);
     this.centre();
     out.int(this.#slots);
     out.f32(this.#vectors.subarray(0, this.#slots * EMBEDDING_DIMENSIONS));
@@ -345,7 +366,8 @@ export class SemanticVectors {
   /** The mean of this catalog version, and each slot's distance to it: one pass over the vectors, after a change. */
   centre(): void {
     if (this.#centred) return;
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#mean[d] = this.#count === 0 ? 0 : (this.#sum[d] ?? 0) / this.#count;
+    const { sum, count } = this.#catalog ?? { sum: this.#sum, count: this.#count };
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) this.#mean[d] = count === 0 ? 0 : (sum[d] ?? 0) / count;
     const inverseNorms = new Float32Array(this.#slots);
     const mean = this.#mean;
     const tools = this.#vectors;

@@ -11,6 +11,7 @@ import { withExactNames } from "./exactNames.ts";
 import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
+import type { TermCounts, WholeCatalog } from "./catalogParts.ts";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
 const CJK_RUNS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
@@ -267,8 +268,29 @@ function readVocabulary(input: SnapshotReader): Vocabulary {
   return { words, postingStarts, postings, byChar: readWordLists(input), byPair: readWordLists(input) };
 }
 
+/** The substring index of a part of a sharded catalog (indexPart.ts): its counts, and its ranking under the whole's. */
+export interface SubstringPart {
+  readonly size: number;
+  /** Per keyword of the query (and its bare form, without edge punctuation): how many of the part's tools it hits. */
+  keywordCounts(query: string): TermCounts;
+  /**
+   * The first `count` accepted tools, ranked with the whole catalog's size and keyword counts (a query without
+   * keywords: catalog order, scores 0), their relevance when asked, and how many it accepts.
+   */
+  rankAsPart(query: string, whole: WholeCatalog, count: number, accept: (name: string) => boolean, withRelevance: boolean): { names: string[]; scores: number[]; relevance?: number[]; total: number };
+}
+
 /** The index of `tools` over their vocabulary (built, or read from a snapshot). */
 function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): SearchIndex {
+  return substringOver(tools, vocabulary).index;
+}
+
+/** The substring index of a part of a sharded catalog (no exact names: the isolate places those over the whole). */
+export function createSubstringPart(tools: readonly ToolDefinition[]): SubstringPart {
+  return substringOver(tools, buildVocabulary(tools)).part;
+}
+
+function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): { index: SearchIndex; part: SubstringPart } {
   const { words, postingStarts, postings, byChar, byPair } = vocabulary;
   /** Whether update changed the index: its snapshot would then need the added words too, so it writes none. */
   let updated = false;
@@ -383,6 +405,8 @@ function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabu
     return count;
   }
 
+  /** While the index ranks as a part of a larger catalog (rankAsPart): that catalog's statistics. */
+  let whole: WholeCatalog | undefined;
   const bucketStarts = new Uint32Array(BUCKETS + 1);
   let orderLength = 0;
   let stamp = 0;
@@ -391,8 +415,10 @@ function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabu
   function apply(keyword: string, matches: boolean, weighs: boolean): void {
     const count = scan(keyword, ++stamp);
     if (count === 0) return;
-    // BM25's IDF over the tools the keyword hits.
-    const idf = Math.log(1 + (size - count + 0.5) / (count + 0.5));
+    // BM25's IDF over the tools the keyword hits (as a part of a sharded catalog: the whole catalog's size and hits).
+    const catalogSize = whole?.catalog.toolCount ?? size;
+    const hits = whole === undefined ? count : (whole.terms.get(keyword)?.[0] ?? count);
+    const idf = Math.log(1 + (catalogSize - hits + 0.5) / (hits + 0.5));
     const nameStart = idf * NAME_WEIGHT;
     const nameInside = nameStart * INSIDE_WORD_SHARE;
     const inside = idf * INSIDE_WORD_SHARE;
@@ -444,7 +470,7 @@ function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabu
   const positionOf = (slot: number): number => position[slot] ?? 0;
 
   /** The first `count` accepted matches (slots), best first (ties in catalog order), without sorting the rest. */
-  function firstTools(count: number, accept: (name: string) => boolean): { tools: number[]; total: number } {
+  function firstTools(count: number, accept: (name: string) => boolean): { tools: number[]; scores: number[]; total: number } {
     const best = new TopK(count, positionOf);
     let total = 0;
     for (let i = 0; i < orderLength; i++) {
@@ -453,7 +479,8 @@ function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabu
       total++;
       best.offer(tool, scores[tool] ?? 0);
     }
-    return { tools: best.sorted(), total };
+    const { slots, scores: kept } = best.sortedWithScores();
+    return { tools: slots, scores: kept, total };
   }
 
   function firstPage(count: number, accept: (name: string) => boolean): SearchPage {
@@ -575,6 +602,43 @@ function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabu
     return index;
   }
 
+  function keywordCounts(query: string): TermCounts {
+    const counts: TermCounts = new Map();
+    for (const keyword of queryKeywords(query)) {
+      const bare = keyword.replace(EDGE_PUNCTUATION, "");
+      for (const term of bare === keyword || bare === "" ? [keyword] : [keyword, bare]) {
+        if (!counts.has(term)) counts.set(term, [scan(term, ++stamp)]);
+      }
+    }
+    return counts;
+  }
+
+  const part: SubstringPart = {
+    get size() {
+      return size;
+    },
+    keywordCounts,
+    rankAsPart(query, catalog, count, accept, withRelevance) {
+      whole = catalog;
+      try {
+        if (!score(query)) {
+          const kept = names.filter((name) => accept(name)).slice(0, count);
+          return { names: kept, scores: kept.map(() => 0), total: names.filter((name) => accept(name)).length };
+        }
+        const first = firstTools(count, accept);
+        const unit = Math.log(1 + (catalog.catalog.toolCount - 0.5) / 1.5);
+        return {
+          names: first.tools.map((tool) => slotNames[tool] ?? ""),
+          scores: first.scores,
+          total: first.total,
+          ...(withRelevance ? { relevance: first.tools.map((tool) => (unit <= 0 ? 0 : Math.min(1, (covered[tool] ?? 0) / unit))) } : {}),
+        };
+      } finally {
+        whole = undefined;
+      }
+    },
+  };
+
   const index: SearchIndex = {
     get size() {
       return size;
@@ -591,5 +655,5 @@ function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabu
       return true;
     },
   };
-  return index;
+  return { index, part };
 }

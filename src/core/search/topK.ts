@@ -79,8 +79,13 @@ export class TopK {
 
   /** The kept slots, best first. */
   sorted(): number[] {
+    return this.sortedWithScores().slots;
+  }
+
+  /** The kept slots, best first, and their scores. */
+  sortedWithScores(): { slots: number[]; scores: number[] } {
     const order = this.#slots.map((_, i) => i);
     order.sort((i, j) => (this.#worse(i, j) ? 1 : this.#worse(j, i) ? -1 : 0));
-    return order.map((i) => this.#slots[i] ?? 0);
+    return { slots: order.map((i) => this.#slots[i] ?? 0), scores: order.map((i) => this.#scores[i] ?? 0) };
   }
 }

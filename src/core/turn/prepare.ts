@@ -45,7 +45,7 @@ export interface PrepareInput {
    * (core/tools/visibleCatalog.ts), since an index over more would let hidden tools move what is sent. Without it, no
    * auto-discovery.
    */
-  searchIndex?: SearchIndex;
+  searchIndex?: Pick<SearchIndex, "scored">;
   /** The latest user message's text, when the caller has read it already; otherwise it is read from `messages`. */
   userText?: string;
 }

@@ -3,7 +3,7 @@ import type { GatewayConfig } from "../config.ts";
 import { texts } from "../locale.ts";
 import { isRecord } from "../records.ts";
 import { isVisible } from "../tools/toolRegistry.ts";
-import type { SearchIndex } from "../search/types.ts";
+import type { SearchIndex, SearchPage } from "../search/types.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "../types.ts";
 
 export const SEARCH_TOOLS_NAME = "search_tools";
@@ -264,17 +264,34 @@ export function runSearchTools(
   },
 ): SearchToolsResult {
   const { catalog, index, enabledGroups, config } = options;
-  const t = texts(config.locale);
-  const byName = toolsByName(catalog);
-  const { tools: shown, findable } = visibilityOf(catalog, enabledGroups);
-  const visible = (tool: ToolDefinition): boolean => shown.has(tool);
-
-  const offset = params.offset ?? 0;
-  const limit = params.limit ?? config.maxSearchResults;
+  const { findable } = visibilityOf(catalog, enabledGroups);
   // The index ranks only the first `offset + limit` (and counts the rest): a page never costs a full ranking.
   // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
-  const accept = (name: string): boolean => findable.has(name);
-  const ranked = index.searchPage(params.query, limit === 0 ? Infinity : offset + limit, accept);
+  const ranked = index.searchPage(params.query, searchPageLength(params, config), (name) => findable.has(name));
+  return searchToolsAnswer(params, ranked, options);
+}
+
+/** How many names of the ranking a search's page needs: its offset and limit (Infinity: unlimited). */
+export function searchPageLength(params: SearchToolsParams, config: GatewayConfig): number {
+  const limit = params.limit ?? config.maxSearchResults;
+  return limit === 0 ? Infinity : (params.offset ?? 0) + limit;
+}
+
+/**
+ * The search_tools answer for a ranking's first names (`ranked`: searchPageLength of them, of the tools findable in
+ * `catalog` as runSearchTools filters them), as runSearchTools gives it: a sharded search ranks elsewhere.
+ */
+export function searchToolsAnswer(
+  params: SearchToolsParams,
+  ranked: SearchPage,
+  options: { catalog: readonly ToolDefinition[]; enabledGroups: readonly string[] | undefined; config: GatewayConfig },
+): SearchToolsResult {
+  const { catalog, enabledGroups, config } = options;
+  const t = texts(config.locale);
+  const byName = toolsByName(catalog);
+  const { tools: shown } = visibilityOf(catalog, enabledGroups);
+  const visible = (tool: ToolDefinition): boolean => shown.has(tool);
+  const offset = params.offset ?? 0;
   const total = ranked.total;
   const page: ToolDefinition[] = [];
   for (const name of ranked.names.slice(offset)) {

@@ -12,6 +12,8 @@ import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
 import { catalogSearchIndex, currentRegistry, registrySearchIndex } from "../../isolate/registryCache.ts";
+import { scoredHead, type ShardedSearch } from "../../core/search/shardedSearch.ts";
+import { shardedRegistrySearch } from "../../isolate/shardedSearches.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
 import { recordTurn } from "../usage.ts";
@@ -58,6 +60,8 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   let receipt: Pick<DiscoveryReceipt, "catalog" | "catalogVersion" | "withheldByGate">;
   /** The index auto-discovery searches: the catalog's, built once per catalog version (only when it is on). */
   let searchIndex: () => SearchIndex;
+  /** The registry's sharded search, past config searchShards.aboveTools: auto-discovery asks it instead. */
+  let sharded: ShardedSearch | undefined;
   if (items !== undefined) {
     const client = readClientTools(items, config.locale);
     toolsShape = client.shape;
@@ -73,6 +77,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     tools = loaded.registry.getDefinitions({ groups });
     // An index of the tools the caller's groups show only: hidden tools never move what auto-discovery sends.
     searchIndex = () => registrySearchIndex(loaded, config.searchMode, groups);
+    sharded = shardedRegistrySearch(call.env, call.settings, loaded, config.searchMode, groups);
     receipt = { catalog: "registry", catalogVersion: loaded.key, withheldByGate: loaded.definitions.length - tools.length };
   }
   // The answer's shape: `format` first, since a client that names a shape means it (a gateway between an MCP tool list
@@ -95,6 +100,11 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   // provider's search then decides what is loaded: no auto-discovery.
   const native = nativeDeferredTools(tools, config, shape);
   const autoDiscovering = config.autoDiscover.topK > 0 && !native;
+  const userText = autoDiscovering ? latestUserText(messages, config.limits.maxQueryLength) ?? "" : "";
+  // Sharded: the head of the ranking, long enough for topK once the tools the turn sends anyway (at most the meta-tools,
+  // the always-direct and the discovered ones) are left out.
+  const discoveryIndex = !autoDiscovering ? undefined : sharded === undefined ? searchIndex()
+    : await scoredHead(sharded, userText, config.autoDiscover.topK + 2 + config.alwaysDirectTools.length + discovered.length);
   const output = prepareTurn({
     tools,
     messages: [],
@@ -103,7 +113,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     config,
     warnings,
     shape,
-    ...(autoDiscovering ? { searchIndex: searchIndex(), userText: latestUserText(messages, config.limits.maxQueryLength) ?? "" } : {}),
+    ...(discoveryIndex === undefined ? {} : { searchIndex: discoveryIndex, userText }),
   });
   const answerTools = native ?? output.tools.map((tool) => toShape(tool, shape));
   const stats = native ? { ...output.stats, sent: native.length, tokensSent: countTokens(JSON.stringify(native)) } : output.stats;

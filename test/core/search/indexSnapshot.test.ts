@@ -10,7 +10,8 @@ import { restoreSearchIndex, writeIndexSnapshot } from "../../../src/core/search
 import { SnapshotError, SnapshotReader, SnapshotWriter } from "../../../src/core/search/snapshotCodec.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
-import { evalMcpTools, evalMetaTool, needsEvalData } from "../../evalData.ts";
+import { evalMetaTool, needsEvalData } from "../../evalData.ts";
+import { rankingQueries as queriesFor, realRankingCatalog as realCatalog } from "../../support/rankingQueries.ts";
 import { generatedCatalog, generatedQueries } from "../../support/generatedCatalog.ts";
 
 function snapshotOf(index: SearchIndex): Uint8Array {
@@ -21,28 +22,6 @@ function snapshotOf(index: SearchIndex): Uint8Array {
 
 function restored(mode: SearchMode, tools: readonly ToolDefinition[], bytes: Uint8Array): SearchIndex {
   return restoreSearchIndex(mode, tools, new SnapshotReader(bytes));
-}
-
-/** Queries that reach every path of both rankings, drawn from the catalog itself. */
-function queriesFor(tools: readonly ToolDefinition[], extra: readonly string[]): string[] {
-  const step = Math.max(1, Math.floor(tools.length / 30));
-  const queries = new Set<string>(["", "   ", "推荐菜谱", "天气 查询", "get the weather in paris tomorrow", "zzqx unknownish"]);
-  tools.forEach((tool, i) => {
-    if (i % step !== 0) return;
-    queries.add(tool.name);
-    queries.add(`please run ${tool.name.toUpperCase()} now`);
-    const words = tool.description.split(/\s+/).filter((word) => /^[A-Za-z]{6,}$/.test(word));
-    const word = words[0];
-    if (word === undefined) return;
-    queries.add(word);
-    queries.add(word.slice(0, 4));
-    // A typo (two letters swapped), and an unknown longer word that backs off to a known prefix.
-    queries.add(`${word.slice(0, 2)}${word.charAt(3)}${word.charAt(2)}${word.slice(4)}`);
-    queries.add(`${word.toLowerCase()}ization`);
-    queries.add(words.slice(0, 20).join(" "));
-  });
-  for (const query of extra) queries.add(query);
-  return [...queries];
 }
 
 const oddNames = (name: string): boolean => name.length % 2 === 1;
@@ -64,13 +43,6 @@ function assertSameRanking(actual: SearchIndex, expected: SearchIndex, queries: 
   expect(actual.size).toBe(expected.size);
   expect(answers(actual, queries)).toEqual(answers(expected, queries));
 }
-
-const realCatalog = (): ToolDefinition[] => evalMcpTools.map((t) => ({
-  name: `${t.server.replaceAll(/[^A-Za-z0-9]+/gu, "_").replaceAll(/^_+|_+$/gu, "")}__${t.name}`,
-  description: t.description,
-  parameters: t.inputSchema,
-  groups: [t.category ?? "misc"],
-}));
 
 describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 60_000 }, (mode) => {
   it("restore the real catalog's index: the same ranking, scores and relevance as a fresh build", (context) => {

@@ -1,0 +1,242 @@
+// A catalog past one isolate (`--big-catalog`): 100,000 generated tools (bench/catalog.ts) searched through the search
+// shards (config searchShards; src/core/search/shardedSearch.ts). In process (Node): the heap an isolate would hold for
+// one index over them against one shard's part, the calls a search makes and its CPU. Through `wrangler dev`
+// (bench/devServer.mjs): the tools registered over HTTP, then the first search (the isolate reads the registry, the
+// shards build their parts) and warm searches in both modes, p50 and p99 of wall time, and the dev server's memory.
+// In `wrangler dev` the Worker and every Durable Object run in one workerd process on this machine's cores: the shards'
+// work is not spread over machines as on Cloudflare, so the wall times hold every shard's CPU one after another.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { SearchMode } from "../src/core/config.ts";
+import { catalogPart } from "../src/core/search/catalogParts.ts";
+import { createSearchIndex } from "../src/core/search/createIndex.ts";
+import { createIndexPart } from "../src/core/search/indexPart.ts";
+import type { IndexPart } from "../src/core/search/indexPart.ts";
+import { ShardedSearch } from "../src/core/search/shardedSearch.ts";
+import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
+import type { ToolDefinition } from "../src/core/types.ts";
+import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
+import { summarize, threadCpuMs } from "./stats.ts";
+
+export const BIG_CATALOG_TOOLS = 100_000;
+/** Shards of the bench's deployment, and the registry size past which it shards. */
+export const BIG_CATALOG_SHARDS = 8;
+export const BIG_CATALOG_ABOVE = 20_000;
+const BATCH = 2_000;
+const MODES: readonly SearchMode[] = ["minisearch", "substring"];
+
+export interface BigCatalogInProcess {
+  tools: number;
+  shards: number;
+  /** Heap of the isolate's registry of every definition (what an isolate still holds when sharded), MiB. */
+  registryHeapMiB: number | null;
+  /** Heap of one index over every tool (what sharding keeps out of the isolate), and its build CPU, per mode. */
+  singleIndex: Record<string, { heapMiB: number | null; buildCpuMs: number }>;
+  /** Heap of one shard's part (1/shards of the tools) and its build CPU, per mode. */
+  onePart: Record<string, { tools: number; heapMiB: number | null; buildCpuMs: number }>;
+  /** Shard calls per search (every round asks every shard), and the summed CPU of one search over every part, per mode. */
+  perSearch: Record<string, { shardCalls: number; cpuMsMedian: number; cpuMsP99: number }>;
+}
+
+export interface BigCatalogHttpMode {
+  firstSearchMs: number;
+  searches: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Durable Object RPCs per search: the rate limiter, the session, and the shard calls. */
+  doCallsPerSearch: number;
+}
+
+export type BigCatalogHttp =
+  | { server: string; tools: number; shards: number; registerSeconds: number; modes: Record<string, BigCatalogHttpMode>; workerdRssMiB: number | null }
+  | { skipped: string };
+
+type Collect = (() => void) | undefined;
+
+/** The JavaScript heap and the array buffers (the indexes' typed arrays live there), after collecting garbage. */
+function heapNow(collect: Collect): number {
+  collect?.();
+  collect?.();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
+const mib = (bytes: number): number => Math.round((bytes / 2 ** 20) * 10) / 10;
+
+/** The in-process figures: heap and CPU of the pieces, and the calls a search makes. */
+export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], queries: readonly string[], collect: Collect, log: (message: string) => void): Promise<BigCatalogInProcess> {
+  const measure = collect !== undefined;
+  log(`big catalog: registry of ${catalog.length} definitions`);
+  let before = heapNow(collect);
+  const registry = new ToolRegistry({ locale: "en" });
+  registry.registerMany(catalog, "bench");
+  const definitions = registry.getDefinitions({ groups: ["*"] });
+  const registryHeapMiB = measure ? mib(heapNow(collect) - before) : null;
+  const singleIndex: BigCatalogInProcess["singleIndex"] = {};
+  const onePart: BigCatalogInProcess["onePart"] = {};
+  const perSearch: BigCatalogInProcess["perSearch"] = {};
+  for (const mode of MODES) {
+    log(`big catalog (${mode}): one index over ${definitions.length} tools`);
+    before = heapNow(collect);
+    let started = threadCpuMs();
+    // In a function of its own: measured while it lives, released before the parts are measured.
+    const singleSize = ((): number => {
+      const index = createSearchIndex(mode, definitions);
+      const buildCpuMs = Math.round(threadCpuMs() - started);
+      singleIndex[mode] = { heapMiB: measure ? mib(heapNow(collect) - before) : null, buildCpuMs };
+      return index.size;
+    })();
+    log(`big catalog (${mode}): one index of ${singleSize} tools built (${JSON.stringify(singleIndex[mode])}); now ${BIG_CATALOG_SHARDS} parts`);
+    const parts: IndexPart[] = [];
+    for (let part = 0; part < BIG_CATALOG_SHARDS; part++) {
+      const { tools, positions } = catalogPart(definitions, part, BIG_CATALOG_SHARDS);
+      before = heapNow(collect);
+      started = threadCpuMs();
+      parts.push(createIndexPart(mode, tools, positions));
+      if (part === 0) onePart[mode] = { tools: tools.length, heapMiB: measure ? mib(heapNow(collect) - before) : null, buildCpuMs: Math.round(threadCpuMs() - started) };
+    }
+    // The shards in memory: what the calls carry is copied as an RPC would copy it.
+    const search = new ShardedSearch(mode, definitions, parts.map((part) => ({
+      catalog: () => Promise.resolve(structuredClone(part.catalog())),
+      termCounts: (query, whole) => Promise.resolve(structuredClone(part.termCounts(query, whole))),
+      bestLexical: (query, whole) => Promise.resolve(part.bestLexical(query, whole)),
+      page: (query, whole, count, excluded, withRelevance) => Promise.resolve(structuredClone(part.page(query, whole, count, excluded, withRelevance))),
+    })));
+    await search.searchPage("warm up", 5);
+    const cpu: number[] = [];
+    let calls = 0;
+    for (const query of queries) {
+      const callsBefore = search.calls;
+      // The shards answer at once (resolved promises): the thread's CPU over the search is the search's, every shard's.
+      const at = threadCpuMs();
+      await search.searchPage(query, 5);
+      cpu.push(threadCpuMs() - at);
+      calls = search.calls - callsBefore;
+    }
+    const distribution = summarize(cpu);
+    perSearch[mode] = { shardCalls: calls, cpuMsMedian: round1(distribution.median), cpuMsP99: round1(distribution.p99) };
+    // Said at once: the HTTP part that follows takes long on a loaded machine.
+    log(`big catalog (${mode}): one part ${JSON.stringify(onePart[mode])}, per search ${JSON.stringify(perSearch[mode])}`);
+  }
+  return { tools: definitions.length, shards: BIG_CATALOG_SHARDS, registryHeapMiB, singleIndex, onePart, perSearch };
+}
+
+const round1 = (value: number): number => Math.round(value * 10) / 10;
+
+/** The processes `pid` started (Linux), none when unknown. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/u).filter((entry) => entry !== "").map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The resident memory of the workerd processes under `root` (the dev server's process group), MiB; null off Linux. */
+function workerdRss(root: number | undefined): number | null {
+  if (root === undefined) return null;
+  try {
+    let total = 0;
+    const walk = (pid: number): void => {
+      const command = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (command.includes("workerd")) {
+        const rss = /VmRSS:\s+(\d+) kB/u.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+        total += Number(rss?.[1] ?? 0) * 1024;
+      }
+      for (const child of childrenOf(pid)) walk(child);
+    };
+    walk(root);
+    return mib(total);
+  } catch {
+    return null;
+  }
+}
+
+async function timedSearch(base: string, bearer: string, session: string, query: string, mode: SearchMode): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${base}/v1/sessions/${session}/search`, { method: "POST", headers: headers(bearer), body: JSON.stringify({ query, mode }) });
+  const body = await response.text();
+  if (!response.ok) throw new Error(`search answered ${response.status}: ${body.slice(0, 300)}`);
+  return performance.now() - started;
+}
+
+/** The catalog registered through `wrangler dev` with the shards on, and searched in both modes. */
+export async function bigCatalogHttp(options: {
+  repository: string;
+  catalog: readonly ToolDefinition[];
+  queries: readonly string[];
+  shardCalls: Readonly<Record<string, number>>;
+  log: (message: string) => void;
+}): Promise<BigCatalogHttp> {
+  const { repository, catalog, queries, shardCalls, log } = options;
+  const state = mkdtempSync(join(tmpdir(), "toolgate-big-catalog-"));
+  let server: { child: ChildProcess } | undefined;
+  const stopOnExit = (): void => {
+    if (server) stop(server.child);
+  };
+  process.once("exit", stopOnExit);
+  try {
+    const port = await freePort();
+    const base = `http://${HOST}:${port}`;
+    const config = JSON.stringify({
+      searchMode: "minisearch",
+      searchShards: { aboveTools: BIG_CATALOG_ABOVE, count: BIG_CATALOG_SHARDS },
+      registryVersionTtlMs: 60_000,
+      limits: { maxTools: 200_000, rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 },
+    });
+    const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", DEMO_CATALOG: "false", TOOL_SEARCH_CONFIG: config };
+    const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), "off"], {
+      cwd: repository,
+      detached: true,
+      stdio: ["ignore", "ignore", "ignore"],
+      env: { ...process.env, PATH: `${join(repository, "node_modules", ".bin")}:${process.env.PATH ?? ""}`, WRANGLER_SEND_METRICS: "false" },
+    });
+    server = { child };
+    await waitForHealth(base, child, 120_000);
+    const owner = await token({ owner: true }, "bench-owner");
+    const user = await token({ level: 0 }, "bench-user");
+    log(`big catalog http: registering ${catalog.length} tools`);
+    const registerStarted = performance.now();
+    for (let from = 0; from < catalog.length; from += BATCH) {
+      const tools = catalog.slice(from, from + BATCH).map(({ name, description, parameters, groups }) => ({ name, description, parameters, ...(groups ? { groups } : {}) }));
+      const response = await fetch(`${base}/v1/tools`, { method: "PUT", headers: headers(owner), body: JSON.stringify({ tools, context: `bench-${from / BATCH}` }) });
+      if (!response.ok) return { skipped: `PUT /v1/tools answered ${response.status}: ${(await response.text()).slice(0, 300)}` };
+    }
+    const registerSeconds = Math.round((performance.now() - registerStarted) / 100) / 10;
+    const modes: Record<string, BigCatalogHttpMode> = {};
+    for (const mode of MODES) {
+      log(`big catalog http (${mode}): first search (the registry read, the shards built)`);
+      const firstSearchMs = Math.round(await timedSearch(base, user, `big-first-${mode}`, "current stock price of a company", mode));
+      for (let i = 0; i < 10; i++) await timedSearch(base, user, `big-warm-${mode}-${i}`, queries[i] ?? "weather", mode);
+      log(`big catalog http (${mode}): ${queries.length} searches`);
+      const walls: number[] = [];
+      for (const [i, query] of queries.entries()) walls.push(await timedSearch(base, user, `big-${mode}-${i % 50}`, query, mode));
+      const distribution = summarize(walls);
+      modes[mode] = {
+        firstSearchMs,
+        searches: walls.length,
+        p50Ms: round1(distribution.median),
+        p99Ms: round1(distribution.p99),
+        doCallsPerSearch: 2 + (shardCalls[mode] ?? 0),
+      };
+    }
+    return {
+      server: "wrangler dev (bench/devServer.mjs): the Worker and every Durable Object in one local workerd process",
+      tools: catalog.length,
+      shards: BIG_CATALOG_SHARDS,
+      registerSeconds,
+      modes,
+      workerdRssMiB: workerdRss(child.pid),
+    };
+  } catch (error) {
+    return { skipped: error instanceof Error ? error.message : String(error) };
+  } finally {
+    if (server) stop(server.child);
+    process.off("exit", stopOnExit);
+    await sleep(500);
+    rmSync(state, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,69 @@
+// The isolate's sharded registry searches (config searchShards; docs/scaling.md, "Past one isolate"): past the
+// configured registry size, a registry search asks the search shards of the isolate's registry version
+// (src/durable/searchShardObject.ts) instead of an index in this isolate's memory; the ranking is the same
+// (core/search/shardedSearch.ts). One ShardedSearch per registry version, mode and view (the callers' group sets),
+// which keeps the whole catalog's own counts; at or below the size, nothing of this runs.
+import type { SearchMode } from "../core/config.ts";
+import { ShardedSearch } from "../core/search/shardedSearch.ts";
+import type { IndexShard } from "../core/search/shardedSearch.ts";
+import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
+import type { RegistryVersion } from "../durable/registryObject.ts";
+import { STALE_SHARD } from "../durable/searchShardObject.ts";
+import type { ShardSpec } from "../durable/searchShardObject.ts";
+import { searchShardStub } from "../durable/stubs.ts";
+import type { LoadedRegistry } from "./registryCache.ts";
+import type { Settings } from "./settings.ts";
+
+/** Sharded searches kept (a few views of the current registry version). */
+const KEPT = 8;
+const searches = new Map<string, ShardedSearch>();
+
+/** Whether registry searches of `loaded` go to shards under `settings`. */
+export function isSharded(settings: Settings, loaded: LoadedRegistry): boolean {
+  const shards = settings.config.searchShards;
+  return shards !== undefined && loaded.definitions.length > shards.aboveTools;
+}
+
+/**
+ * The sharded search of the registry for a mode over the tools a caller holding `groups` sees, or undefined when
+ * the registry is not past the configured size (search the isolate's own index then: registrySearchIndex).
+ */
+export function shardedRegistrySearch(env: Env, settings: Settings, loaded: LoadedRegistry, mode: SearchMode, groups: readonly string[] | undefined): ShardedSearch | undefined {
+  const shards = settings.config.searchShards;
+  if (shards === undefined || !isSharded(settings, loaded)) return undefined;
+  const { locale } = settings.config;
+  const key = JSON.stringify([loaded.key, mode, locale, settings.demoCatalog, shards.count, viewKey(loaded.definitions, groups)]);
+  const kept = searches.get(key);
+  if (kept !== undefined) {
+    searches.delete(key);
+    searches.set(key, kept);
+    return kept;
+  }
+  const view = groups === undefined ? undefined : [...groups];
+  const clients = Array.from({ length: shards.count }, (_, part): IndexShard => {
+    const spec: ShardSpec = { version: loaded.version, mode, locale, demoCatalog: settings.demoCatalog, part, count: shards.count };
+    const stub = () => searchShardStub(env, spec);
+    return {
+      catalog: () => stub().catalog(spec, view),
+      termCounts: (query, whole) => stub().termCounts(spec, view, query, whole),
+      bestLexical: (query, whole) => stub().bestLexical(spec, view, query, whole),
+      page: (query, whole, count, excluded, withRelevance) => stub().page(spec, view, query, whole, count, [...excluded], withRelevance),
+    };
+  });
+  const search = new ShardedSearch(mode, visibleCatalog(loaded.definitions, groups), clients);
+  if (searches.size >= KEPT) {
+    const oldest = searches.keys().next();
+    if (oldest.done !== true) searches.delete(oldest.value);
+  }
+  searches.set(key, search);
+  return search;
+}
+
+/** The newer registry version a shard refused to build an older one for (STALE_SHARD), or undefined for another error. */
+export function staleShardVersion(error: unknown): RegistryVersion | undefined {
+  const message = error instanceof Error ? error.message : "";
+  const at = message.indexOf(STALE_SHARD);
+  if (at === -1) return undefined;
+  const match = /^: (\S+) (\d+)/u.exec(message.slice(at + STALE_SHARD.length));
+  return match === null ? undefined : { epoch: match[1] ?? "", version: Number(match[2]) };
+}
