@@ -7,6 +7,7 @@ import { OAUTH_PATHS } from "./http/oauth/paths.ts";
 import { loadSettings } from "./isolate/settings.ts";
 import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 
+export { LearningObject } from "./durable/learningObject.ts";
 export { PrincipalObject } from "./durable/principalObject.ts";
 export { RateLimiterObject } from "./durable/rateLimiterObject.ts";
 export { RegistryObject } from "./durable/registryObject.ts";
