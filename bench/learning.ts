@@ -20,7 +20,7 @@ import { loadRetrievalSetsWith, SET_NAMES, type SetName } from "./retrievalSets.
 
 export const LEARNING_SEED = 25;
 /** Simulated principals, taking the observed queries in turn. */
-export const LEARNING_PRINCIPALS = 20;
+export const LEARNING_PRINCIPALS = Number(process.env["LEARNING_PRINCIPALS"] ?? 20);
 export const LEARNING_STEPS = [0.1, 0.5, 1] as const;
 export const LEARNING_OPTIONS: LearningOptions = { minPrincipals: 3, halfLifeDays: 30, maxTermsPerTool: 64 };
 const SHOWN = 5;
@@ -60,9 +60,10 @@ export const LEARNING_FOLD_EVERY = 0.05;
 export function learningSection(
   meta: MetaToolSet,
   log: (message: string) => void,
-  options: { tuning?: LearningTuning; sets?: readonly SetName[] } = {},
+  options: { tuning?: LearningTuning; sets?: readonly SetName[]; modes?: readonly SearchMode[]; learning?: LearningOptions } = {},
 ): LearningSection {
   const tuning = options.tuning ?? DEFAULT_LEARNING_TUNING;
+  const learningOptions = options.learning ?? LEARNING_OPTIONS;
   const section: LearningSection = {};
   for (const set of loadRetrievalSetsWith(meta)) {
     if (options.sets !== undefined && !options.sets.includes(set.name)) continue;
@@ -72,7 +73,7 @@ export function learningSection(
     const tested = queries.slice(half);
     const names = new Set(set.catalog.map((tool) => tool.name));
     const figures: Partial<Record<SearchMode, LearningFigures>> = {};
-    for (const mode of ["substring", "minisearch"] as const) {
+    for (const mode of options.modes ?? (["substring", "minisearch"] as const)) {
       log(`learning: ${set.name} in ${mode}`);
       const index = createSearchIndex(mode, set.catalog);
       const rows = new Map<string, EvidenceRow>();
@@ -87,7 +88,7 @@ export function learningSection(
       const before = measure();
       const after: number[] = [];
       const fold = (): void => {
-        overlay = new LearnedOverlay(foldEvidence(rows.values(), 0, LEARNING_OPTIONS, ++version), tuning);
+        overlay = new LearnedOverlay(foldEvidence(rows.values(), 0, learningOptions, ++version), tuning);
       };
       for (const step of LEARNING_STEPS) {
         const until = Math.round(observed.length * step);
@@ -112,7 +113,7 @@ export function learningSection(
         fold();
         after.push(measure());
       }
-      const state = foldEvidence(rows.values(), 0, LEARNING_OPTIONS, version);
+      const state = foldEvidence(rows.values(), 0, learningOptions, version);
       figures[mode] = {
         observed: observed.length,
         tested: tested.length,
@@ -143,7 +144,7 @@ export function learningTargets(section: LearningSection): LearningTarget[] {
       : { target: `minisearch nDCG@10 gain on ${name}'s tested half after learning`, value: Number((set.ndcgAt10.after100 - set.ndcgAt10.before).toFixed(4)), limit: 0.1, pass: set.ndcgAt10.after100 - set.ndcgAt10.before >= 0.1 });
   }
   for (const name of SET_NAMES) {
-    for (const mode of ["substring", "minisearch"] as const) {
+    for (const mode of options.modes ?? (["substring", "minisearch"] as const)) {
       const set = section[name]?.[mode];
       const target = `${mode} nDCG@10 on ${name}'s tested half not lower after learning (gain)`;
       if (set === undefined) {

@@ -1,16 +1,15 @@
 // Learning from calls, on the request side (docs/search.md, "Learning from calls"): a search of the registry keeps its
 // analyzed terms in the session (with the tools it showed); a registry tool's call that the guard let run and that ran
 // asks the session, after the answer, which search showed the tool, and adds that evidence to this isolate's batch.
-// A batch goes to the learning object in one RPC, at most LEARNING_BATCH_MS after its first event (or when full),
-// through the waitUntil of the request that opened it: nothing of it is on a request's path, and a failure is logged.
+// A batch goes to the learning object in one RPC, at most `usageFlushMs` after its first event (the usage figures'
+// window; or at once when full), through the waitUntil of the request that opened it: nothing of it is on a
+// request's path, and a failure is logged. An isolate that dies loses at most that batch.
 import type { EvidenceEvent } from "../core/learning/evidence.ts";
 import { evidenceTerms } from "../core/learning/evidence.ts";
 import { learningStub, sessionStub } from "../durable/stubs.ts";
 import { learningOptions } from "../isolate/learningCache.ts";
 import type { Call } from "./stage.ts";
 
-/** How long a batch collects evidence before it is sent. */
-export const LEARNING_BATCH_MS = 1_000;
 /** A batch this full is sent at once. */
 export const LEARNING_BATCH_EVENTS = 200;
 
@@ -50,9 +49,10 @@ export function learnFromCall(call: Call, sessionId: string, tool: string): void
 }
 
 function flushSoon(call: Call): Promise<void> {
-  if (batch.length >= LEARNING_BATCH_EVENTS) return send(call);
+  const delayMs = call.settings.config.usageFlushMs;
+  if (batch.length >= LEARNING_BATCH_EVENTS || delayMs === 0) return send(call);
   sending ??= (async () => {
-    await new Promise((resolve) => setTimeout(resolve, LEARNING_BATCH_MS));
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
     sending = undefined;
     await send(call);
   })();

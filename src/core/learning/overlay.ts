@@ -17,10 +17,19 @@ export interface LearningTuning {
   saturation: number;
   /** How far down the index's ranking a learned match is looked for (the page's end, when further). */
   depth: number;
+  /** How much a query term that no tool learned counts in the query's whole (1: as the rarest term; 0: not at all). */
+  unlearnedShare: number;
+  /**
+   * "coverage": the share of the query's rarity a tool's learned terms match; "cosine": the cosine of the query's and
+   * the tool's learned-term vectors (rarity-weighted), which a tool that learned many terms does not win by their number.
+   */
+  scoring: "coverage" | "cosine" | "vote";
+  /** A learned match below this share of the query moves nothing (the rest is rescaled to 0 to 1). */
+  floor: number;
 }
 
 /** Chosen by the bench's learning section (`npm run bench -- --learning`) on the four sets. */
-export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({ weight: 1.2, rankScale: 3, saturation: 2, depth: 30 });
+export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({ weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote", floor: 0 });
 
 /** Most distinct query terms scored (a long message is scored by its first ones, like the ranked index). */
 const MAX_QUERY_TERMS = 40;
@@ -31,6 +40,8 @@ export class LearnedOverlay {
   /** term → the tools that learned it, each with its term weight. */
   readonly #postings = new Map<string, { tool: string; weight: number }[]>();
   readonly #tuning: LearningTuning;
+  /** Each tool's learned-vector length for one catalog size (the last asked: a catalog's size rarely changes). */
+  #norms: { size: number; norms: Map<string, number> } | undefined;
 
   constructor(state: LearnedState, tuning: LearningTuning = DEFAULT_LEARNING_TUNING) {
     this.version = state.version;
@@ -58,18 +69,54 @@ export class LearnedOverlay {
     const matches = new Map<string, number>();
     if (this.empty) return matches;
     const terms = [...new Set(analyze(query))].slice(0, MAX_QUERY_TERMS);
+    const cosine = this.#tuning.scoring === "cosine";
+    const vote = this.#tuning.scoring === "vote";
     let total = 0;
     const size = Math.max(catalogSize, 1);
     for (const term of terms) {
       const posting = this.#postings.get(term);
-      const rarity = Math.log(1 + size / (1 + (posting?.length ?? 0)));
-      total += rarity;
+      const rarity = this.#rarity(size, posting?.length ?? 0);
+      const share = posting === undefined ? rarity * this.#tuning.unlearnedShare : rarity;
+      total += cosine ? share * share : share;
+      const mass = vote ? (posting ?? []).reduce((sum, { weight }) => sum + weight, 0) + this.#tuning.saturation : 0;
       for (const { tool, weight } of posting ?? []) {
-        matches.set(tool, (matches.get(tool) ?? 0) + rarity * (weight / (weight + this.#tuning.saturation)));
+        const gain = vote ? rarity * (weight / mass) : rarity * this.#saturated(weight);
+        matches.set(tool, (matches.get(tool) ?? 0) + (cosine ? gain * rarity : gain));
       }
     }
-    for (const [tool, sum] of matches) matches.set(tool, total > 0 ? sum / total : 0);
+    if (cosine) {
+      const norms = this.#normsFor(size);
+      const queryNorm = Math.sqrt(total);
+      for (const [tool, sum] of matches) matches.set(tool, queryNorm > 0 ? sum / (queryNorm * (norms.get(tool) ?? 1)) : 0);
+    } else for (const [tool, sum] of matches) matches.set(tool, total > 0 ? sum / total : 0);
+    const { floor } = this.#tuning;
+    if (floor > 0) {
+      for (const [tool, share] of matches) {
+        if (share <= floor) matches.delete(tool);
+        else matches.set(tool, (share - floor) / (1 - floor));
+      }
+    }
     return matches;
+  }
+
+  #rarity(size: number, holders: number): number {
+    return Math.log(1 + size / (1 + holders));
+  }
+
+  #saturated(weight: number): number {
+    return weight / (weight + this.#tuning.saturation);
+  }
+
+  #normsFor(size: number): Map<string, number> {
+    if (this.#norms?.size === size) return this.#norms.norms;
+    const squares = new Map<string, number>();
+    for (const posting of this.#postings.values()) {
+      const rarity = this.#rarity(size, posting.length);
+      for (const { tool, weight } of posting) squares.set(tool, (squares.get(tool) ?? 0) + (rarity * this.#saturated(weight)) ** 2);
+    }
+    const norms = new Map([...squares].map(([tool, square]) => [tool, Math.sqrt(square)]));
+    this.#norms = { size, norms };
+    return norms;
   }
 
   get tuning(): Readonly<LearningTuning> {
