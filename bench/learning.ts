@@ -3,7 +3,7 @@
 // search the observed half in turn and call a right tool only when it is among the five shown (what a model can do);
 // each call is evidence (src/core/learning/evidence.ts), folded after 10%, 50% and 100% of the observed half; the
 // tested half's nDCG@10 is measured before and after each fold, in both modes.
-import type { SearchMode } from "../src/core/config.ts";
+import { DEFAULT_LEARNING, type SearchMode } from "../src/core/config.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import {
   evidenceTerms,
@@ -20,16 +20,24 @@ import { loadRetrievalSetsWith, SET_NAMES, type SetName } from "./retrievalSets.
 
 export const LEARNING_SEED = 25;
 /** Simulated principals, taking the observed queries in turn. */
-export const LEARNING_PRINCIPALS = Number(process.env["LEARNING_PRINCIPALS"] ?? 20);
+export const LEARNING_PRINCIPALS = 20;
 export const LEARNING_STEPS = [0.1, 0.5, 1] as const;
-export const LEARNING_OPTIONS: LearningOptions = { minPrincipals: 3, halfLifeDays: 30, maxTermsPerTool: 64 };
+/** The configuration's defaults (src/core/config.ts, DEFAULT_LEARNING). */
+export const LEARNING_OPTIONS: LearningOptions = {
+  minPrincipals: DEFAULT_LEARNING.minPrincipals,
+  halfLifeDays: DEFAULT_LEARNING.halfLifeDays,
+  maxTermsPerTool: DEFAULT_LEARNING.maxTermsPerTool,
+};
 const SHOWN = 5;
+/** The evidence is folded after every this share of the observed half, as a deployment folds it every few minutes. */
+export const LEARNING_FOLD_EVERY = 0.05;
 
 export const LEARNING_METHOD =
   `bench/learning.ts: each set's measurable queries shuffled (seed ${LEARNING_SEED}) and split into an observed and a tested half; ` +
   `${LEARNING_PRINCIPALS} simulated principals take the observed queries in turn, search them (the learning applied so far) and call ` +
   `each right tool among the ${SHOWN} shown; the evidence is folded (minPrincipals ${LEARNING_OPTIONS.minPrincipals}, maxTermsPerTool ` +
-  `${LEARNING_OPTIONS.maxTermsPerTool}, no time passes) after 10%, 50% and 100% of the observed half; nDCG@10 on the tested half before and after each`;
+  `${LEARNING_OPTIONS.maxTermsPerTool}, no time passes) every ${LEARNING_FOLD_EVERY * 100}% of the observed half, as a deployment folds it every ` +
+  "applyEverySeconds; nDCG@10 on the tested half before and after 10%, 50% and 100%, in both modes";
 
 export interface LearningFigures {
   observed: number;
@@ -54,8 +62,6 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return copy;
 }
 
-/** The evidence is folded after every this share of the observed half, as a deployment folds it every few seconds. */
-export const LEARNING_FOLD_EVERY = 0.05;
 
 export function learningSection(
   meta: MetaToolSet,
@@ -134,7 +140,10 @@ export interface LearningTarget {
   pass: boolean | null;
 }
 
-/** +0.10 nDCG@10 on MetaTool's and Gorilla's tested halves (minisearch); no set lower after learning than before. */
+/**
+ * +0.10 nDCG@10 on MetaTool's and Gorilla's tested halves (minisearch); no set lower after learning (the whole observed
+ * half) than before, in either mode.
+ */
 export function learningTargets(section: LearningSection): LearningTarget[] {
   const targets: LearningTarget[] = [];
   for (const name of ["metaTool", "gorilla"] as const) {
@@ -144,15 +153,15 @@ export function learningTargets(section: LearningSection): LearningTarget[] {
       : { target: `minisearch nDCG@10 gain on ${name}'s tested half after learning`, value: Number((set.ndcgAt10.after100 - set.ndcgAt10.before).toFixed(4)), limit: 0.1, pass: set.ndcgAt10.after100 - set.ndcgAt10.before >= 0.1 });
   }
   for (const name of SET_NAMES) {
-    for (const mode of options.modes ?? (["substring", "minisearch"] as const)) {
+    for (const mode of ["substring", "minisearch"] as const) {
       const set = section[name]?.[mode];
       const target = `${mode} nDCG@10 on ${name}'s tested half not lower after learning (gain)`;
       if (set === undefined) {
         targets.push({ target, value: null, limit: 0, pass: null });
         continue;
       }
-      const worst = Math.min(set.ndcgAt10.after10, set.ndcgAt10.after50, set.ndcgAt10.after100) - set.ndcgAt10.before;
-      targets.push({ target, value: Number(worst.toFixed(4)), limit: 0, pass: worst >= 0 });
+      const gain = set.ndcgAt10.after100 - set.ndcgAt10.before;
+      targets.push({ target, value: Number(gain.toFixed(4)), limit: 0, pass: gain >= 0 });
     }
   }
   return targets;

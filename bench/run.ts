@@ -1,5 +1,5 @@
 // `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover]
-// [--quality] [--upstream]): search latency, index build time and heap, tool-list tokens, retrieval quality on four sets
+// [--quality] [--upstream] [--learning]): search latency, index build time and heap, tool-list tokens, retrieval quality on four sets
 // (--quality: only that), HTTP load, adversarial validation
 // (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
 // and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), concurrent upstream MCP calls
@@ -32,6 +32,7 @@ import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection 
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { upstreamSection, type UpstreamSection } from "./upstream.ts";
 import { QUALITY_METHOD, qualitySection, qualityTargets } from "./quality.ts";
+import { LEARNING_METHOD, learningSection, learningTargets } from "./learning.ts";
 import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
 
 const { values: flags } = parseArgs({
@@ -51,6 +52,8 @@ const { values: flags } = parseArgs({
     // Only the cold isolates: a new isolate's first search and prepare from a registry snapshot (bench/coldIsolate.ts),
     // and with --http also through wrangler dev restarted on the same state (bench/coldHttp.ts).
     "cold-isolates": { type: "boolean", default: false },
+    // Only learning from calls on the four retrieval sets: tested-half nDCG@10 before and after (bench/learning.ts).
+    learning: { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -589,10 +592,25 @@ function qualityOnly(): void {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }
 
+function learningOnly(): void {
+  const data = loadBenchData();
+  const learning = "missing" in data ? { skipped: data.missing } : learningSection(data.meta, log);
+  const targets = "skipped" in learning ? [] : learningTargets(learning);
+  const summary = {
+    command: "node --expose-gc bench/run.ts --learning",
+    method: LEARNING_METHOD,
+    learning,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (flags.adversarial === true) return adversarialOnly();
   if (flags.upstream === true) return upstreamOnly();
   if (flags.quality === true) return qualityOnly();
+  if (flags.learning === true) return learningOnly();
   if (flags["auto-discover"] === true) return autoDiscoverOnly();
   if (flags["cold-isolates"] === true) return await coldOnly();
   if (flags.conversation === true) return conversationOnly();

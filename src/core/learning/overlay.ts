@@ -5,6 +5,7 @@
 // weighted and capped. Learned terms move ranks only: they never appear in an answer (the index's `scored`, which
 // says how much of a query a tool matches, is the index's own).
 import { analyze } from "../search/analyze.ts";
+import { namedTools } from "../search/exactNames.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "../search/types.ts";
 import type { LearnedState } from "./evidence.ts";
 
@@ -156,10 +157,13 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
         scores.set(name, (matchedByIndex.has(name) ? below : 0) + weight * Math.min(share, 1));
       } else scores.set(name, inHead + weight * Math.min(share, 1));
     }
+    // A tool the request names stays first, as the index placed it (docs/search.md, "A request that names a tool").
+    const named = new Set(namedTools(index, query).filter((name) => scores.has(name)));
     const order = new Map(head.names.map((name, rank) => [name, rank]));
-    const names = [...scores.keys()].sort((a, b) =>
+    const fused = [...scores.keys()].filter((name) => !named.has(name)).sort((a, b) =>
       (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
-    return { names: names.slice(0, count), total: head.total + added };
+    const first = head.names.filter((name) => named.has(name));
+    return { names: [...first, ...fused].slice(0, count), total: head.total + added };
   };
   return {
     size: index.size,

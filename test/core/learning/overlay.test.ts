@@ -82,3 +82,13 @@ describe("withLearning", () => {
     expect(overlay.version).toBe(1);
   });
 });
+
+describe("withLearning and names", () => {
+  it.each(SEARCH_MODES)("a request that names a tool still finds it first, whatever was learned (%s)", (mode) => {
+    const index = createSearchIndex(mode, CATALOG);
+    const learned = withLearning(index, new LearnedOverlay(stateOf({ currency_convert: "payroll report weather forecast", filler_2: "payroll report" }, 30)));
+    for (const query of ["payroll_report", "payroll report", "weather_forecast"]) {
+      expect(learned.searchPage(query, 3).names[0]).toBe(index.searchPage(query, 3).names[0]);
+    }
+  });
+});
