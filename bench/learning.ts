@@ -57,7 +57,10 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+    const [a, b] = [copy[i], copy[j]];
+    if (a === undefined || b === undefined) continue;
+    copy[i] = b;
+    copy[j] = a;
   }
   return copy;
 }
@@ -66,7 +69,7 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 export function learningSection(
   meta: MetaToolSet,
   log: (message: string) => void,
-  options: { tuning?: LearningTuning; sets?: readonly SetName[]; modes?: readonly SearchMode[]; learning?: LearningOptions } = {},
+  options: { tuning?: LearningTuning; sets?: readonly SetName[]; learning?: LearningOptions } = {},
 ): LearningSection {
   const tuning = options.tuning ?? DEFAULT_LEARNING_TUNING;
   const learningOptions = options.learning ?? LEARNING_OPTIONS;
@@ -78,8 +81,7 @@ export function learningSection(
     const observed = queries.slice(0, half);
     const tested = queries.slice(half);
     const names = new Set(set.catalog.map((tool) => tool.name));
-    const figures: Partial<Record<SearchMode, LearningFigures>> = {};
-    for (const mode of options.modes ?? (["substring", "minisearch"] as const)) {
+    const run = (mode: SearchMode): LearningFigures => {
       log(`learning: ${set.name} in ${mode}`);
       const index = createSearchIndex(mode, set.catalog);
       const rows = new Map<string, EvidenceRow>();
@@ -120,15 +122,15 @@ export function learningSection(
         after.push(measure());
       }
       const state = foldEvidence(rows.values(), 0, learningOptions, version);
-      figures[mode] = {
+      return {
         observed: observed.length,
         tested: tested.length,
         ndcgAt10: { before, after10: after[0] ?? before, after50: after[1] ?? before, after100: after[2] ?? before },
         calls,
         toolsLearned: Object.keys(state.tools).length,
       };
-    }
-    section[set.name] = figures as Record<SearchMode, LearningFigures>;
+    };
+    section[set.name] = { substring: run("substring"), minisearch: run("minisearch") };
   }
   return section;
 }

@@ -112,15 +112,18 @@ const LEARNING_RANGES: Readonly<Record<Exclude<keyof LearningConfig, "enabled">,
   applyEverySeconds: [10, 86_400],
 };
 
+function isLearningNumber(key: string): key is keyof typeof LEARNING_RANGES {
+  return Object.hasOwn(LEARNING_RANGES, key);
+}
+
 function learningSettings(value: unknown, field: string): LearningConfig {
   if (!isRecord(value)) throw new ConfigError(field, "must be an object: {enabled?, minPrincipals?, halfLifeDays?, maxTermsPerTool?, applyEverySeconds?}");
   const settings: LearningConfig = { ...DEFAULT_LEARNING };
   for (const [key, v] of Object.entries(value)) {
     if (key === "enabled") settings.enabled = boolean(v, `${field}.enabled`);
-    else if (Object.hasOwn(LEARNING_RANGES, key)) {
-      const name = key as keyof typeof LEARNING_RANGES;
-      const [min, max] = LEARNING_RANGES[name];
-      settings[name] = integer(v, `${field}.${key}`, min, max);
+    else if (isLearningNumber(key)) {
+      const [min, max] = LEARNING_RANGES[key];
+      settings[key] = integer(v, `${field}.${key}`, min, max);
     } else throw new ConfigError(`${field}.${key}`, `unknown field; known: enabled, ${Object.keys(LEARNING_RANGES).join(", ")}`);
   }
   return settings;

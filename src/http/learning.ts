@@ -72,6 +72,6 @@ async function send(call: Call): Promise<void> {
 
 /** Sends what this isolate has gathered now (the owner's apply folds it too). */
 export async function flushLearning(call: Call): Promise<void> {
-  await Promise.allSettled([...gathering]);
+  await Promise.allSettled(gathering);
   await send(call);
 }

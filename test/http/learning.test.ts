@@ -56,6 +56,17 @@ interface LearningBody {
   evidence?: { rows: number; tools: number; principals: number };
 }
 
+function testTool(name: string, description: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    description,
+    parameters: { type: "object", properties: { amount: { type: "number" } } },
+    groups: [GROUP],
+    executor: { type: "builtin", name: "echo" },
+    ...extra,
+  };
+}
+
 let owner: string;
 let upstreams = 0;
 
@@ -71,21 +82,13 @@ async function upstream(label: string): Promise<{ id: string; url: string; state
 
 beforeAll(async () => {
   owner = await ownerToken("owner-learning");
-  const tool = (name: string, description: string, extra: Record<string, unknown> = {}) => ({
-    name,
-    description,
-    parameters: { type: "object", properties: { amount: { type: "number" } } },
-    groups: [GROUP],
-    executor: { type: "builtin", name: "echo" },
-    ...extra,
-  });
   const tools = [
-    tool(TARGET, "Convert an amount of money from one currency to another at today's rate."),
-    tool(RIVAL, "Monthly payroll report: salaries paid per team, as a spreadsheet."),
-    tool(HELD, "Wire a currency amount to a bank account.", { confirm: "always" }),
-    tool(REFUSED, "Open the currency vault.", { visibility: "restricted" }),
-    tool(SECRET, "Currency secret ledger.", { groups: ["lt_secret"] }),
-    ...Array.from({ length: 6 }, (_, i) => tool(`lt_filler_${i}`, `Filler ${i}: files a record of the weather.`)),
+    testTool(TARGET, "Convert an amount of money from one currency to another at today's rate."),
+    testTool(RIVAL, "Monthly payroll report: salaries paid per team, as a spreadsheet."),
+    testTool(HELD, "Wire a currency amount to a bank account.", { confirm: "always" }),
+    testTool(REFUSED, "Open the currency vault.", { visibility: "restricted" }),
+    testTool(SECRET, "Currency secret ledger.", { groups: ["lt_secret"] }),
+    ...Array.from({ length: 6 }, (_, i) => testTool(`lt_filler_${i}`, `Filler ${i}: files a record of the weather.`)),
   ];
   const response = await api("/v1/tools", { method: "PUT", token: owner, body: { tools, context: "learning" } });
   if (response.status !== 200) throw new Error(`registering the tools failed: ${await response.text()}`);
@@ -93,7 +96,8 @@ beforeAll(async () => {
 
 // Every test starts from no evidence (the learning object is one per deployment).
 beforeEach(async () => {
-  expect((await send({ learning: LEARNING }, "/v1/learning", owner, { method: "DELETE" })).status).toBe(200);
+  const reset = await send({ learning: LEARNING }, "/v1/learning", owner, { method: "DELETE" });
+  if (reset.status !== 200) throw new Error(`resetting learning failed: ${await reset.text()}`);
 });
 
 async function apply(settings: Record<string, unknown>): Promise<LearningBody> {

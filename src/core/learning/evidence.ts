@@ -2,6 +2,7 @@
 // then the model called it and the guard let the call run. Only analyzed terms are kept (never the query's text), per
 // (tool, term, principal), each principal's weight capped and decaying with a half-life. Folding the evidence keeps,
 // per tool, the terms that at least `minPrincipals` distinct principals taught, heaviest first.
+import { isRecord } from "../records.ts";
 import { analyze } from "../search/analyze.ts";
 
 export interface LearningOptions {
@@ -74,8 +75,8 @@ export function evidenceTerms(query: string): string[] {
 
 /** Whether a value read from outside (an RPC, storage) is an event this module can keep. */
 export function isEvidenceEvent(value: unknown): value is EvidenceEvent {
-  if (typeof value !== "object" || value === null) return false;
-  const { tool, terms, principal, at } = value as Record<string, unknown>;
+  if (!isRecord(value)) return false;
+  const { tool, terms, principal, at } = value;
   return typeof tool === "string" && TOOL_NAME.test(tool) && typeof principal === "string" && principal.length > 0 &&
     typeof at === "number" && Number.isFinite(at) && Array.isArray(terms) && terms.length <= MAX_TERMS_PER_EVENT &&
     terms.every((term) => typeof term === "string" && term.length > 0 && term.length <= MAX_TERM_LENGTH);

@@ -160,7 +160,7 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
     // A tool the request names stays first, as the index placed it (docs/search.md, "A request that names a tool").
     const named = new Set(namedTools(index, query).filter((name) => scores.has(name)));
     const order = new Map(head.names.map((name, rank) => [name, rank]));
-    const fused = [...scores.keys()].filter((name) => !named.has(name)).sort((a, b) =>
+    const fused = [...scores.keys()].filter((name) => !named.has(name)).toSorted((a, b) =>
       (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
     const first = head.names.filter((name) => named.has(name));
     return { names: [...first, ...fused].slice(0, count), total: head.total + added };
