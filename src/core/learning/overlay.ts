@@ -1,8 +1,8 @@
 // The learned field of each tool (docs/search.md, "Learning from calls"): a small overlay beside a search index of
 // either mode, never inside it (the index, its postings and its snapshots are unchanged). A query's terms are scored
-// against each tool's learned terms (their rarity among the learned fields, times their saturated weight, as a share
-// of the whole query); the index's own ranking is read as scores by rank; the two are summed, the learned part
-// weighted and capped. Learned terms move ranks only: they never appear in an answer (the index's `scored`, which
+// against each tool's learned terms (each term's rarity among the learned fields, times the tool's share of that
+// term's evidence, as a share of the whole query); the index's own ranking is read as scores by rank; the two are
+// summed, the learned part weighted and capped. Learned terms move ranks only: they never appear in an answer (the index's `scored`, which
 // says how much of a query a tool matches, is the index's own).
 import { analyze } from "../search/analyze.ts";
 import { namedTools } from "../search/exactNames.ts";
@@ -21,16 +21,14 @@ export interface LearningTuning {
   /** How much a query term that no tool learned counts in the query's whole (1: as the rarest term; 0: not at all). */
   unlearnedShare: number;
   /**
-   * "coverage": the share of the query's rarity a tool's learned terms match; "cosine": the cosine of the query's and
-   * the tool's learned-term vectors (rarity-weighted), which a tool that learned many terms does not win by their number.
+   * How a matched term counts for a tool: "vote", its share of the term's evidence over all tools (a term many tools
+   * learned splits its vote; `saturation` smooths the share); "coverage", its own weight saturated by `saturation`.
    */
-  scoring: "coverage" | "cosine" | "vote";
-  /** A learned match below this share of the query moves nothing (the rest is rescaled to 0 to 1). */
-  floor: number;
+  scoring: "vote" | "coverage";
 }
 
 /** Chosen by the bench's learning section (`npm run bench -- --learning`) on the four sets. */
-export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({ weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote", floor: 0 });
+export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({ weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote" });
 
 /** Most distinct query terms scored (a long message is scored by its first ones, like the ranked index). */
 const MAX_QUERY_TERMS = 40;
@@ -41,8 +39,6 @@ export class LearnedOverlay {
   /** term → the tools that learned it, each with its term weight. */
   readonly #postings = new Map<string, { tool: string; weight: number }[]>();
   readonly #tuning: LearningTuning;
-  /** Each tool's learned-vector length for one catalog size (the last asked: a catalog's size rarely changes). */
-  #norms: { size: number; norms: Map<string, number> } | undefined;
 
   constructor(state: LearnedState, tuning: LearningTuning = DEFAULT_LEARNING_TUNING) {
     this.version = state.version;
@@ -64,13 +60,12 @@ export class LearnedOverlay {
   /**
    * Each tool whose learned terms a query matches, with how much of the query they cover (0 to 1): each query term
    * weighs its rarity among the learned fields of a catalog of `catalogSize` tools (a term no tool learned counts as
-   * the rarest), and a tool earns a matched term's share times its saturated weight.
+   * the rarest, times `unlearnedShare`), and a tool earns a matched term's rarity times its vote (or saturated weight).
    */
   match(query: string, catalogSize: number): Map<string, number> {
     const matches = new Map<string, number>();
     if (this.empty) return matches;
     const terms = [...new Set(analyze(query))].slice(0, MAX_QUERY_TERMS);
-    const cosine = this.#tuning.scoring === "cosine";
     const vote = this.#tuning.scoring === "vote";
     let total = 0;
     const size = Math.max(catalogSize, 1);
@@ -78,25 +73,14 @@ export class LearnedOverlay {
       const posting = this.#postings.get(term);
       const rarity = this.#rarity(size, posting?.length ?? 0);
       const share = posting === undefined ? rarity * this.#tuning.unlearnedShare : rarity;
-      total += cosine ? share * share : share;
+      total += share;
       const mass = vote ? (posting ?? []).reduce((sum, { weight }) => sum + weight, 0) + this.#tuning.saturation : 0;
       for (const { tool, weight } of posting ?? []) {
         const gain = vote ? rarity * (weight / mass) : rarity * this.#saturated(weight);
-        matches.set(tool, (matches.get(tool) ?? 0) + (cosine ? gain * rarity : gain));
+        matches.set(tool, (matches.get(tool) ?? 0) + gain);
       }
     }
-    if (cosine) {
-      const norms = this.#normsFor(size);
-      const queryNorm = Math.sqrt(total);
-      for (const [tool, sum] of matches) matches.set(tool, queryNorm > 0 ? sum / (queryNorm * (norms.get(tool) ?? 1)) : 0);
-    } else for (const [tool, sum] of matches) matches.set(tool, total > 0 ? sum / total : 0);
-    const { floor } = this.#tuning;
-    if (floor > 0) {
-      for (const [tool, share] of matches) {
-        if (share <= floor) matches.delete(tool);
-        else matches.set(tool, (share - floor) / (1 - floor));
-      }
-    }
+    for (const [tool, sum] of matches) matches.set(tool, total > 0 ? Math.min(sum / total, 1) : 0);
     return matches;
   }
 
@@ -106,18 +90,6 @@ export class LearnedOverlay {
 
   #saturated(weight: number): number {
     return weight / (weight + this.#tuning.saturation);
-  }
-
-  #normsFor(size: number): Map<string, number> {
-    if (this.#norms?.size === size) return this.#norms.norms;
-    const squares = new Map<string, number>();
-    for (const posting of this.#postings.values()) {
-      const rarity = this.#rarity(size, posting.length);
-      for (const { tool, weight } of posting) squares.set(tool, (squares.get(tool) ?? 0) + (rarity * this.#saturated(weight)) ** 2);
-    }
-    const norms = new Map([...squares].map(([tool, square]) => [tool, Math.sqrt(square)]));
-    this.#norms = { size, norms };
-    return norms;
   }
 
   get tuning(): Readonly<LearningTuning> {
@@ -154,8 +126,8 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
           if (!accept(name)) continue;
           added++;
         }
-        scores.set(name, (matchedByIndex.has(name) ? below : 0) + weight * Math.min(share, 1));
-      } else scores.set(name, inHead + weight * Math.min(share, 1));
+        scores.set(name, (matchedByIndex.has(name) ? below : 0) + weight * share);
+      } else scores.set(name, inHead + weight * share);
     }
     // A tool the request names stays first, as the index placed it (docs/search.md, "A request that names a tool").
     const named = new Set(namedTools(index, query).filter((name) => scores.has(name)));
