@@ -113,8 +113,12 @@ export class LearningObject extends DurableObject<Env> {
    */
   forget(tool: string | undefined, options: LearningConfig): { removed: number; applied: LearnedState } {
     const { sql } = this.ctx.storage;
-    const cursor = tool === undefined ? sql.exec("DELETE FROM evidence") : sql.exec("DELETE FROM evidence WHERE tool = ?", tool);
-    const removed = cursor.rowsWritten;
+    const counted = tool === undefined
+      ? sql.exec<{ rows: number }>("SELECT COUNT(*) AS rows FROM evidence")
+      : sql.exec<{ rows: number }>("SELECT COUNT(*) AS rows FROM evidence WHERE tool = ?", tool);
+    const removed = counted.toArray()[0]?.rows ?? 0;
+    if (tool === undefined) sql.exec("DELETE FROM evidence");
+    else sql.exec("DELETE FROM evidence WHERE tool = ?", tool);
     return { removed, applied: this.apply(options) };
   }
 

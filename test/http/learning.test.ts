@@ -3,6 +3,7 @@
 // ranking; held, refused, failed and out-of-group calls teach nothing; the owner's routes; bad configuration.
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { analyze } from "../../src/core/search/analyze.ts";
 import { connect, textOf } from "../mcp/helpers.ts";
 import { anError, api, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
 
@@ -195,7 +196,8 @@ describe("learning from calls", () => {
     expect((await apply(settings)).tools.map((entry) => entry.tool)).toContain(TARGET);
     const forgotten = await send(settings, `/v1/learning/${TARGET}`, owner, { method: "DELETE" });
     expect(forgotten.status).toBe(200);
-    expect(await json(forgotten)).toMatchObject({ tool: TARGET });
+    // Three principals' rows for each of the target's terms.
+    expect(await json(forgotten)).toMatchObject({ tool: TARGET, removed: 3 * new Set(analyze(TEACHING)).size });
     const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
     expect(report.tools.map((entry) => entry.tool)).not.toContain(TARGET);
     expect(await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch")).not.toContain(TARGET);
