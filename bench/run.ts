@@ -1,5 +1,5 @@
 // `npm run bench` (node --expose-gc bench/run.ts [--quick] [--no-http] [--adversarial] [--conversation] [--auto-discover]
-// [--quality] [--upstream]): search latency, index build time and heap, tool-list tokens, retrieval quality on four sets
+// [--quality] [--upstream] [--learning]): search latency, index build time and heap, tool-list tokens, retrieval quality on four sets
 // (--quality: only that), HTTP load, adversarial validation
 // (--adversarial: only that), the billed tokens of a conversation under prompt caching (--conversation: only that)
 // and auto-discovery's success@k against minScore on MetaTool (--auto-discover: only that), concurrent upstream MCP calls
@@ -33,6 +33,7 @@ import { conversationSection, DEFAULT_OPTIONS, PRICES, type ConversationSection 
 import { HEALTH_RATIO_ROUTES, httpLoad, type HttpSection } from "./http.ts";
 import { upstreamSection, type UpstreamSection } from "./upstream.ts";
 import { QUALITY_METHOD, qualitySection, qualityTargets } from "./quality.ts";
+import { LEARNING_METHOD, learningSection, learningTargets } from "./learning.ts";
 import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
 import { provideWordVectorsFromFile } from "./wordVectors.ts";
 
@@ -59,6 +60,8 @@ const { values: flags } = parseArgs({
     // Only the catalog past one isolate: 100,000 tools through the search shards, in process and through wrangler dev
     // (bench/bigCatalog.ts).
     "big-catalog": { type: "boolean", default: false },
+    // Only learning from calls on the four retrieval sets: tested-half nDCG@10 before and after (bench/learning.ts).
+    learning: { type: "boolean", default: false },
   },
 });
 const quick = flags.quick === true;
@@ -622,11 +625,26 @@ async function bigCatalogOnly(): Promise<void> {
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 }
 
+function learningOnly(): void {
+  const data = loadBenchData();
+  const learning = "missing" in data ? { skipped: data.missing } : learningSection(data.meta, log);
+  const targets = "skipped" in learning ? [] : learningTargets(learning);
+  const summary = {
+    command: "node --expose-gc bench/run.ts --learning",
+    method: LEARNING_METHOD,
+    learning,
+    targets,
+    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (flags["big-catalog"] === true) return await bigCatalogOnly();
   if (flags.adversarial === true) return adversarialOnly();
   if (flags.upstream === true) return upstreamOnly();
   if (flags.quality === true) return qualityOnly();
+  if (flags.learning === true) return learningOnly();
   if (flags["auto-discover"] === true) return autoDiscoverOnly();
   if (flags["cold-isolates"] === true) return await coldOnly();
   if (flags.conversation === true) return conversationOnly();

@@ -8,6 +8,7 @@ import { loadSettings } from "./isolate/settings.ts";
 import { provideBundledWordVectors } from "./isolate/wordVectors.ts";
 import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 
+export { LearningObject } from "./durable/learningObject.ts";
 export { PrincipalObject } from "./durable/principalObject.ts";
 export { RateLimiterObject } from "./durable/rateLimiterObject.ts";
 export { RegistryObject } from "./durable/registryObject.ts";

@@ -109,6 +109,54 @@ export const MAX_AUTO_DISCOVER = 10;
 /** The default relevance floor (bench: `npm run bench -- --auto-discover`; docs/configuration.md, "Auto-discovery"). */
 export const DEFAULT_AUTO_DISCOVER_MIN_SCORE = 0.8;
 
+/**
+ * Learning from calls (docs/search.md, "Learning from calls"): a tool that a search showed and the model then called,
+ * the guard allowing it, learns the search's terms as a field of its own that moves ranks. Off by default.
+ */
+export interface LearningConfig {
+  enabled: boolean;
+  /** Distinct principals a term needs before it counts for a tool (1 to 1,000). */
+  minPrincipals: number;
+  /** Evidence halves in weight every this many days (1 to 3,650). */
+  halfLifeDays: number;
+  /** Most learned terms per tool (1 to 256). */
+  maxTermsPerTool: number;
+  /** The evidence is folded into ranking at most this often, unless the owner applies it (10 to 86,400). */
+  applyEverySeconds: number;
+}
+
+export const DEFAULT_LEARNING: Readonly<LearningConfig> = Object.freeze({
+  enabled: false,
+  minPrincipals: 3,
+  halfLifeDays: 30,
+  maxTermsPerTool: 32,
+  applyEverySeconds: 300,
+});
+
+const LEARNING_RANGES: Readonly<Record<Exclude<keyof LearningConfig, "enabled">, [number, number]>> = {
+  minPrincipals: [1, 1_000],
+  halfLifeDays: [1, 3_650],
+  maxTermsPerTool: [1, 256],
+  applyEverySeconds: [10, 86_400],
+};
+
+function isLearningNumber(key: string): key is keyof typeof LEARNING_RANGES {
+  return Object.hasOwn(LEARNING_RANGES, key);
+}
+
+function learningSettings(value: unknown, field: string): LearningConfig {
+  if (!isRecord(value)) throw new ConfigError(field, "must be an object: {enabled?, minPrincipals?, halfLifeDays?, maxTermsPerTool?, applyEverySeconds?}");
+  const settings: LearningConfig = { ...DEFAULT_LEARNING };
+  for (const [key, v] of Object.entries(value)) {
+    if (key === "enabled") settings.enabled = boolean(v, `${field}.enabled`);
+    else if (isLearningNumber(key)) {
+      const [min, max] = LEARNING_RANGES[key];
+      settings[key] = integer(v, `${field}.${key}`, min, max);
+    } else throw new ConfigError(`${field}.${key}`, `unknown field; known: enabled, ${Object.keys(LEARNING_RANGES).join(", ")}`);
+  }
+  return settings;
+}
+
 export interface GatewayConfig {
   enabled: boolean;
   showToolNames: boolean;
@@ -131,6 +179,8 @@ export interface GatewayConfig {
   autoDiscover: AutoDiscoverConfig;
   /** Registry search over shards past a registry size (see SearchShardsConfig); undefined: off. */
   searchShards?: SearchShardsConfig;
+  /** Learning from calls (see LearningConfig); off by default. */
+  learning: LearningConfig;
   locale: Locale;
   sessionTtlDays: number;
   /**
@@ -200,6 +250,7 @@ export function defaultConfig(): GatewayConfig {
     toolList: "fixed",
     nativeDeferral: false,
     autoDiscover: { topK: 0, minScore: DEFAULT_AUTO_DISCOVER_MIN_SCORE },
+    learning: { ...DEFAULT_LEARNING },
     locale: "en",
     sessionTtlDays: 30,
     registryVersionTtlMs: DEFAULT_REGISTRY_VERSION_TTL_MS,
@@ -420,6 +471,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "searchShards":
         config.searchShards = searchShardsSettings(value, field);
+        break;
+      case "learning":
+        config.learning = learningSettings(value, field);
         break;
       case "limits": {
         if (!isRecord(value)) throw new ConfigError(field, "must be an object");

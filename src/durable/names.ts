@@ -39,3 +39,6 @@ export function rateLimiterObjectName(principalId: string): string {
 
 /** The one registry object of the deployment. */
 export const REGISTRY_OBJECT_NAME = "registry";
+
+/** The one object of the deployment's learning-from-calls evidence. */
+export const LEARNING_OBJECT_NAME = "learning";

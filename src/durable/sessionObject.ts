@@ -48,7 +48,12 @@ const KEY = {
   mcp: "mcp",
   /** What the approval page shows for each pending confirmation that has an approval link (by confirmation id). */
   approvalViews: "approvalViews",
+  /** Learning from calls: each tool a registry search showed → that search's analyzed terms (most recent last). */
+  foundBy: "foundBy",
 } as const;
+
+/** Most tools whose finding search is kept for learning (the latest searches' tools; older ones go first). */
+const MAX_FOUND_BY = 64;
 
 /** Most approval pages kept at once (older ones go first); a confirmation past it is approved over HTTP only. */
 const MAX_APPROVAL_VIEWS = 32;
@@ -99,6 +104,11 @@ export interface SessionSearchInput {
    * client catalog, in the same RPC (one round trip per search).
    */
   registryNames?: string[];
+  /**
+   * Learning from calls (on): the search's analyzed terms, kept for each of `registryNames`, so that a later call of
+   * one of them teaches them (foundTerms). Never the query's text.
+   */
+  learnTerms?: string[];
 }
 
 /** How often a read may move a session's last activity (see noteRead). */
@@ -164,7 +174,9 @@ export class SessionObject extends DurableObject<Env> {
     if (!catalog) {
       if (input.registryNames === undefined) return null;
       const refusal = await this.touchDiscovered(input.identity, input.registryNames, input.config);
-      return Array.isArray(refusal) ? null : refusal;
+      if (!Array.isArray(refusal)) return refusal;
+      if (input.learnTerms !== undefined && input.learnTerms.length > 0) this.keepFoundBy(input.registryNames, input.learnTerms);
+      return null;
     }
     const refusal = await this.admit(input.config, input.identity);
     if (refusal) return refusal;
@@ -178,6 +190,21 @@ export class SessionObject extends DurableObject<Env> {
     this.touchNow(result.tools.map((tool) => tool.name), input.config);
     await this.afterWrite(input.config, input.identity);
     return result;
+  }
+
+  /**
+   * The analyzed terms of the latest registry search of this session that showed `name` (learning from calls); null
+   * when none did. A read of what the session saw, not an activity.
+   */
+  foundTerms(name: string): string[] | null {
+    return this.ctx.storage.kv.get<Record<string, string[]>>(KEY.foundBy)?.[name] ?? null;
+  }
+
+  private keepFoundBy(names: readonly string[], terms: readonly string[]): void {
+    if (names.length === 0) return;
+    const kept = Object.entries(this.ctx.storage.kv.get<Record<string, string[]>>(KEY.foundBy) ?? {}).filter(([name]) => !names.includes(name));
+    const latest = names.slice(0, MAX_FOUND_BY).map((name) => [name, [...terms]] as const);
+    this.ctx.storage.kv.put(KEY.foundBy, Object.fromEntries([...kept.slice(Math.max(0, kept.length + latest.length - MAX_FOUND_BY)), ...latest]));
   }
 
   getDiscovered(): string[] {
@@ -199,6 +226,7 @@ export class SessionObject extends DurableObject<Env> {
   async clearDiscovered(): Promise<boolean> {
     const cleared = this.ctx.storage.kv.delete(KEY.discovered);
     this.ctx.storage.kv.delete(KEY.foundOrder);
+    this.ctx.storage.kv.delete(KEY.foundBy);
     if (this.holdsNothingElse()) await this.release();
     return cleared;
   }

@@ -1,6 +1,7 @@
 // The one place that makes Durable Object stubs: each object is reached by the name names.ts gives it, whoever asks
 // (the routes, the isolate's registry and guard, the objects themselves).
-import { principalObjectName, rateLimiterObjectName, REGISTRY_OBJECT_NAME, sessionObjectName } from "./names.ts";
+import { LEARNING_OBJECT_NAME, principalObjectName, rateLimiterObjectName, REGISTRY_OBJECT_NAME, sessionObjectName } from "./names.ts";
+import type { LearningObject } from "./learningObject.ts";
 import type { PrincipalObject } from "./principalObject.ts";
 import type { RateLimiterObject } from "./rateLimiterObject.ts";
 import type { RegistryObject } from "./registryObject.ts";
@@ -36,4 +37,9 @@ export function upstreamStub(env: Env, id: string): DurableObjectStub<UpstreamOb
 /** One shard of a sharded registry search (its registry version, mode and part: searchShardName). */
 export function searchShardStub(env: Env, spec: ShardSpec): DurableObjectStub<SearchShardObject> {
   return env.SEARCH_SHARD.getByName(searchShardName(spec));
+}
+
+/** The one object of the deployment's learning-from-calls evidence (docs/search.md, "Learning from calls"). */
+export function learningStub(env: Env): DurableObjectStub<LearningObject> {
+  return env.LEARNING.getByName(LEARNING_OBJECT_NAME);
 }

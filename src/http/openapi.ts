@@ -46,6 +46,13 @@ const obj = (properties: Record<string, Schema>, required: string[] = [], extra:
 });
 const strings: Schema = { type: "array", items: str };
 const anyObject: Schema = { type: "object" };
+const LEARNING_STATE = obj({
+  enabled: bool,
+  version: int,
+  appliedAt: { type: ["string", "null"] },
+  tools: { type: "array", items: obj({ tool: str, terms: { type: "array", items: obj({ term: str, weight: { type: "number" }, principals: int }) } }) },
+  evidence: obj({ rows: int, tools: int, principals: int }),
+}, ["enabled", "version", "appliedAt", "tools"]);
 const guardFields: Record<string, Schema> = {
   groups: strings,
   visibility: { enum: ["public", "restricted"] },
@@ -356,6 +363,43 @@ export const OPERATIONS: readonly Operation[] = [
       { summary: "mine", token: "user", status: 200 },
       { summary: "another's, not the owner", token: "user", query: "principal=someone", status: 403 },
       { summary: "another's, the owner", token: "owner", query: "principal=someone", status: 200 },
+    ],
+  },
+  // Learning from calls (docs/search.md, "Learning from calls"): the owner's view and controls.
+  {
+    method: "GET", path: "/v1/learning", summary: "What the ranking learned from calls, per tool (owner)", owner: true,
+    ok: { 200: { description: "the state in use and the evidence kept", schema: LEARNING_STATE } },
+    errors: [...CALLER, "forbidden"],
+    examples: [
+      { summary: "the owner", token: "owner", status: 200 },
+      { summary: "not the owner", token: "user", status: 403 },
+    ],
+  },
+  {
+    method: "DELETE", path: "/v1/learning", summary: "Forgets all evidence and what was learned (owner)", owner: true,
+    ok: { 200: { description: "rows removed and the new version", schema: obj({ removed: int, version: int }) } },
+    errors: [...CALLER, "forbidden"],
+    examples: [
+      { summary: "not the owner", token: "user", status: 403 },
+      { summary: "the owner", token: "owner", status: 200 },
+    ],
+  },
+  {
+    method: "DELETE", path: "/v1/learning/:tool", summary: "Forgets one tool's evidence (owner)", owner: true,
+    ok: { 200: { description: "the tool (as fitted), rows removed and the new version", schema: obj({ tool: str, removed: int, version: int }) } },
+    errors: [...CALLER, "forbidden", "invalid_request"],
+    examples: [
+      { summary: "not the owner", token: "user", params: { tool: "get_weather" }, status: 403 },
+      { summary: "the owner", token: "owner", params: { tool: "get_weather" }, status: 200 },
+    ],
+  },
+  {
+    method: "POST", path: "/v1/learning/apply", summary: "Folds the evidence into ranking now (owner)", owner: true,
+    ok: { 200: { description: "the new state", schema: LEARNING_STATE } },
+    errors: [...CALLER, "forbidden"],
+    examples: [
+      { summary: "not the owner", token: "user", status: 403 },
+      { summary: "the owner", token: "owner", status: 200 },
     ],
   },
   {

@@ -11,6 +11,7 @@ import { openApiDocument } from "./openapi.ts";
 import { answerApproval, approvalPage } from "./routes/approvals.ts";
 import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
+import { applyLearning, deleteLearning, deleteToolLearning, getLearning } from "./routes/learning.ts";
 import { prepare } from "./routes/prepare.ts";
 import { search } from "./routes/search.ts";
 import { stats } from "./routes/stats.ts";
@@ -81,6 +82,9 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/memory/clear", methods: [["POST", clearMemory]] },
   { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
   { path: "/v1/stats", methods: [["GET", stats]] },
+  { path: "/v1/learning", methods: [["GET", getLearning], ["DELETE", deleteLearning]] },
+  { path: "/v1/learning/apply", methods: [["POST", applyLearning]] },
+  { path: "/v1/learning/:tool", methods: [["DELETE", deleteToolLearning]] },
 ];
 
 /** The route's handlers as the router runs them: the caller stage attached to all of a route that is not open. */

@@ -5,12 +5,15 @@ import { visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import { runSearchTools, SEARCH_TOOLS_NAME, searchPageLength, searchToolsAnswer } from "../core/turn/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
+import { withLearning } from "../core/learning/overlay.ts";
 import { currentRegistry, noteRegistryVersion, registrySearchIndex } from "../isolate/registryCache.ts";
 import type { LoadedRegistry } from "../isolate/registryCache.ts";
+import { currentLearning } from "../isolate/learningCache.ts";
 import { shardedRegistrySearch, staleShardVersion } from "../isolate/shardedSearches.ts";
 import { sessionStub } from "../durable/stubs.ts";
 import { sessionIdentity } from "./stage.ts";
 import type { Call } from "./stage.ts";
+import { searchLearnTerms } from "./learning.ts";
 import { tooManySessions } from "./limits.ts";
 import { countUsage } from "./usage.ts";
 
@@ -26,16 +29,21 @@ export async function searchSession(
   // The registry is searched in the isolate first (its version cached per isolate: no registry round trip); then one
   // session RPC either searches the session's client catalog (search and discovery in one atomic step) or, without
   // one, adds the registry result's names to the discovered set. One Durable Object round trip per search.
-  const loaded = await currentRegistry(call.env, call.settings);
-  // Over the tools the caller's groups show, and an index of those only: hidden tools move nothing.
+  const [loaded, learned] = await Promise.all([currentRegistry(call.env, call.settings), currentLearning(call.env, call.settings)]);
+  // Over the tools the caller's groups show, and an index of those only: hidden tools move nothing. What calls taught
+  // (learning on) moves ranks among them (docs/search.md, "Learning from calls"); a sharded registry is searched
+  // without it (the shards hold no learned field).
   const result = await shardedSearch(call, loaded, params, mode, enabledGroups) ?? runSearchTools(params, {
     catalog: visibleCatalog(loaded.definitions, enabledGroups),
-    index: registrySearchIndex(loaded, mode, enabledGroups),
+    index: withLearning(registrySearchIndex(loaded, mode, enabledGroups), learned),
     enabledGroups: undefined,
     config: call.settings.config,
   });
   const registryNames = result.tools.map((tool) => tool.name);
-  const inClientCatalog = await session.search({ identity, params, mode, enabledGroups, config: call.settings.config, registryNames });
+  const learnTerms = searchLearnTerms(call, params.query);
+  const inClientCatalog = await session.search({
+    identity, params, mode, enabledGroups, config: call.settings.config, registryNames, ...(learnTerms ? { learnTerms } : {}),
+  });
   // A new session past the principal's limit keeps nothing: 429 (the search itself is not kept either).
   if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
   countUsage(call, { searches: 1 });

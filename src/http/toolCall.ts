@@ -13,11 +13,18 @@ import { isSessionRefusal, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts"
 import { sessionStub } from "../durable/stubs.ts";
 import { currentRegistry } from "../isolate/registryCache.ts";
 import { countUsage } from "./usage.ts";
+import { learnFromCall } from "./learning.ts";
 import { HttpError } from "./errors.ts";
 import { enforceRateLimit, tooManySessions } from "./limits.ts";
 import { searchSession } from "./sessionSearch.ts";
 import type { Call } from "./stage.ts";
 import { sessionIdentity } from "./stage.ts";
+
+/** Which tool ran, and whether the registry ran it (not search_tools, not a client tool): what learning may use. */
+interface Ran {
+  tool: string;
+  registry: boolean;
+}
 
 /** The outcome of one call: `search_tools`, else the session's client catalog, else the registry. */
 async function executeTool(
@@ -26,6 +33,7 @@ async function executeTool(
   name: string,
   args: Record<string, unknown>,
   context: ToolCallContext,
+  ran: Ran,
 ): Promise<ToolOutcome> {
   const { config } = call.settings;
   const groups = [...(context.enabledGroups ?? [])];
@@ -39,7 +47,9 @@ async function executeTool(
   // that catalog holds is the client's tool here too (its schema, its guard), even when the registry has a tool of
   // the same name; any other name is the registry's, which answers an absent and a gated tool alike.
   const client = await sessionStub(call.env, call.principal.id, sessionId).executeClientTool(name, args, context, config);
-  return client ?? registryOutcome(call, name, args, context);
+  if (client) return client;
+  ran.registry = true;
+  return registryOutcome(call, name, args, context);
 }
 
 async function registryOutcome(call: Call, name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolOutcome> {
@@ -58,7 +68,7 @@ async function executeCallTool(
   sessionId: string,
   args: Record<string, unknown>,
   context: ToolCallContext,
-  ran: { tool: string },
+  ran: Ran,
 ): Promise<ToolOutcome> {
   const { config } = call.settings;
   const t = texts(config.locale);
@@ -70,7 +80,9 @@ async function executeCallTool(
   const session = sessionStub(call.env, call.principal.id, sessionId);
   const found = await session.callFoundTool(sessionIdentity(call, sessionId), name, inner, context, config);
   if (isSessionRefusal(found)) throw tooManySessions(found);
-  return found.client ?? registryOutcome(call, name, inner, context);
+  if (found.client) return found.client;
+  ran.registry = true;
+  return registryOutcome(call, name, inner, context);
 }
 
 export interface CallOptions {
@@ -90,7 +102,7 @@ export async function callTool(
   const { config } = call.settings;
   const started = Date.now();
   // The tool the audit line names: call_tool's inner tool once its arguments are read.
-  const ran = { tool: name };
+  const ran: Ran = { tool: name, registry: false };
   const audit = (decision: AuditDecision): void => {
     console.log(auditLine({ principalId: call.principal.id, sessionId, tool: ran.tool, decision, durationMs: Date.now() - started }));
     countUsage(call, { execution: decision });
@@ -108,7 +120,7 @@ export async function callTool(
     const metaCallTool = options.callTool ?? callToolEnabled(config);
     outcome = name === CALL_TOOL_NAME && metaCallTool
       ? await executeCallTool(call, sessionId, args, context, ran)
-      : await executeTool(call, sessionId, name, args, context);
+      : await executeTool(call, sessionId, name, args, context, ran);
   } catch (error) {
     // A new session past the principal's session limit (search_tools in it): 429, like a prepare or search would.
     if (error instanceof HttpError) {
@@ -126,5 +138,8 @@ export async function callTool(
     throw tooManySessions({ refused: decision.reason });
   }
   audit(auditDecisionOf(result, decision));
+  // A registry tool that the guard let run and that ran teaches the search that showed it (docs/search.md, "Learning
+  // from calls"); a refused, held or failed call (a quarantined upstream tool's included) teaches nothing.
+  if (ran.registry && decision?.kind === "allow" && !result.isError) learnFromCall(call, sessionId, ran.tool);
   return result;
 }

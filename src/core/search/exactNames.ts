@@ -213,6 +213,11 @@ class ExactNamesFirst implements SearchIndex {
     return this.searchPage(query, Infinity).names;
   }
 
+  /** The tools `query` names, closest first (what searchPage places first). */
+  named(query: string): string[] {
+    return query.trim() === "" ? [] : this.#names.named(query);
+  }
+
   searchPage(query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage {
     if (query.trim() === "") return this.#index.searchPage(query, count, accept);
     const named = this.#names.named(query).filter((name) => accept(name));
@@ -245,6 +250,11 @@ class ExactNamesFirst implements SearchIndex {
     this.#names = new NameLookup(tools);
     return this;
   }
+}
+
+/** The tools `query` names in `index` (one withExactNames made), closest first; none for any other index. */
+export function namedTools(index: SearchIndex, query: string): string[] {
+  return index instanceof ExactNamesFirst ? index.named(query) : [];
 }
 
 /** `index` (over `tools`) answering a query that names a tool with that tool first. */

@@ -1,0 +1,170 @@
+// The bench's learning section (`--learning`): learning from calls (docs/search.md, "Learning from calls") on the four
+// retrieval sets. Each set's queries are split, seeded, into an observed half and a tested half. Simulated principals
+// search the observed half in turn and call a right tool only when it is among the five shown (what a model can do);
+// each call is evidence (src/core/learning/evidence.ts), folded after 10%, 50% and 100% of the observed half; the
+// tested half's nDCG@10 is measured before and after each fold, in both modes.
+import { DEFAULT_LEARNING, type SearchMode } from "../src/core/config.ts";
+import { createSearchIndex } from "../src/core/search/createIndex.ts";
+import {
+  evidenceTerms,
+  foldEvidence,
+  reinforced,
+  type EvidenceRow,
+  type LearningOptions,
+} from "../src/core/learning/evidence.ts";
+import { DEFAULT_LEARNING_TUNING, LearnedOverlay, withLearning, type LearningTuning } from "../src/core/learning/overlay.ts";
+import type { MetaToolSet } from "./catalog.ts";
+import { measureRetrieval } from "./metrics.ts";
+import { seededRandom } from "./random.ts";
+import { loadRetrievalSetsWith, SET_NAMES, type SetName } from "./retrievalSets.ts";
+
+export const LEARNING_SEED = 25;
+/** Simulated principals, taking the observed queries in turn. */
+export const LEARNING_PRINCIPALS = 20;
+export const LEARNING_STEPS = [0.1, 0.5, 1] as const;
+/** The configuration's defaults (src/core/config.ts, DEFAULT_LEARNING). */
+export const LEARNING_OPTIONS: LearningOptions = {
+  minPrincipals: DEFAULT_LEARNING.minPrincipals,
+  halfLifeDays: DEFAULT_LEARNING.halfLifeDays,
+  maxTermsPerTool: DEFAULT_LEARNING.maxTermsPerTool,
+};
+const SHOWN = 5;
+/** The evidence is folded after every this share of the observed half, as a deployment folds it every few minutes. */
+export const LEARNING_FOLD_EVERY = 0.05;
+
+export const LEARNING_METHOD =
+  `bench/learning.ts: each set's measurable queries shuffled (seed ${LEARNING_SEED}) and split into an observed and a tested half; ` +
+  `${LEARNING_PRINCIPALS} simulated principals take the observed queries in turn, search them (the learning applied so far) and call ` +
+  `each right tool among the ${SHOWN} shown; the evidence is folded (minPrincipals ${LEARNING_OPTIONS.minPrincipals}, maxTermsPerTool ` +
+  `${LEARNING_OPTIONS.maxTermsPerTool}, no time passes) every ${LEARNING_FOLD_EVERY * 100}% of the observed half, as a deployment folds it every ` +
+  "applyEverySeconds; nDCG@10 on the tested half before and after 10%, 50% and 100%, in both modes";
+
+export interface LearningFigures {
+  observed: number;
+  tested: number;
+  /** Tested-half nDCG@10: before, then after each step. */
+  ndcgAt10: { before: number; after10: number; after50: number; after100: number };
+  /** Calls made (evidence events) by the end. */
+  calls: number;
+  /** Tools with a learned term at the end. */
+  toolsLearned: number;
+}
+
+export type LearningSection = Partial<Record<SetName, Record<SearchMode, LearningFigures>>>;
+
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const random = seededRandom(seed);
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    const [a, b] = [copy[i], copy[j]];
+    if (a === undefined || b === undefined) continue;
+    copy[i] = b;
+    copy[j] = a;
+  }
+  return copy;
+}
+
+
+export function learningSection(
+  meta: MetaToolSet,
+  log: (message: string) => void,
+  options: { tuning?: LearningTuning; sets?: readonly SetName[]; learning?: LearningOptions } = {},
+): LearningSection {
+  const tuning = options.tuning ?? DEFAULT_LEARNING_TUNING;
+  const learningOptions = options.learning ?? LEARNING_OPTIONS;
+  const section: LearningSection = {};
+  for (const set of loadRetrievalSetsWith(meta)) {
+    if (options.sets !== undefined && !options.sets.includes(set.name)) continue;
+    const queries = shuffled(set.queries, LEARNING_SEED);
+    const half = Math.floor(queries.length / 2);
+    const observed = queries.slice(0, half);
+    const tested = queries.slice(half);
+    const names = new Set(set.catalog.map((tool) => tool.name));
+    const run = (mode: SearchMode): LearningFigures => {
+      log(`learning: ${set.name} in ${mode}`);
+      const index = createSearchIndex(mode, set.catalog);
+      const rows = new Map<string, EvidenceRow>();
+      let overlay: LearnedOverlay | undefined;
+      let calls = 0;
+      let done = 0;
+      let version = 0;
+      const measure = (): number => {
+        const learned = withLearning(index, overlay);
+        return Number(measureRetrieval((query) => learned.searchPage(query, 10).names, tested, names).ndcgAt10.toFixed(4));
+      };
+      const before = measure();
+      const after: number[] = [];
+      const fold = (): void => {
+        overlay = new LearnedOverlay(foldEvidence(rows.values(), 0, learningOptions, ++version), tuning);
+      };
+      for (const step of LEARNING_STEPS) {
+        const until = Math.round(observed.length * step);
+        for (; done < until; done++) {
+          // A fold every LEARNING_FOLD_EVERY of the observed half: later searches see what earlier calls taught.
+          if (done > 0 && done % Math.max(1, Math.round(observed.length * LEARNING_FOLD_EVERY)) === 0) fold();
+          const learned = withLearning(index, overlay);
+          const query = observed[done];
+          if (query === undefined) break;
+          const principal = `principal-${done % LEARNING_PRINCIPALS}`;
+          const shown = learned.searchPage(query.query, SHOWN).names;
+          const terms = evidenceTerms(query.query);
+          for (const tool of shown) {
+            if (!query.tools.includes(tool)) continue;
+            calls++;
+            for (const term of terms) {
+              const key = JSON.stringify([tool, term, principal]);
+              rows.set(key, reinforced(rows.get(key), { tool, term, principal }, 0, LEARNING_OPTIONS.halfLifeDays));
+            }
+          }
+        }
+        fold();
+        after.push(measure());
+      }
+      const state = foldEvidence(rows.values(), 0, learningOptions, version);
+      return {
+        observed: observed.length,
+        tested: tested.length,
+        ndcgAt10: { before, after10: after[0] ?? before, after50: after[1] ?? before, after100: after[2] ?? before },
+        calls,
+        toolsLearned: Object.keys(state.tools).length,
+      };
+    };
+    section[set.name] = { substring: run("substring"), minisearch: run("minisearch") };
+  }
+  return section;
+}
+
+export interface LearningTarget {
+  target: string;
+  value: number | null;
+  limit: number;
+  pass: boolean | null;
+}
+
+/**
+ * +0.10 nDCG@10 on MetaTool's and Gorilla's tested halves (minisearch); no set lower after learning (the whole observed
+ * half) than before, in either mode.
+ */
+export function learningTargets(section: LearningSection): LearningTarget[] {
+  const targets: LearningTarget[] = [];
+  for (const name of ["metaTool", "gorilla"] as const) {
+    const set = section[name]?.minisearch;
+    targets.push(set === undefined
+      ? { target: `minisearch nDCG@10 gain on ${name}'s tested half after learning`, value: null, limit: 0.1, pass: null }
+      : { target: `minisearch nDCG@10 gain on ${name}'s tested half after learning`, value: Number((set.ndcgAt10.after100 - set.ndcgAt10.before).toFixed(4)), limit: 0.1, pass: set.ndcgAt10.after100 - set.ndcgAt10.before >= 0.1 });
+  }
+  for (const name of SET_NAMES) {
+    for (const mode of ["substring", "minisearch"] as const) {
+      const set = section[name]?.[mode];
+      const target = `${mode} nDCG@10 on ${name}'s tested half not lower after learning (gain)`;
+      if (set === undefined) {
+        targets.push({ target, value: null, limit: 0, pass: null });
+        continue;
+      }
+      const gain = set.ndcgAt10.after100 - set.ndcgAt10.before;
+      targets.push({ target, value: Number(gain.toFixed(4)), limit: 0, pass: gain >= 0 });
+    }
+  }
+  return targets;
+}

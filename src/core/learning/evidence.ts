@@ -1,0 +1,131 @@
+// Evidence that a query's words describe a tool (docs/search.md, "Learning from calls"): a search showed the tool,
+// then the model called it and the guard let the call run. Only analyzed terms are kept (never the query's text), per
+// (tool, term, principal), each principal's weight capped and decaying with a half-life. Folding the evidence keeps,
+// per tool, the terms that at least `minPrincipals` distinct principals taught, heaviest first.
+import { isRecord } from "../records.ts";
+import { analyze } from "../search/analyze.ts";
+
+export interface LearningOptions {
+  /** Distinct principals a term needs before it counts for a tool. */
+  minPrincipals: number;
+  /** Evidence halves in weight every this many days. */
+  halfLifeDays: number;
+  /** Most learned terms kept per tool. */
+  maxTermsPerTool: number;
+}
+
+/** One principal's weight is capped at one call's worth: repeating a call never outweighs another principal. */
+export const PRINCIPAL_WEIGHT_CAP = 1;
+/** Evidence decayed below this weight no longer counts and is dropped when the evidence is folded. */
+export const MIN_EVIDENCE_WEIGHT = 0.05;
+/** Most distinct terms one call's query teaches (the first ones): a long message does not flood the evidence. */
+export const MAX_TERMS_PER_EVENT = 16;
+/** Terms longer than this are not kept (no word is; a made-up string of 2,000 characters is not evidence). */
+export const MAX_TERM_LENGTH = 40;
+/** Tool names are catalog names (`^[a-zA-Z0-9_-]{1,64}$`). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const DAY_MS = 86_400_000;
+
+/** One call's evidence: the terms of the search that showed `tool`, from `principal`, at `at` (ms). */
+export interface EvidenceEvent {
+  tool: string;
+  terms: string[];
+  principal: string;
+  at: number;
+}
+
+/** What is kept per (tool, term, principal): a weight as of `at`. */
+export interface EvidenceRow {
+  tool: string;
+  term: string;
+  principal: string;
+  weight: number;
+  at: number;
+}
+
+/** A learned term of a tool: its weight (the sum of its principals' decayed weights) and how many principals taught it. */
+export interface LearnedTerm {
+  term: string;
+  weight: number;
+  principals: number;
+}
+
+/** The folded evidence: per tool, its learned terms, heaviest first; `version` moves with every fold. */
+export interface LearnedState {
+  version: number;
+  appliedAt: number;
+  tools: Record<string, LearnedTerm[]>;
+}
+
+export const EMPTY_LEARNED_STATE: LearnedState = Object.freeze({ version: 0, appliedAt: 0, tools: Object.freeze({}) });
+
+/**
+ * The terms a query teaches: analyzed as the ranked index analyzes text (so they match its terms and never keep the
+ * query's own words), each once, at most MAX_TERMS_PER_EVENT.
+ */
+export function evidenceTerms(query: string): string[] {
+  const terms = new Set<string>();
+  for (const term of analyze(query)) {
+    if (term.length > MAX_TERM_LENGTH) continue;
+    terms.add(term);
+    if (terms.size >= MAX_TERMS_PER_EVENT) break;
+  }
+  return [...terms];
+}
+
+/** Whether a value read from outside (an RPC, storage) is an event this module can keep. */
+export function isEvidenceEvent(value: unknown): value is EvidenceEvent {
+  if (!isRecord(value)) return false;
+  const { tool, terms, principal, at } = value;
+  return typeof tool === "string" && TOOL_NAME.test(tool) && typeof principal === "string" && principal.length > 0 &&
+    typeof at === "number" && Number.isFinite(at) && Array.isArray(terms) && terms.length <= MAX_TERMS_PER_EVENT &&
+    terms.every((term) => typeof term === "string" && term.length > 0 && term.length <= MAX_TERM_LENGTH);
+}
+
+/** `weight` as of `at`, decayed to `now` by the half-life (never grown: a clock that went back leaves it). */
+export function decayed(weight: number, at: number, now: number, halfLifeDays: number): number {
+  const elapsed = Math.max(0, now - at);
+  return weight * 2 ** (-elapsed / (halfLifeDays * DAY_MS));
+}
+
+/** The row after one more call of its (tool, term, principal) at `now`: decayed, plus one, capped. */
+export function reinforced(row: EvidenceRow | undefined, key: Omit<EvidenceRow, "weight" | "at">, now: number, halfLifeDays: number): EvidenceRow {
+  const before = row === undefined ? 0 : decayed(row.weight, row.at, now, halfLifeDays);
+  return { ...key, weight: Math.min(PRINCIPAL_WEIGHT_CAP, before + 1), at: Math.max(now, row?.at ?? now) };
+}
+
+/**
+ * Folds the rows as of `now`: each (tool, term) sums its principals' decayed weights (each capped), counts only with
+ * `minPrincipals` distinct principals whose weight still counts, and each tool keeps its `maxTermsPerTool` heaviest
+ * terms (ties by term, so that a fold is deterministic).
+ */
+export function foldEvidence(rows: Iterable<EvidenceRow>, now: number, options: LearningOptions, version: number): LearnedState {
+  const byTool = new Map<string, Map<string, { weight: number; principals: number }>>();
+  for (const row of rows) {
+    const weight = Math.min(PRINCIPAL_WEIGHT_CAP, decayed(row.weight, row.at, now, options.halfLifeDays));
+    if (weight < MIN_EVIDENCE_WEIGHT) continue;
+    let terms = byTool.get(row.tool);
+    if (!terms) byTool.set(row.tool, (terms = new Map()));
+    const sum = terms.get(row.term);
+    if (sum) {
+      sum.weight += weight;
+      sum.principals += 1;
+    } else terms.set(row.term, { weight, principals: 1 });
+  }
+  const tools: Record<string, LearnedTerm[]> = {};
+  for (const [tool, terms] of byTool) {
+    const learned: LearnedTerm[] = [];
+    for (const [term, { weight, principals }] of terms) {
+      if (principals >= options.minPrincipals) learned.push({ term, weight: Number(weight.toFixed(4)), principals });
+    }
+    if (learned.length === 0) continue;
+    learned.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    tools[tool] = learned.slice(0, options.maxTermsPerTool);
+  }
+  return { version, appliedAt: now, tools };
+}
+
+/** Whether a row still counts as of `now` (a row that no longer does is deleted). */
+export function rowCounts(row: Pick<EvidenceRow, "weight" | "at">, now: number, halfLifeDays: number): boolean {
+  return decayed(row.weight, row.at, now, halfLifeDays) >= MIN_EVIDENCE_WEIGHT;
+}

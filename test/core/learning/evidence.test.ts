@@ -1,0 +1,127 @@
+// The evidence of learning from calls: analyzed terms only, each principal capped, decay by half-life, minPrincipals
+// distinct principals before a term counts, maxTermsPerTool per tool.
+import { describe, expect, it } from "vitest";
+import {
+  decayed,
+  evidenceTerms,
+  foldEvidence,
+  isEvidenceEvent,
+  MAX_TERMS_PER_EVENT,
+  PRINCIPAL_WEIGHT_CAP,
+  reinforced,
+  rowCounts,
+  type EvidenceRow,
+  type LearningOptions,
+} from "../../../src/core/learning/evidence.ts";
+import { analyze } from "../../../src/core/search/analyze.ts";
+
+const DAY = 86_400_000;
+const OPTIONS: LearningOptions = { minPrincipals: 3, halfLifeDays: 10, maxTermsPerTool: 4 };
+
+/** Rows as the learning object keeps them: one call per (principal, query), all at `at`. */
+function rowsOf(calls: { principal: string; tool: string; query: string; at?: number }[]): EvidenceRow[] {
+  const rows = new Map<string, EvidenceRow>();
+  for (const { principal, tool, query, at = 0 } of calls) {
+    for (const term of evidenceTerms(query)) {
+      const key = JSON.stringify([tool, term, principal]);
+      rows.set(key, reinforced(rows.get(key), { tool, term, principal }, at, OPTIONS.halfLifeDays));
+    }
+  }
+  return [...rows.values()];
+}
+
+describe("evidenceTerms", () => {
+  it("keeps the analyzed terms, each once, never the words as typed", () => {
+    const terms = evidenceTerms("Converting currencies: convert the Currency, please!");
+    expect(terms).toEqual([...new Set(analyze("Converting currencies: convert the Currency, please!"))]);
+    expect(terms).not.toContain("Converting");
+    expect(new Set(terms).size).toBe(terms.length);
+  });
+
+  it("keeps at most MAX_TERMS_PER_EVENT terms and no overlong one", () => {
+    const long = Array.from({ length: 50 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(" ");
+    expect(evidenceTerms(long)).toHaveLength(MAX_TERMS_PER_EVENT);
+    expect(evidenceTerms(`${"x".repeat(80)} weather`)).toEqual(analyze("weather"));
+  });
+});
+
+describe("isEvidenceEvent", () => {
+  it("takes a well-formed event and refuses malformed ones", () => {
+    expect(isEvidenceEvent({ tool: "get_weather", terms: ["weather"], principal: "p", at: 1 })).toBe(true);
+    expect(isEvidenceEvent({ tool: "bad name", terms: ["weather"], principal: "p", at: 1 })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: ["x".repeat(41)], principal: "p", at: 1 })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: Array.from({ length: MAX_TERMS_PER_EVENT + 1 }, (_, i) => `t${i}`), principal: "p", at: 1 })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: [], principal: "", at: 1 })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: [], principal: "p", at: Number.NaN })).toBe(false);
+    expect(isEvidenceEvent(null)).toBe(false);
+  });
+});
+
+describe("decay", () => {
+  it("halves a weight every half-life and never grows it", () => {
+    expect(decayed(1, 0, 10 * DAY, 10)).toBeCloseTo(0.5);
+    expect(decayed(1, 0, 30 * DAY, 10)).toBeCloseTo(0.125);
+    expect(decayed(1, 10 * DAY, 0, 10)).toBe(1);
+  });
+
+  it("a row stops counting once decayed below the floor", () => {
+    expect(rowCounts({ weight: 1, at: 0 }, 40 * DAY, 10)).toBe(true);
+    expect(rowCounts({ weight: 1, at: 0 }, 50 * DAY, 10)).toBe(false);
+  });
+
+  it("old evidence weighs less when folded, and drops out after enough half-lives", () => {
+    const calls = ["a", "b", "c"].map((principal) => ({ principal, tool: "convert", query: "currency payroll", at: 0 }));
+    const fresh = foldEvidence(rowsOf(calls), 0, OPTIONS, 1).tools.convert;
+    const older = foldEvidence(rowsOf(calls), 10 * DAY, OPTIONS, 2).tools.convert;
+    expect(fresh?.[0]?.weight).toBeCloseTo(3);
+    expect(older?.[0]?.weight).toBeCloseTo(1.5);
+    expect(foldEvidence(rowsOf(calls), 60 * DAY, OPTIONS, 3).tools).toEqual({});
+  });
+});
+
+describe("caps and minPrincipals", () => {
+  it("a principal's weight is capped: many calls from one weigh as one", () => {
+    const many = Array.from({ length: 20 }, () => ({ principal: "a", tool: "convert", query: "currency" }));
+    const rows = rowsOf([...many, { principal: "b", tool: "convert", query: "currency" }, { principal: "c", tool: "convert", query: "currency" }]);
+    expect(Math.max(...rows.map((row) => row.weight))).toBe(PRINCIPAL_WEIGHT_CAP);
+    expect(foldEvidence(rows, 0, OPTIONS, 1).tools.convert).toEqual([{ term: analyze("currency")[0], weight: 3, principals: 3 }]);
+  });
+
+  it("a term counts only with minPrincipals distinct principals", () => {
+    const two = rowsOf(["a", "b"].map((principal) => ({ principal, tool: "convert", query: "currency" })));
+    expect(foldEvidence(two, 0, OPTIONS, 1).tools).toEqual({});
+    const oneTwentyTimes = rowsOf(Array.from({ length: 20 }, () => ({ principal: "a", tool: "convert", query: "currency" })));
+    expect(foldEvidence(oneTwentyTimes, 0, OPTIONS, 1).tools).toEqual({});
+    expect(foldEvidence(two, 0, { ...OPTIONS, minPrincipals: 2 }, 1).tools.convert).toHaveLength(1);
+    // A principal whose evidence decayed below the floor is not counted.
+    const late = rowsOf([
+      { principal: "a", tool: "convert", query: "currency", at: 0 },
+      { principal: "b", tool: "convert", query: "currency", at: 60 * DAY },
+      { principal: "c", tool: "convert", query: "currency", at: 60 * DAY },
+    ]);
+    expect(foldEvidence(late, 60 * DAY, OPTIONS, 1).tools).toEqual({});
+  });
+
+  it("keeps maxTermsPerTool terms per tool, heaviest first, deterministically", () => {
+    const calls = [
+      ...["a", "b", "c", "d", "e"].map((principal) => ({ principal, tool: "convert", query: "currency exchange" })),
+      ...["a", "b", "c"].map((principal) => ({ principal, tool: "convert", query: "payroll salary money bank rate" })),
+    ];
+    const terms = foldEvidence(rowsOf(calls), 0, OPTIONS, 1).tools.convert ?? [];
+    expect(terms).toHaveLength(OPTIONS.maxTermsPerTool);
+    expect(terms.slice(0, 2).map((term) => term.weight)).toEqual([5, 5]);
+    expect(terms.map((term) => term.term)).toEqual(foldEvidence(rowsOf(calls).toReversed(), 0, OPTIONS, 1).tools.convert?.map((term) => term.term));
+  });
+
+  it("keeps tools apart and carries the version and time it was folded", () => {
+    const calls = ["a", "b", "c"].flatMap((principal) => [
+      { principal, tool: "convert", query: "currency" },
+      { principal, tool: "forecast", query: "weather" },
+    ]);
+    const state = foldEvidence(rowsOf(calls), 5, OPTIONS, 7);
+    expect(state.version).toBe(7);
+    expect(state.appliedAt).toBe(5);
+    expect(Object.keys(state.tools).toSorted()).toEqual(["convert", "forecast"]);
+    expect(state.tools.forecast?.map((term) => term.term)).toEqual(analyze("weather"));
+  });
+});

@@ -1,0 +1,94 @@
+// The learned overlay: scored beside an index of either mode, moving ranks only; the index's pages and totals kept.
+import { describe, expect, it } from "vitest";
+import { SEARCH_MODES } from "../../../src/core/config.ts";
+import type { LearnedState } from "../../../src/core/learning/evidence.ts";
+import { evidenceTerms } from "../../../src/core/learning/evidence.ts";
+import { LearnedOverlay, withLearning } from "../../../src/core/learning/overlay.ts";
+import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
+import type { ToolDefinition } from "../../../src/core/types.ts";
+
+const tool = (name: string, description: string): ToolDefinition => ({ name, description, parameters: { type: "object" } });
+const CATALOG = [
+  tool("currency_convert", "Convert an amount of money from one currency to another."),
+  tool("payroll_report", "Monthly payroll report of salaries."),
+  tool("weather_forecast", "Weather forecast for a city."),
+  ...Array.from({ length: 7 }, (_, i) => tool(`filler_${i}`, `Filler ${i} files a record.`)),
+];
+
+function stateOf(tools: Record<string, string>, principals = 3, version = 1): LearnedState {
+  return {
+    version,
+    appliedAt: 1,
+    tools: Object.fromEntries(Object.entries(tools).map(([name, query]) => [name, evidenceTerms(query).map((term) => ({ term, weight: principals, principals }))])),
+  };
+}
+
+describe("withLearning", () => {
+  it.each(SEARCH_MODES)("moves a learned tool first for a request its own text does not match (%s)", (mode) => {
+    const index = createSearchIndex(mode, CATALOG);
+    expect(index.search("payroll spreadsheet")).not.toContain("currency_convert");
+    const learned = withLearning(index, new LearnedOverlay(stateOf({ currency_convert: "payroll spreadsheet" })));
+    const page = learned.searchPage("payroll spreadsheet", 5);
+    expect(page.names[0]).toBe("currency_convert");
+    expect(page.names).toContain("payroll_report");
+    // The learned match joins the total.
+    expect(page.total).toBe(index.searchPage("payroll spreadsheet", 5).total + 1);
+    expect(learned.search("payroll spreadsheet")).toEqual(learned.searchPage("payroll spreadsheet", Infinity).names);
+  });
+
+  it.each(SEARCH_MODES)("leaves a request no learned term matches exactly as the index ranks it (%s)", (mode) => {
+    const index = createSearchIndex(mode, CATALOG);
+    const learned = withLearning(index, new LearnedOverlay(stateOf({ currency_convert: "payroll spreadsheet" })));
+    for (const query of ["weather", "filler record", "", "money"]) expect(learned.searchPage(query, 3)).toEqual(index.searchPage(query, 3));
+  });
+
+  it("keeps what accept refuses out, and counts only what it keeps", () => {
+    const index = createSearchIndex("minisearch", CATALOG);
+    const learned = withLearning(index, new LearnedOverlay(stateOf({ currency_convert: "payroll spreadsheet", filler_1: "payroll spreadsheet" })));
+    const page = learned.searchPage("payroll spreadsheet", 10, (name) => name !== "currency_convert");
+    expect(page.names).not.toContain("currency_convert");
+    expect(page.names).toContain("filler_1");
+    expect(page.total).toBe(page.names.length);
+  });
+
+  it("pages cut the fused ranking: page after page is the whole ranking", () => {
+    const index = createSearchIndex("minisearch", CATALOG);
+    const learned = withLearning(index, new LearnedOverlay(stateOf({ filler_3: "record payroll", filler_5: "record payroll" })));
+    const all = learned.searchPage("filler record payroll", Infinity);
+    expect(learned.searchPage("filler record payroll", 4).names).toEqual(all.names.slice(0, 4));
+    expect(all.total).toBe(all.names.length);
+  });
+
+  it("an empty overlay is the index itself; scored stays the index's own (learned terms never show)", () => {
+    const index = createSearchIndex("minisearch", CATALOG);
+    expect(withLearning(index, new LearnedOverlay({ version: 3, appliedAt: 0, tools: {} }))).toBe(index);
+    expect(withLearning(index, undefined)).toBe(index);
+    const learned = withLearning(index, new LearnedOverlay(stateOf({ currency_convert: "payroll spreadsheet" })));
+    expect(learned.scored("payroll spreadsheet", 5)).toEqual(index.scored("payroll spreadsheet", 5));
+  });
+
+  it("a term weighs less the more tools learned it, and more the more principals taught it (saturating)", () => {
+    const overlay = new LearnedOverlay({
+      version: 1,
+      appliedAt: 0,
+      tools: {
+        a: evidenceTerms("payroll").map((term) => ({ term, weight: 3, principals: 3 })),
+        b: evidenceTerms("payroll").map((term) => ({ term, weight: 30, principals: 30 })),
+      },
+    });
+    const matches = overlay.match("payroll", 10);
+    expect(matches.get("b")).toBeGreaterThan(matches.get("a") ?? 0);
+    expect(matches.get("b")).toBeLessThanOrEqual(1);
+    expect(overlay.version).toBe(1);
+  });
+});
+
+describe("withLearning and names", () => {
+  it.each(SEARCH_MODES)("a request that names a tool still finds it first, whatever was learned (%s)", (mode) => {
+    const index = createSearchIndex(mode, CATALOG);
+    const learned = withLearning(index, new LearnedOverlay(stateOf({ currency_convert: "payroll report weather forecast", filler_2: "payroll report" }, 30)));
+    for (const query of ["payroll_report", "payroll report", "weather_forecast"]) {
+      expect(learned.searchPage(query, 3).names[0]).toBe(index.searchPage(query, 3).names[0]);
+    }
+  });
+});

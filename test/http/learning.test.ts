@@ -1,0 +1,265 @@
+// Learning from calls over HTTP (docs/search.md, "Learning from calls"): searches and calls by three principals make a
+// tool rank first for a request it did not match before; one principal alone changes nothing; a reset restores the
+// ranking; held, refused, failed and out-of-group calls teach nothing; the owner's routes; bad configuration.
+import { env } from "cloudflare:workers";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { analyze } from "../../src/core/search/analyze.ts";
+import { connect, textOf } from "../mcp/helpers.ts";
+import { anError, api, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "./helpers.ts";
+
+const GROUP = "lt";
+const TARGET = "lt_currency_convert";
+const RIVAL = "lt_payroll_report";
+const HELD = "lt_currency_wire";
+const REFUSED = "lt_currency_vault";
+const SECRET = "lt_currency_secret";
+/** The request the target does not match (no word of its text), which a rival does. */
+const REQUEST = "payroll spreadsheet";
+/** What the teaching principals search: the target matches it, and its terms include the request's. */
+const TEACHING = "convert currency for the payroll spreadsheet";
+
+function vars(settings: Record<string, unknown>): Record<string, string> {
+  const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
+  return { TOOL_SEARCH_CONFIG: JSON.stringify({ ...(typeof base === "object" && base !== null ? base : {}), ...settings }) };
+}
+
+const LEARNING = { enabled: true, minPrincipals: 3 };
+
+async function send(settings: Record<string, unknown>, path: string, tokenText: string, options: { method?: string; body?: unknown } = {}): Promise<Response> {
+  return fetchWithEnv(vars(settings), request(path, { token: tokenText, ...options }));
+}
+
+async function searchNames(settings: Record<string, unknown>, tokenText: string, query: string, mode: string): Promise<string[]> {
+  const response = await send(settings, `/v1/sessions/${sessionId("lt-look")}/search`, tokenText, { body: { query, mode, enabledGroups: [GROUP], limit: 5 } });
+  expect(response.status).toBe(200);
+  return (await json<{ tools: { name: string }[] }>(response)).tools.map((tool) => tool.name);
+}
+
+/** One principal's session: a search that shows `tool`, then a call of it; the call's answer. */
+async function searchAndCall(settings: Record<string, unknown>, tokenText: string, query: string, tool: string, mode: string): Promise<{ shown: string[]; result: { isError: boolean; confirmation?: unknown } }> {
+  const sid = sessionId("lt");
+  const found = await send(settings, `/v1/sessions/${sid}/search`, tokenText, { body: { query, mode, enabledGroups: [GROUP], limit: 5 } });
+  expect(found.status).toBe(200);
+  const shown = (await json<{ tools: { name: string }[] }>(found)).tools.map((t) => t.name);
+  const called = await send(settings, `/v1/sessions/${sid}/execute`, tokenText, { body: { name: tool, arguments: { amount: 1 }, enabledGroups: [GROUP] } });
+  expect(called.status).toBe(200);
+  return { shown, result: await json(called) };
+}
+
+const caller = (label: string, claims: Record<string, unknown> = {}): Promise<string> =>
+  token({ sub: `${label}-${crypto.randomUUID()}`, groups: [GROUP], ...claims });
+
+interface LearningBody {
+  enabled: boolean;
+  version: number;
+  appliedAt: string | null;
+  tools: { tool: string; terms: { term: string; weight: number; principals: number }[] }[];
+  evidence?: { rows: number; tools: number; principals: number };
+}
+
+function testTool(name: string, description: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    description,
+    parameters: { type: "object", properties: { amount: { type: "number" } } },
+    groups: [GROUP],
+    executor: { type: "builtin", name: "echo" },
+    ...extra,
+  };
+}
+
+let owner: string;
+let upstreams = 0;
+
+/** A fixture MCP server registered as an upstream whose tools are public and in the test's group. */
+async function upstream(label: string): Promise<{ id: string; url: string; state: string }> {
+  upstreams += 1;
+  const id = `lt${label}${upstreams}${crypto.randomUUID().slice(0, 6)}`;
+  const url = `https://mcp.fixture.example/mcp-upstream/${id}`;
+  const response = await api(`/v1/upstreams/${id}`, { method: "PUT", token: owner, body: { url, visibility: "public", groups: [GROUP] } });
+  if (response.status !== 201) throw new Error(`adding the upstream failed: ${await response.text()}`);
+  return { id, url, state: `${url}/state` };
+}
+
+beforeAll(async () => {
+  owner = await ownerToken("owner-learning");
+  const tools = [
+    testTool(TARGET, "Convert an amount of money from one currency to another at today's rate."),
+    testTool(RIVAL, "Monthly payroll report: salaries paid per team, as a spreadsheet."),
+    testTool(HELD, "Wire a currency amount to a bank account.", { confirm: "always" }),
+    testTool(REFUSED, "Open the currency vault.", { visibility: "restricted" }),
+    testTool(SECRET, "Currency secret ledger.", { groups: ["lt_secret"] }),
+    ...Array.from({ length: 6 }, (_, i) => testTool(`lt_filler_${i}`, `Filler ${i}: files a record of the weather.`)),
+  ];
+  const response = await api("/v1/tools", { method: "PUT", token: owner, body: { tools, context: "learning" } });
+  if (response.status !== 200) throw new Error(`registering the tools failed: ${await response.text()}`);
+}, 60_000);
+
+// Every test starts from no evidence (the learning object is one per deployment).
+beforeEach(async () => {
+  const reset = await send({ learning: LEARNING }, "/v1/learning", owner, { method: "DELETE" });
+  if (reset.status !== 200) throw new Error(`resetting learning failed: ${await reset.text()}`);
+});
+
+async function apply(settings: Record<string, unknown>): Promise<LearningBody> {
+  const response = await send(settings, "/v1/learning/apply", owner, { method: "POST" });
+  expect(response.status).toBe(200);
+  return json<LearningBody>(response);
+}
+
+describe("learning from calls", () => {
+  it.each(["minisearch", "substring"])("three principals make a tool rank first for a request it did not match; a reset restores the ranking (%s)", async (mode) => {
+    const settings = { learning: LEARNING, searchMode: mode };
+    const before = await searchNames(settings, await caller("lt-look"), REQUEST, mode);
+    expect(before).not.toContain(TARGET);
+    expect(before[0]).toBe(RIVAL);
+
+    for (const label of ["lt-a", "lt-b", "lt-c"]) {
+      const { shown, result } = await searchAndCall(settings, await caller(label), TEACHING, TARGET, mode);
+      expect(shown).toContain(TARGET);
+      expect(result.isError).toBe(false);
+    }
+    const applied = await apply(settings);
+    const learned = applied.tools.find((entry) => entry.tool === TARGET);
+    expect(learned?.terms.map((term) => term.term)).toEqual(expect.arrayContaining(["payrol", "spreadsheet"]));
+    expect(learned?.terms.every((term) => term.principals === 3)).toBe(true);
+    // Only analyzed terms are kept: never the query's own text.
+    expect(JSON.stringify(applied)).not.toContain(TEACHING);
+
+    const after = await searchNames(settings, await caller("lt-look"), REQUEST, mode);
+    expect(after[0]).toBe(TARGET);
+    expect(after).toContain(RIVAL);
+
+    // The owner's view: per tool, terms, weights, principals, when applied.
+    const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
+    expect(report).toMatchObject({ enabled: true, version: applied.version });
+    expect(report.appliedAt).not.toBeNull();
+    expect(report.evidence?.principals).toBe(3);
+
+    const reset = await send(settings, "/v1/learning", owner, { method: "DELETE" });
+    expect(reset.status).toBe(200);
+    expect(await searchNames(settings, await caller("lt-look"), REQUEST, mode)).toEqual(before);
+  });
+
+  it("the same searches and calls from one principal change nothing", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    const before = await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch");
+    const alone = await caller("lt-alone");
+    for (let i = 0; i < 4; i++) expect((await searchAndCall(settings, alone, TEACHING, TARGET, "minisearch")).result.isError).toBe(false);
+    const applied = await apply(settings);
+    expect(applied.tools).toEqual([]);
+    expect(await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch")).toEqual(before);
+    const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
+    expect(report.evidence).toMatchObject({ principals: 1 });
+  });
+
+  it("learns nothing while learning is off (the default)", async () => {
+    const settings = { searchMode: "minisearch" };
+    for (const label of ["lt-off-a", "lt-off-b", "lt-off-c"]) await searchAndCall(settings, await caller(label), TEACHING, TARGET, "minisearch");
+    const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
+    expect(report).toMatchObject({ enabled: false, evidence: { rows: 0 } });
+  });
+
+  it("a held call (confirmation pending) and a refused call teach nothing", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    for (const label of ["lt-held-a", "lt-held-b", "lt-held-c"]) {
+      const held = await searchAndCall(settings, await caller(label), "wire currency for the payroll", HELD, "minisearch");
+      expect(held.shown).toContain(HELD);
+      expect(held.result.confirmation).toBeDefined();
+      const refused = await searchAndCall(settings, await caller(label), "open the currency vault for payroll", REFUSED, "minisearch");
+      expect(refused.shown).toContain(REFUSED);
+      expect(refused.result.isError).toBe(true);
+    }
+    const applied = await apply(settings);
+    expect(applied.tools).toEqual([]);
+    expect((await json<LearningBody>(await send(settings, "/v1/learning", owner))).evidence?.rows).toBe(0);
+  });
+
+  it("a tool outside the caller's groups, or a call that no search of the session showed, teaches nothing", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    for (const label of ["lt-gate-a", "lt-gate-b", "lt-gate-c"]) {
+      const gated = await searchAndCall(settings, await caller(label), "currency secret ledger payroll", SECRET, "minisearch");
+      expect(gated.shown).not.toContain(SECRET);
+      expect(gated.result.isError).toBe(true);
+      // The target runs, but this session's search showed other tools only.
+      const unseen = await searchAndCall(settings, await caller(label), "weather record", TARGET, "minisearch");
+      expect(unseen.shown).not.toContain(TARGET);
+      expect(unseen.result.isError).toBe(false);
+    }
+    const applied = await apply(settings);
+    expect(applied.tools).toEqual([]);
+  });
+
+  it("DELETE /v1/learning/:tool forgets one tool's evidence", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    for (const label of ["lt-one-a", "lt-one-b", "lt-one-c"]) await searchAndCall(settings, await caller(label), TEACHING, TARGET, "minisearch");
+    expect((await apply(settings)).tools.map((entry) => entry.tool)).toContain(TARGET);
+    const forgotten = await send(settings, `/v1/learning/${TARGET}`, owner, { method: "DELETE" });
+    expect(forgotten.status).toBe(200);
+    // Three principals' rows for each of the target's terms.
+    expect(await json(forgotten)).toMatchObject({ tool: TARGET, removed: 3 * new Set(analyze(TEACHING)).size });
+    const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
+    expect(report.tools.map((entry) => entry.tool)).not.toContain(TARGET);
+    expect(await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch")).not.toContain(TARGET);
+  });
+
+  it("learns over MCP, for an upstream MCP server's tool", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    const { id, url } = await upstream("mcp");
+    const weather = `${id}__changing`;
+    const config = vars(settings);
+    for (const label of ["lt-mcp-a", "lt-mcp-b", "lt-mcp-c"]) {
+      const { client } = await connect(await caller(label), { query: `?groups=${GROUP}`, env: config });
+      const found = textOf(await client.callTool({ name: "search_tools", arguments: { query: "weather lookup for my umbrella" } }));
+      expect(found).toContain(weather);
+      const ran = await client.callTool({ name: weather, arguments: { city: "Oslo" } });
+      expect(ran.isError ?? false).toBe(false);
+      await client.close();
+    }
+    const applied = await apply(settings);
+    expect(applied.tools.find((entry) => entry.tool === weather)?.terms.map((term) => term.term)).toContain("umbrella");
+    expect(url).toContain(id);
+  });
+
+  it("a quarantined upstream tool teaches nothing, though a search showed it", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    const { id, state } = await upstream("quarantine");
+    const weather = `${id}__changing`;
+    const sessions: [string, string][] = [];
+    for (const label of ["lt-q-a", "lt-q-b", "lt-q-c"]) {
+      const who = await caller(label);
+      const sid = sessionId("lt-q");
+      const found = await send(settings, `/v1/sessions/${sid}/search`, who, { body: { query: "weather lookup umbrella", enabledGroups: [GROUP] } });
+      expect((await json<{ tools: { name: string }[] }>(found)).tools.map((tool) => tool.name)).toContain(weather);
+      sessions.push([who, sid]);
+    }
+    // The upstream changes the tool's description: it is held until the owner accepts it.
+    await env.TOOL_REMOTE.fetch(state, { method: "POST", body: JSON.stringify({ version: 3 }) });
+    expect((await api(`/v1/upstreams/${id}/refresh`, { method: "POST", token: owner })).status).toBe(200);
+    for (const [who, sid] of sessions) {
+      const called = await send(settings, `/v1/sessions/${sid}/execute`, who, { body: { name: weather, arguments: { city: "Oslo" }, enabledGroups: [GROUP] } });
+      expect((await json<{ isError: boolean }>(called)).isError).toBe(true);
+    }
+    expect((await apply(settings)).tools).toEqual([]);
+  });
+
+  it("the routes are the owner's: 403 for anyone else", async () => {
+    const user = await caller("lt-user");
+    for (const [method, path] of [["GET", "/v1/learning"], ["DELETE", "/v1/learning"], ["DELETE", `/v1/learning/${TARGET}`], ["POST", "/v1/learning/apply"]] as const) {
+      expect(await errorOf(await send({ learning: LEARNING }, path, user, { method }))).toMatchObject(anError(403, "forbidden"));
+    }
+  });
+
+  it.each([
+    [{ minPrincipals: 0 }, "learning.minPrincipals"],
+    [{ halfLifeDays: -1 }, "learning.halfLifeDays"],
+    [{ maxTermsPerTool: 1000 }, "learning.maxTermsPerTool"],
+    [{ applyEverySeconds: 1 }, "learning.applyEverySeconds"],
+    [{ enabled: "yes" }, "learning.enabled"],
+    [{ rate: 1 }, "learning.rate"],
+  ])("refuses bad configuration %j, naming the option", async (learning, option) => {
+    const refused = await errorOf(await send({ learning }, "/v1/learning", owner));
+    expect(refused).toMatchObject(anError(503, "misconfigured"));
+    expect(refused.message).toContain(`TOOL_SEARCH_CONFIG.${option}`);
+  });
+});
