@@ -124,6 +124,8 @@ export interface GatewayConfig {
   fetchUrl: HostLists;
   mcp: McpConfig;
   limits: Limits;
+  /** Embeddings from a provider fused into ranked search (see SemanticConfig); absent = the built-in ranking alone. */
+  semantic?: SemanticConfig;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -310,6 +312,43 @@ function autoDiscoverSettings(value: unknown, field: string): AutoDiscoverConfig
   return settings;
 }
 
+// `semantic`: an embeddings provider (docs/search.md, "Embeddings providers"). Tools' vectors are computed when
+// they are stored and kept with them; each search embeds its query, within timeoutMs, else ranks lexically.
+export type SemanticConfig =
+  | { provider: "workers-ai"; model: string; timeoutMs: number }
+  | { provider: "openai-compatible"; url: string; model: string; apiKeySecret?: string; timeoutMs: number };
+
+/** How long a search waits for its query's vector by default (milliseconds). */
+export const DEFAULT_SEMANTIC_TIMEOUT_MS = 300;
+/** A Worker variable or secret name (the key of an OpenAI-compatible endpoint is read from one). */
+const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,127}$/;
+/** `http(s)://host[:port]` and a path, no credentials (the core has no URL class; fetch parses it again). */
+const ENDPOINT_URL = /^https?:\/\/[a-zA-Z0-9.-]+(:\d{1,5})?(\/[^\s#]*)?$/;
+
+function semanticSettings(value: unknown, field: string): SemanticConfig {
+  if (!isRecord(value)) throw new ConfigError(field, 'must be an object: {provider: "workers-ai", model} or {provider: "openai-compatible", url, model, apiKeySecret?}');
+  const provider = oneOf(value.provider, `${field}.provider`, ["workers-ai", "openai-compatible"] as const);
+  const known = provider === "workers-ai" ? ["provider", "model", "timeoutMs"] : ["provider", "url", "model", "apiKeySecret", "timeoutMs"];
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new ConfigError(`${field}.${key}`, `unknown field for provider "${provider}"; known: ${known.join(", ")}`);
+  }
+  const model = value.model;
+  if (typeof model !== "string" || model.trim() === "" || model.length > 256) {
+    throw new ConfigError(`${field}.model`, `must be the model's name (1 to 256 characters), got ${JSON.stringify(model)}`);
+  }
+  const timeoutMs = value.timeoutMs === undefined ? DEFAULT_SEMANTIC_TIMEOUT_MS : integer(value.timeoutMs, `${field}.timeoutMs`, 10, 60_000);
+  if (provider === "workers-ai") return { provider, model, timeoutMs };
+  const url = value.url;
+  if (typeof url !== "string" || url.length > 2_048 || !ENDPOINT_URL.test(url)) {
+    throw new ConfigError(`${field}.url`, `must be the endpoint's http(s) URL without credentials (e.g. https://host/v1/embeddings), got ${JSON.stringify(url)}`);
+  }
+  const secret = value.apiKeySecret;
+  if (secret !== undefined && (typeof secret !== "string" || !SECRET_NAME.test(secret))) {
+    throw new ConfigError(`${field}.apiKeySecret`, `must name the Worker secret that holds the key (A-Z, 0-9, _), got ${JSON.stringify(secret)}`);
+  }
+  return { provider, url, model, timeoutMs, ...(secret === undefined ? {} : { apiKeySecret: secret }) };
+}
+
 const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
   maxBodyBytes: [1024, 100 * 1024 * 1024],
   maxBulkBodyBytes: [1024, 100 * 1024 * 1024],
@@ -387,6 +426,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "autoDiscover":
         config.autoDiscover = autoDiscoverSettings(value, field);
+        break;
+      case "semantic":
+        config.semantic = semanticSettings(value, field);
         break;
       case "limits": {
         if (!isRecord(value)) throw new ConfigError(field, "must be an object");

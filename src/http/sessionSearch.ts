@@ -6,6 +6,7 @@ import { runSearchTools } from "../core/turn/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
 import { currentRegistry, registrySearchIndex } from "../isolate/registryCache.ts";
+import { semanticSearchIndex } from "../isolate/semanticSearch.ts";
 import { sessionStub } from "../durable/stubs.ts";
 import { sessionIdentity } from "./stage.ts";
 import type { Call } from "./stage.ts";
@@ -26,12 +27,15 @@ export async function searchSession(
   // one, adds the registry result's names to the discovered set. One Durable Object round trip per search.
   const loaded = await currentRegistry(call.env, call.settings);
   // Over the tools the caller's groups show, and an index of those only: hidden tools move nothing.
-  const result = runSearchTools(params, {
-    catalog: visibleCatalog(loaded.definitions, enabledGroups),
-    index: registrySearchIndex(loaded, mode, enabledGroups),
-    enabledGroups: undefined,
-    config: call.settings.config,
-  });
+  const catalog = visibleCatalog(loaded.definitions, enabledGroups);
+  // With an embeddings provider, the index fused with the tools' vectors (isolate/semanticSearch.ts).
+  const { index, stats } = await semanticSearchIndex(
+    { env: call.env, semantic: call.settings.config.semantic, ctx: call.ctx },
+    loaded,
+    { index: registrySearchIndex(loaded, mode, enabledGroups), catalog, mode, query: params.query },
+  );
+  const ranked = runSearchTools(params, { catalog, index, enabledGroups: undefined, config: call.settings.config });
+  const result = stats === undefined ? ranked : { ...ranked, stats };
   const registryNames = result.tools.map((tool) => tool.name);
   const inClientCatalog = await session.search({ identity, params, mode, enabledGroups, config: call.settings.config, registryNames });
   // A new session past the principal's limit keeps nothing: 429 (the search itself is not kept either).

@@ -1,0 +1,49 @@
+// How an embeddings provider's vectors are best fused with the lexical ranking (src/core/search/vectorFusion.ts):
+// nDCG@10 of the `minisearch` mode on the four retrieval sets (bench/retrievalSets.ts), lexical alone, vectors
+// alone, reciprocal rank fusion and score mixes, with the deterministic hashed-word vectors of the test fixture (no
+// hosted model is reachable here: the figures compare the fusion methods, they do not predict a real model's gain).
+// Run: `npx node bench/embeddingFusion.ts` (prints one JSON object).
+import { createSearchIndex } from "../src/core/search/createIndex.ts";
+import { embeddingText, packVector } from "../src/core/search/toolVectors.ts";
+import { withQueryVector, type Fusion } from "../src/core/search/vectorFusion.ts";
+import { hashedEmbedding } from "../test/fixtures/hashedEmbeddings.ts";
+import { loadBenchData } from "./catalog.ts";
+import { measureRetrieval } from "./metrics.ts";
+import { loadRetrievalSetsWith } from "./retrievalSets.ts";
+
+const FUSIONS: Record<string, Fusion> = {
+  rrf60: { method: "rrf", k: 60 },
+  rrf20: { method: "rrf", k: 20 },
+  mix30: { method: "mix", weight: 0.3 },
+  mix50: { method: "mix", weight: 0.5 },
+  mix70: { method: "mix", weight: 0.7 },
+};
+
+function pack(text: string): Int8Array {
+  return packVector(hashedEmbedding(text)) ?? new Int8Array(0);
+}
+
+const data = loadBenchData();
+if ("missing" in data) {
+  console.error(data.missing);
+  process.exit(1);
+}
+const results: Record<string, Record<string, number>> = {};
+for (const set of loadRetrievalSetsWith(data.meta)) {
+  const names = new Set(set.catalog.map((tool) => tool.name));
+  const index = createSearchIndex("minisearch", set.catalog);
+  const vectors = new Map(set.catalog.map((tool) => [tool.name, pack(embeddingText(tool))]));
+  const row: Record<string, number> = {};
+  const ndcg = (search: (query: string) => readonly string[]): number => Number(measureRetrieval(search, set.queries, names).ndcgAt10.toFixed(4));
+  row["lexical"] = ndcg((query) => index.searchPage(query, 10).names);
+  row["vectorsOnly"] = ndcg((query) => {
+    const q = pack(query);
+    return withQueryVector(createSearchIndex("substring", []), set.catalog, vectors, q, { method: "rrf", k: 60 }).searchPage(query, 10).names;
+  });
+  for (const [label, fusion] of Object.entries(FUSIONS)) {
+    row[label] = ndcg((query) => withQueryVector(index, set.catalog, vectors, pack(query), fusion).searchPage(query, 10).names);
+  }
+  results[set.name] = { tools: set.catalog.length, queries: set.queries.length, ...row };
+  console.error(`${set.name}: ${JSON.stringify(row)}`);
+}
+console.log(JSON.stringify(results, null, 2));
