@@ -12,11 +12,13 @@ import { measureRetrieval } from "./metrics.ts";
 import { loadRetrievalSetsWith } from "./retrievalSets.ts";
 
 const FUSIONS: Record<string, Fusion> = {
-  rrf60: { method: "rrf", k: 60 },
-  rrf20: { method: "rrf", k: 20 },
-  mix30: { method: "mix", weight: 0.3 },
-  mix50: { method: "mix", weight: 0.5 },
-  mix70: { method: "mix", weight: 0.7 },
+  "rrf k60 w0.5": { method: "rrf", k: 60, weight: 0.5 },
+  "rrf k20 w0.5": { method: "rrf", k: 20, weight: 0.5 },
+  "rrf k20 w0.3": { method: "rrf", k: 20, weight: 0.3 },
+  "rrf k20 w0.2": { method: "rrf", k: 20, weight: 0.2 },
+  "mix w0.5": { method: "mix", weight: 0.5 },
+  "mix w0.3": { method: "mix", weight: 0.3 },
+  "mix w0.2": { method: "mix", weight: 0.2 },
 };
 
 function pack(text: string): Int8Array {
@@ -38,7 +40,7 @@ for (const set of loadRetrievalSetsWith(data.meta)) {
   row["lexical"] = ndcg((query) => index.searchPage(query, 10).names);
   row["vectorsOnly"] = ndcg((query) => {
     const q = pack(query);
-    return withQueryVector(createSearchIndex("substring", []), set.catalog, vectors, q, { method: "rrf", k: 60 }).searchPage(query, 10).names;
+    return withQueryVector(createSearchIndex("substring", []), set.catalog, vectors, q, { method: "rrf", k: 60, weight: 1 }).searchPage(query, 10).names;
   });
   for (const [label, fusion] of Object.entries(FUSIONS)) {
     row[label] = ndcg((query) => withQueryVector(index, set.catalog, vectors, pack(query), fusion).searchPage(query, 10).names);

@@ -122,6 +122,10 @@ export function openAiCompatibleProvider(options: { url: string; model: string; 
 /** The provider `semantic` configures, over this environment's binding or secret. */
 export function providerOf(env: Env, semantic: SemanticConfig): EmbeddingProvider {
   if (semantic.provider === "workers-ai") return workersAiProvider(aiBindingOf(env), semantic.model);
-  const key: unknown = semantic.apiKeySecret === undefined ? undefined : Reflect.get(env, semantic.apiKeySecret);
-  return openAiCompatibleProvider({ url: semantic.url, model: semantic.model, apiKey: typeof key === "string" && key !== "" ? key : undefined });
+  const secret = semantic.apiKeySecret;
+  const key: unknown = secret === undefined ? undefined : Reflect.get(env, secret);
+  const provider = openAiCompatibleProvider({ url: semantic.url, model: semantic.model, apiKey: typeof key === "string" && key !== "" ? key : undefined });
+  if (secret === undefined || (typeof key === "string" && key !== "")) return provider;
+  // A key was configured but is not there: every call fails, saying which secret to set, and nothing is sent.
+  return { ...provider, embed: () => Promise.reject(new Error(`the secret ${secret} is not set (wrangler secret put ${secret})`)) };
 }

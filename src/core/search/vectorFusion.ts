@@ -7,17 +7,18 @@ import { similarity } from "./toolVectors.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /**
- * How the two rankings are fused: reciprocal rank fusion (each ranking adds 1/(k + rank)), or a mix of scores
- * (weight × the similarity, scaled to 0..1 over the candidates, plus (1 − weight) × the lexical relevance).
+ * How the two rankings are fused, `weight` being the vector side's share (0 to 1): reciprocal rank fusion (the
+ * lexical ranking adds (1 − weight)/(k + rank), the vector ranking weight/(k + rank)), or a mix of scores (weight ×
+ * the similarity, scaled to 0..1 over the candidates, plus (1 − weight) × the lexical relevance).
  */
-export type Fusion = { method: "rrf"; k: number } | { method: "mix"; weight: number };
+export type Fusion = { method: "rrf"; k: number; weight: number } | { method: "mix"; weight: number };
 
 /**
  * Chosen on the four retrieval sets (bench/embeddingFusion.ts; docs/search.md, "Embeddings providers"): reciprocal
  * rank fusion needs no score scale, which differs from one embedding model to another, and was no worse than the best
  * mix on any set.
  */
-export const DEFAULT_FUSION: Fusion = { method: "rrf", k: 60 };
+export const DEFAULT_FUSION: Fusion = { method: "rrf", k: 20, weight: 0.5 };
 
 /** How many of each ranking's best are fused; past them the lexical ranking continues as it is. */
 export const FUSION_DEPTH = 50;
@@ -63,8 +64,8 @@ function fuse(
   lexical.forEach((name, rank) => note(name, rank));
   byVector.forEach(({ name }, rank) => note(name, lexical.length + rank));
   if (fusion.method === "rrf") {
-    lexical.forEach((name, rank) => score.set(name, 1 / (fusion.k + rank + 1)));
-    byVector.forEach(({ name }, rank) => score.set(name, (score.get(name) ?? 0) + 1 / (fusion.k + rank + 1)));
+    lexical.forEach((name, rank) => score.set(name, (1 - fusion.weight) / (fusion.k + rank + 1)));
+    byVector.forEach(({ name }, rank) => score.set(name, (score.get(name) ?? 0) + fusion.weight / (fusion.k + rank + 1)));
   } else {
     const top = byVector[0]?.score ?? 0;
     const bottom = byVector.at(-1)?.score ?? 0;
@@ -102,7 +103,8 @@ class VectorFusedIndex implements SearchIndex {
 
   searchPage(query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage {
     if (query.trim() === "") return this.#base.searchPage(query, count, accept);
-    const depth = Math.max(FUSION_DEPTH, Number.isFinite(count) ? count : 0);
+    // A fixed depth, whatever the page: every page of one query cuts the same ranking.
+    const depth = FUSION_DEPTH;
     const lexical = this.#base.searchPage(query, depth, accept);
     const byVector = vectorRanking(this.#catalog, this.#vectors, this.#query, depth, accept);
     const relevance = new Map<string, number>();
