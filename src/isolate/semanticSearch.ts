@@ -8,7 +8,7 @@ import type { SearchMode, SemanticConfig } from "../core/config.ts";
 import { CircuitBreaker, EmbeddingTimeout, QueryVectorCache } from "../core/search/embeddingProvider.ts";
 import type { EmbeddingProvider, FallbackReason } from "../core/search/embeddingProvider.ts";
 import { embeddingText, packVector, vectorDigest } from "../core/search/toolVectors.ts";
-import { withQueryVector } from "../core/search/vectorFusion.ts";
+import { DEFAULT_FUSION, withQueryVector } from "../core/search/vectorFusion.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import type { SearchStats } from "../core/turn/searchTools.ts";
 import type { ToolDefinition } from "../core/types.ts";
@@ -217,5 +217,6 @@ export async function semanticSearchIndex(
   if (version.vectors.size === 0) return { index: search.index, stats: { semantic: "fallback", reason: "no_tool_vectors" } };
   const vector = await queryVector(st, provider, semantic, query);
   if (typeof vector === "string") return { index: search.index, stats: { semantic: "fallback", reason: vector } };
-  return { index: withQueryVector(search.index, search.catalog, version.vectors, vector), stats: { semantic: "vectors" } };
+  const fusion = { ...DEFAULT_FUSION, weight: semantic.weight };
+  return { index: withQueryVector(search.index, search.catalog, version.vectors, vector, fusion), stats: { semantic: "vectors" } };
 }

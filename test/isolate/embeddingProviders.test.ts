@@ -78,8 +78,8 @@ describe("workersAiProvider", () => {
   it("is found on the environment by providerOf, with the OpenAI-compatible key from its secret", async () => {
     const binding = { run: () => Promise.resolve({ shape: [1, 1], data: [[1]] }) };
     const env = { AI: binding, EMBED_KEY: "sk-env" } as unknown as Env;
-    expect(await providerOf(env, { provider: "workers-ai", model: "m", timeoutMs: 300 }).embed(["a"], 1_000)).toEqual([[1]]);
-    const missing = providerOf({} as unknown as Env, { provider: "openai-compatible", url: "https://x/v1/embeddings", model: "m", apiKeySecret: "ABSENT_KEY", timeoutMs: 300 });
+    expect(await providerOf(env, { provider: "workers-ai", model: "m", timeoutMs: 300, weight: 0.5 }).embed(["a"], 1_000)).toEqual([[1]]);
+    const missing = providerOf({} as unknown as Env, { provider: "openai-compatible", url: "https://x/v1/embeddings", model: "m", apiKeySecret: "ABSENT_KEY", timeoutMs: 300, weight: 0.5 });
     await expect(missing.embed(["a"], 1_000)).rejects.toThrow(/ABSENT_KEY is not set/);
   });
 });
