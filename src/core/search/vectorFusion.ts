@@ -3,7 +3,6 @@
 // ranking stays the index's own, and the wrapper exists only for a search that has its query's vector.
 import type { ToolDefinition } from "../types.ts";
 import { NameLookup } from "./exactNames.ts";
-import { similarity } from "./toolVectors.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /**
@@ -35,6 +34,51 @@ function lookupOf(catalog: readonly ToolDefinition[]): NameLookup {
   return lookup;
 }
 
+/** A catalog's vectors in one block, a row per tool that has one (the similarity loop reads memory in order). */
+interface VectorMatrix {
+  /** How many vectors the map held when the matrix was made (a fill adds vectors to the same map). */
+  held: number;
+  dimensions: number;
+  /** Row → the tool's position in the catalog. */
+  at: Int32Array;
+  rows: Int8Array;
+  /** Row → 1 / the row's length. */
+  inverseNorms: Float64Array;
+}
+
+const matrices = new WeakMap<readonly ToolDefinition[], WeakMap<ReadonlyMap<string, Int8Array>, VectorMatrix>>();
+
+function matrixOf(catalog: readonly ToolDefinition[], vectors: ReadonlyMap<string, Int8Array>, dimensions: number): VectorMatrix {
+  let byVectors = matrices.get(catalog);
+  if (byVectors === undefined) {
+    byVectors = new WeakMap();
+    matrices.set(catalog, byVectors);
+  }
+  const kept = byVectors.get(vectors);
+  if (kept !== undefined && kept.held === vectors.size && kept.dimensions === dimensions) return kept;
+  const at: number[] = [];
+  const rows: Int8Array[] = [];
+  catalog.forEach((tool, position) => {
+    const vector = vectors.get(tool.name);
+    // Another model's vector (other dimensions) is no candidate.
+    if (vector?.length === dimensions) {
+      at.push(position);
+      rows.push(vector);
+    }
+  });
+  const block = new Int8Array(rows.length * dimensions);
+  const inverseNorms = new Float64Array(rows.length);
+  rows.forEach((row, index) => {
+    block.set(row, index * dimensions);
+    let norm = 0;
+    for (const value of row) norm += value * value;
+    inverseNorms[index] = norm === 0 ? 0 : 1 / Math.sqrt(norm);
+  });
+  const matrix = { held: vectors.size, dimensions, at: Int32Array.from(at), rows: block, inverseNorms };
+  byVectors.set(vectors, matrix);
+  return matrix;
+}
+
 /** The `depth` tools most similar to `query` among those `accept` keeps, best first (ties in catalog order). */
 function vectorRanking(
   catalog: readonly ToolDefinition[],
@@ -43,13 +87,28 @@ function vectorRanking(
   depth: number,
   accept: (name: string) => boolean,
 ): { name: string; score: number }[] {
-  const scored: { name: string; score: number; at: number }[] = [];
-  catalog.forEach((tool, at) => {
-    const vector = vectors.get(tool.name);
-    if (vector !== undefined && accept(tool.name)) scored.push({ name: tool.name, score: similarity(vector, query), at });
-  });
-  scored.sort((a, b) => b.score - a.score || a.at - b.at);
-  return scored.slice(0, depth);
+  const { at, rows, inverseNorms, dimensions } = matrixOf(catalog, vectors, query.length);
+  let queryNorm = 0;
+  for (const value of query) queryNorm += value * value;
+  if (queryNorm === 0) return [];
+  const scores = new Float64Array(at.length);
+  for (let row = 0; row < at.length; row++) {
+    let dot = 0;
+    const base = row * dimensions;
+    for (let d = 0; d < dimensions; d++) dot += (rows[base + d] ?? 0) * (query[d] ?? 0);
+    scores[row] = dot * (inverseNorms[row] ?? 0);
+  }
+  // The best rows first; only those the caller accepts, until `depth`.
+  const order = Array.from({ length: at.length }, (_, row) => row)
+    .toSorted((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (at[a] ?? 0) - (at[b] ?? 0));
+  const scale = 1 / Math.sqrt(queryNorm);
+  const ranked: { name: string; score: number }[] = [];
+  for (const row of order) {
+    if (ranked.length >= depth) break;
+    const name = catalog[at[row] ?? -1]?.name;
+    if (name !== undefined && accept(name)) ranked.push({ name, score: (scores[row] ?? 0) * scale });
+  }
+  return ranked;
 }
 
 function fuse(

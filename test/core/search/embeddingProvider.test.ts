@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { BREAKER_FAILURES, CircuitBreaker, QueryVectorCache } from "../../../src/core/search/embeddingProvider.ts";
 
-describe("CircuitBreaker", () => {
-  function clocked(): { breaker: CircuitBreaker; advance: (ms: number) => void } {
-    let now = 1_000;
-    return { breaker: new CircuitBreaker({ failures: 3, openMs: 500, now: () => now }), advance: (ms) => { now += ms; } };
-  }
+function clocked(): { breaker: CircuitBreaker; advance: (ms: number) => void } {
+  let now = 1_000;
+  return { breaker: new CircuitBreaker({ failures: 3, openMs: 500, now: () => now }), advance: (ms) => { now += ms; } };
+}
 
+describe("CircuitBreaker", () => {
   it("lets calls through until failures in a row reach the threshold, then skips them while open", () => {
     const { breaker } = clocked();
     for (let i = 0; i < 2; i++) {

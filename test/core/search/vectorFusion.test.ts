@@ -27,6 +27,8 @@ function fused(meaning: string, of: readonly ToolDefinition[] = catalog, held = 
   return withQueryVector(createSearchIndex("minisearch", of), of, held, pack(meaning));
 }
 
+const accept = (name: string): boolean => name !== "car_rental" && !name.endsWith("_7");
+
 describe("withQueryVector", () => {
   it("ranks a tool found only by its vector, which the lexical ranking misses", () => {
     const lexical = createSearchIndex("minisearch", catalog);
@@ -64,7 +66,6 @@ describe("withQueryVector", () => {
   });
 
   it("returns only the tools accept keeps, from either ranking", () => {
-    const accept = (name: string): boolean => name !== "car_rental" && !name.endsWith("_7");
     const page = fused("vroomcart").searchPage("vroomcart", Infinity, accept);
     expect(page.names.every(accept)).toBe(true);
     expect(page.total).toBe(page.names.length);
