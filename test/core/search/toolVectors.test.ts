@@ -26,6 +26,8 @@ describe("vectorDigest", () => {
   });
 });
 
+const norm = (v: number[]): number => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+
 describe("packVector and similarity", () => {
   it("packs to unit length, one byte a dimension, and keeps the cosine within about 1%", () => {
     fc.assert(fc.property(
@@ -37,7 +39,6 @@ describe("packVector and similarity", () => {
         fc.pre(pa !== undefined && pb !== undefined);
         if (pa === undefined || pb === undefined) return;
         const dot = a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
-        const norm = (v: number[]): number => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
         expect(Math.abs(similarity(pa, pb) - dot / (norm(a) * norm(b)))).toBeLessThan(0.02);
       },
     ), { numRuns: 50 });
