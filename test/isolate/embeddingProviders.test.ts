@@ -1,5 +1,6 @@
 // The providers' requests and answers: the OpenAI-compatible endpoint through a fetch of the test's, Workers AI
 // through a binding of the test's (the binding's documented shapes: run(model, {text}) → {shape, data}).
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { EmbeddingTimeout } from "../../src/core/search/embeddingProvider.ts";
 import { openAiCompatibleProvider, providerOf, workersAiProvider } from "../../src/isolate/embeddingProviders.ts";
@@ -7,7 +8,7 @@ import { openAiCompatibleProvider, providerOf, workersAiProvider } from "../../s
 function answering(body: unknown, answer: ResponseInit = {}): { fetch: typeof fetch; requests: { url: string; init: RequestInit | undefined }[] } {
   const requests: { url: string; init: RequestInit | undefined }[] = [];
   const fake: typeof fetch = (input, init) => {
-    requests.push({ url: String(input), init });
+    requests.push({ url: typeof input === "string" ? input : input instanceof URL ? input.href : input.url, init });
     return Promise.resolve(Response.json(body, answer));
   };
   return { fetch: fake, requests };
@@ -22,7 +23,8 @@ describe("openAiCompatibleProvider", () => {
     const sent = server.requests[0];
     expect(sent?.url).toBe("https://embed.example/v1/embeddings");
     expect(new Headers(sent?.init?.headers).get("authorization")).toBe("Bearer sk-1");
-    expect(JSON.parse(String(sent?.init?.body))).toEqual({ model: "m-1", input: ["first", "second"], encoding_format: "float" });
+    const body = sent?.init?.body;
+    expect(JSON.parse(typeof body === "string" ? body : "null")).toEqual({ model: "m-1", input: ["first", "second"], encoding_format: "float" });
   });
 
   it("sends no Authorization header without a key", async () => {
@@ -77,9 +79,9 @@ describe("workersAiProvider", () => {
 
   it("is found on the environment by providerOf, with the OpenAI-compatible key from its secret", async () => {
     const binding = { run: () => Promise.resolve({ shape: [1, 1], data: [[1]] }) };
-    const env = { AI: binding, EMBED_KEY: "sk-env" } as unknown as Env;
-    expect(await providerOf(env, { provider: "workers-ai", model: "m", timeoutMs: 300, weight: 0.5 }).embed(["a"], 1_000)).toEqual([[1]]);
-    const missing = providerOf({} as unknown as Env, { provider: "openai-compatible", url: "https://x/v1/embeddings", model: "m", apiKeySecret: "ABSENT_KEY", timeoutMs: 300, weight: 0.5 });
+    const withBinding = Object.assign({}, env, { AI: binding });
+    expect(await providerOf(withBinding, { provider: "workers-ai", model: "m", timeoutMs: 300, weight: 0.5 }).embed(["a"], 1_000)).toEqual([[1]]);
+    const missing = providerOf({ ...env }, { provider: "openai-compatible", url: "https://x/v1/embeddings", model: "m", apiKeySecret: "ABSENT_KEY", timeoutMs: 300, weight: 0.5 });
     await expect(missing.embed(["a"], 1_000)).rejects.toThrow(/ABSENT_KEY is not set/);
   });
 });
