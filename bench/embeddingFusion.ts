@@ -17,6 +17,7 @@ const FUSIONS: Record<string, Fusion> = {
   "rrf k20 w0.5": { method: "rrf", k: 20, weight: 0.5 },
   "rrf k20 w0.3": { method: "rrf", k: 20, weight: 0.3 },
   "rrf k20 w0.2": { method: "rrf", k: 20, weight: 0.2 },
+  "mix w0.7": { method: "mix", weight: 0.7 },
   "mix w0.5": { method: "mix", weight: 0.5 },
   "mix w0.3": { method: "mix", weight: 0.3 },
   "mix w0.2": { method: "mix", weight: 0.2 },
