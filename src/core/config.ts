@@ -204,6 +204,8 @@ export interface GatewayConfig {
   fetchUrl: HostLists;
   mcp: McpConfig;
   limits: Limits;
+  /** Embeddings from a provider fused into ranked search (see SemanticConfig); absent = the built-in ranking alone. */
+  semantic?: SemanticConfig;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -391,6 +393,50 @@ function autoDiscoverSettings(value: unknown, field: string): AutoDiscoverConfig
   return settings;
 }
 
+// `semantic`: an embeddings provider (docs/search.md, "Embeddings providers"). Tools' vectors are computed when
+// they are stored and kept with them; each search embeds its query, within timeoutMs, else ranks lexically.
+// `weight`: the vector ranking's share in the fusion (0 to 1; 0.5 = as much as the lexical ranking).
+export type SemanticConfig =
+  | { provider: "workers-ai"; model: string; timeoutMs: number; weight: number }
+  | { provider: "openai-compatible"; url: string; model: string; apiKeySecret?: string; timeoutMs: number; weight: number };
+
+/** How long a search waits for its query's vector by default (milliseconds). */
+export const DEFAULT_SEMANTIC_TIMEOUT_MS = 300;
+/** The vector ranking's default share in the fusion: as much as the lexical ranking's. */
+export const DEFAULT_SEMANTIC_WEIGHT = 0.5;
+/** A Worker variable or secret name (the key of an OpenAI-compatible endpoint is read from one). */
+const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,127}$/;
+/** `http(s)://host[:port]` and a path, no credentials (the core has no URL class; fetch parses it again). */
+const ENDPOINT_URL = /^https?:\/\/[a-zA-Z0-9.-]+(:\d{1,5})?(\/[^\s#]*)?$/;
+
+function semanticSettings(value: unknown, field: string): SemanticConfig {
+  if (!isRecord(value)) throw new ConfigError(field, 'must be an object: {provider: "workers-ai", model} or {provider: "openai-compatible", url, model, apiKeySecret?}');
+  const provider = oneOf(value.provider, `${field}.provider`, ["workers-ai", "openai-compatible"] as const);
+  const known = ["provider", "model", ...(provider === "workers-ai" ? [] : ["url", "apiKeySecret"]), "timeoutMs", "weight"];
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw new ConfigError(`${field}.${key}`, `unknown field for provider "${provider}"; known: ${known.join(", ")}`);
+  }
+  const model = value.model;
+  if (typeof model !== "string" || model.trim() === "" || model.length > 256) {
+    throw new ConfigError(`${field}.model`, `must be the model's name (1 to 256 characters), got ${JSON.stringify(model)}`);
+  }
+  const timeoutMs = value.timeoutMs === undefined ? DEFAULT_SEMANTIC_TIMEOUT_MS : integer(value.timeoutMs, `${field}.timeoutMs`, 10, 60_000);
+  const weight = value.weight ?? DEFAULT_SEMANTIC_WEIGHT;
+  if (typeof weight !== "number" || !Number.isFinite(weight) || weight < 0 || weight > 1) {
+    throw new ConfigError(`${field}.weight`, `must be a number from 0 to 1, got ${JSON.stringify(weight)}`);
+  }
+  if (provider === "workers-ai") return { provider, model, timeoutMs, weight };
+  const url = value.url;
+  if (typeof url !== "string" || url.length > 2_048 || !ENDPOINT_URL.test(url)) {
+    throw new ConfigError(`${field}.url`, `must be the endpoint's http(s) URL without credentials (e.g. https://host/v1/embeddings), got ${JSON.stringify(url)}`);
+  }
+  const secret = value.apiKeySecret;
+  if (secret !== undefined && (typeof secret !== "string" || !SECRET_NAME.test(secret))) {
+    throw new ConfigError(`${field}.apiKeySecret`, `must name the Worker secret that holds the key (A-Z, 0-9, _), got ${JSON.stringify(secret)}`);
+  }
+  return { provider, url, model, timeoutMs, weight, ...(secret === undefined ? {} : { apiKeySecret: secret }) };
+}
+
 const LIMIT_RANGES: Record<keyof Limits, [number, number]> = {
   maxBodyBytes: [1024, 100 * 1024 * 1024],
   maxBulkBodyBytes: [1024, 100 * 1024 * 1024],
@@ -474,6 +520,9 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
         break;
       case "learning":
         config.learning = learningSettings(value, field);
+        break;
+      case "semantic":
+        config.semantic = semanticSettings(value, field);
         break;
       case "limits": {
         if (!isRecord(value)) throw new ConfigError(field, "must be an object");

@@ -47,6 +47,16 @@ export type PutOutcome =
   | ({ ok: true; created: number; replaced: number } & RegistryVersion)
   | { ok: false; code: "too_many_tools"; message: string };
 
+/** A tool's embedding as stored: packed bytes (core/search/toolVectors.ts) under the digest they were computed for. */
+export interface StoredVector {
+  name: string;
+  digest: string;
+  vector: ArrayBuffer;
+}
+
+/** Names per vector lookup statement (the bound-parameter cap). */
+const VECTOR_NAMES_PER_QUERY = 100;
+
 /** Bytes of tool definitions per snapshot page, well under the RPC message limit. */
 const PAGE_BYTES = 4 * 1024 * 1024;
 /** Rows looked at per page of one search shard's part (partPage): a bound on one call's work. */
@@ -100,6 +110,9 @@ export class RegistryObject extends DurableObject<Env> {
     sql.exec(`CREATE TABLE IF NOT EXISTS snapshot_heads (
       key TEXT PRIMARY KEY, version INTEGER NOT NULL, bytes INTEGER NOT NULL, complete INTEGER NOT NULL, claimed_at INTEGER NOT NULL)`);
     sql.exec("CREATE TABLE IF NOT EXISTS snapshot_chunks (key TEXT NOT NULL, part INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (key, part))");
+    // Embeddings of the tools (docs/search.md, "Embeddings providers"), by name, under the digest of the provider and
+    // the text embedded (core/search/toolVectors.ts): computed once per definition, whatever isolate reads them.
+    sql.exec("CREATE TABLE IF NOT EXISTS tool_vectors (name TEXT PRIMARY KEY, digest TEXT NOT NULL, vector BLOB NOT NULL)");
     let epoch = ctx.storage.kv.get<string>("epoch");
     if (epoch === undefined) {
       epoch = crypto.randomUUID();
@@ -295,6 +308,30 @@ export class RegistryObject extends DurableObject<Env> {
       });
     }
     return { ok: true, changed, created, removed, taken, ...this.current };
+  }
+
+  /** The stored vectors of `names` (those it has), each with the digest it was computed for. */
+  readToolVectors(names: string[]): StoredVector[] {
+    const out: StoredVector[] = [];
+    const sql = this.ctx.storage.sql;
+    // SQLite binds at most 100 parameters per statement in Durable Objects: IN lists of that many.
+    for (let at = 0; at < names.length; at += VECTOR_NAMES_PER_QUERY) {
+      const part = names.slice(at, at + VECTOR_NAMES_PER_QUERY);
+      const rows = sql.exec<{ name: string; digest: string; vector: ArrayBuffer }>(
+        `SELECT name, digest, vector FROM tool_vectors WHERE name IN (${part.map(() => "?").join(",")})`, ...part);
+      for (const row of rows) out.push({ name: row.name, digest: row.digest, vector: row.vector });
+    }
+    return out;
+  }
+
+  /** Keeps tools' vectors (each replaces the name's previous one). */
+  writeToolVectors(vectors: StoredVector[]): void {
+    const sql = this.ctx.storage.sql;
+    this.ctx.storage.transactionSync(() => {
+      for (const { name, digest, vector } of vectors) {
+        sql.exec("INSERT OR REPLACE INTO tool_vectors (name, digest, vector) VALUES (?, ?, ?)", name, digest, vector);
+      }
+    });
   }
 
   /** Records an upstream id (GET /v1/upstreams lists them); false when `max` are already recorded. */

@@ -6,8 +6,10 @@ import { runSearchTools, SEARCH_TOOLS_NAME, searchPageLength, searchToolsAnswer 
 import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { isSessionRefusal } from "../durable/sessionLimit.ts";
 import { withLearning } from "../core/learning/overlay.ts";
+import type { LearnedOverlay } from "../core/learning/overlay.ts";
 import { currentRegistry, noteRegistryVersion, registrySearchIndex } from "../isolate/registryCache.ts";
 import type { LoadedRegistry } from "../isolate/registryCache.ts";
+import { semanticSearchIndex } from "../isolate/semanticSearch.ts";
 import { currentLearning } from "../isolate/learningCache.ts";
 import { shardedRegistrySearch, staleShardVersion } from "../isolate/shardedSearches.ts";
 import { sessionStub } from "../durable/stubs.ts";
@@ -30,15 +32,9 @@ export async function searchSession(
   // session RPC either searches the session's client catalog (search and discovery in one atomic step) or, without
   // one, adds the registry result's names to the discovered set. One Durable Object round trip per search.
   const [loaded, learned] = await Promise.all([currentRegistry(call.env, call.settings), currentLearning(call.env, call.settings)]);
-  // Over the tools the caller's groups show, and an index of those only: hidden tools move nothing. What calls taught
-  // (learning on) moves ranks among them (docs/search.md, "Learning from calls"); a sharded registry is searched
-  // without it (the shards hold no learned field).
-  const result = await shardedSearch(call, loaded, params, mode, enabledGroups) ?? runSearchTools(params, {
-    catalog: visibleCatalog(loaded.definitions, enabledGroups),
-    index: withLearning(registrySearchIndex(loaded, mode, enabledGroups), learned),
-    enabledGroups: undefined,
-    config: call.settings.config,
-  });
+  // A sharded registry is searched by its shards (no learned field or provider vectors there yet); else in the isolate.
+  const result = await shardedSearch(call, loaded, params, mode, enabledGroups)
+    ?? await isolateSearch(call, { loaded, learned }, params, mode, enabledGroups);
   const registryNames = result.tools.map((tool) => tool.name);
   const learnTerms = searchLearnTerms(call, params.query);
   const inClientCatalog = await session.search({
@@ -48,6 +44,29 @@ export async function searchSession(
   if (isSessionRefusal(inClientCatalog)) throw tooManySessions(inClientCatalog);
   countUsage(call, { searches: 1 });
   return inClientCatalog ?? result;
+}
+
+/**
+ * The registry search in the isolate: over the tools the caller's groups show, and an index of those only (hidden
+ * tools move nothing); with an embeddings provider, fused with the tools' vectors (isolate/semanticSearch.ts); what
+ * calls taught (learning on) moves ranks among them (docs/search.md, "Learning from calls").
+ */
+async function isolateSearch(
+  call: Call,
+  state: { loaded: LoadedRegistry; learned: LearnedOverlay | undefined },
+  params: SearchToolsParams,
+  mode: SearchMode,
+  enabledGroups: string[],
+): Promise<SearchToolsResult> {
+  const { loaded, learned } = state;
+  const catalog = visibleCatalog(loaded.definitions, enabledGroups);
+  const { index, stats } = await semanticSearchIndex(
+    { env: call.env, semantic: call.settings.config.semantic, ctx: call.ctx },
+    loaded,
+    { index: registrySearchIndex(loaded, mode, enabledGroups), catalog, mode, query: params.query },
+  );
+  const ranked = runSearchTools(params, { catalog, index: withLearning(index, learned), enabledGroups: undefined, config: call.settings.config });
+  return stats === undefined ? ranked : { ...ranked, stats };
 }
 
 /**

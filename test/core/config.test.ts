@@ -162,3 +162,28 @@ describe("config searchShards", () => {
     expect(shardsProblem({ aboveTools: 10, count: 2, shards: 3 })).toBe("TOOL_SEARCH_CONFIG.searchShards.shards");
   });
 });
+
+describe("config: semantic", () => {
+  it("is absent by default, and reads either provider with its defaults", () => {
+    expect(defaultConfig().semantic).toBeUndefined();
+    expect(parseConfig({ semantic: { provider: "workers-ai", model: "@cf/baai/bge-m3" } }).semantic)
+      .toEqual({ provider: "workers-ai", model: "@cf/baai/bge-m3", timeoutMs: 300, weight: 0.5 });
+    expect(parseConfig({
+      semantic: { provider: "openai-compatible", url: "https://api.example.com/v1/embeddings", model: "text-embedding-3-small", apiKeySecret: "OPENAI_API_KEY", timeoutMs: 800, weight: 0.3 },
+    }).semantic).toEqual({
+      provider: "openai-compatible", url: "https://api.example.com/v1/embeddings", model: "text-embedding-3-small", apiKeySecret: "OPENAI_API_KEY", timeoutMs: 800, weight: 0.3,
+    });
+  });
+
+  it.each([
+    [{ provider: "workers-ai", model: "m", weight: 1.5 }, "TOOL_SEARCH_CONFIG.semantic.weight"],
+    [{ provider: "workers-ai", model: "m", apiKeySecret: "KEY" }, "TOOL_SEARCH_CONFIG.semantic.apiKeySecret"],
+    [{ provider: "openai-compatible", model: "m" }, "TOOL_SEARCH_CONFIG.semantic.url"],
+    [{ provider: "openai-compatible", model: "", url: "https://x/v1/embeddings" }, "TOOL_SEARCH_CONFIG.semantic.model"],
+    [{ provider: "workers-ai", model: "m", timeoutMs: 300.5 }, "TOOL_SEARCH_CONFIG.semantic.timeoutMs"],
+    ["workers-ai", "TOOL_SEARCH_CONFIG.semantic"],
+  ])("refuses %j, naming %s", (semantic, field) => {
+    expect(() => parseConfig({ semantic })).toThrow(ConfigError);
+    expect(() => parseConfig({ semantic })).toThrow(field);
+  });
+});

@@ -74,7 +74,17 @@ export interface SearchToolsResult {
   /** Other tools of the returned tools' groups (names only), when any. */
   related?: string[];
   hint: string;
+  /** How the ranking was made, where the deployment has an embeddings provider (absent without one). */
+  stats?: SearchStats;
 }
+
+/**
+ * `vectors`: the lexical ranking fused with the provider's embeddings; `fallback`: lexical only, for `reason` (the
+ * provider failed or timed out, is skipped after repeated failures, or no tool has a vector yet).
+ */
+export type SearchStats =
+  | { semantic: "vectors" }
+  | { semantic: "fallback"; reason: "error" | "timeout" | "circuit_open" | "no_tool_vectors" };
 
 /** `POST /v1/sessions/:sid/execute`: `{content, isError, confirmation?, signIn?}`, for every tool-level outcome. */
 export interface ExecuteAnswer {

@@ -5,6 +5,7 @@ import { TOOL_SHAPES, toShape } from "../../core/tools/shapes.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import { registryStub } from "../../durable/stubs.ts";
 import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
+import { storeToolVectors } from "../../isolate/semanticSearch.ts";
 import { effectiveGroups, requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
 import { itemShape, readContext, readDefaults, readTool } from "../toolImport.ts";
@@ -101,6 +102,7 @@ export async function putTool(request: RouteRequest, call: Call): Promise<Respon
   const outcome = await registryStub(call.env).put([entry], call.settings.config.limits.maxTools, call.settings.demoCatalog);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   noteRegistryVersion(outcome);
+  await storeToolVectors(call.env, call.settings.config.semantic, () => currentRegistry(call.env, call.settings), call.ctx);
   return Response.json(
     { tool: entry.definition, context: entry.context, version: outcome.version, shape },
     { status: outcome.created > 0 ? 201 : 200 },
@@ -137,6 +139,7 @@ export async function putTools(request: RouteRequest, call: Call): Promise<Respo
   const outcome = await registryStub(call.env).put(entries, limits.maxTools, call.settings.demoCatalog);
   if (!outcome.ok) throw new HttpError(409, outcome.code, outcome.message);
   noteRegistryVersion(outcome);
+  await storeToolVectors(call.env, call.settings.config.semantic, () => currentRegistry(call.env, call.settings), call.ctx);
   return Response.json({
     registered: entries.length,
     created: outcome.created,

@@ -9,7 +9,8 @@ import type { AcceptChoice } from "../../core/upstream/pins.ts";
 import type { UpstreamGuardSettings } from "../../core/upstream/toolGuard.ts";
 import type { UpstreamAnswer } from "../../durable/upstreamObject.ts";
 import { registryStub, upstreamStub } from "../../durable/stubs.ts";
-import { noteRegistryVersion } from "../../isolate/registryCache.ts";
+import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
+import { storeToolVectors } from "../../isolate/semanticSearch.ts";
 import { requireOwner } from "../auth.ts";
 import { readJsonObject } from "../body.ts";
 import { badField, HttpError } from "../errors.ts";
@@ -149,6 +150,12 @@ function answer<T>(outcome: UpstreamAnswer<T>, status = 200): Response {
   return Response.json({ upstream: outcome.value, ...(outcome.registry ? { version: outcome.registry.version } : {}) }, { status });
 }
 
+/** An import's answer, once the imported tools' vectors are being stored (with an embeddings provider). */
+async function withToolVectors(call: Call, response: Response): Promise<Response> {
+  await storeToolVectors(call.env, call.settings.config.semantic, () => currentRegistry(call.env, call.settings), call.ctx);
+  return response;
+}
+
 export async function putUpstream(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const id = upstreamId(request);
@@ -159,7 +166,7 @@ export async function putUpstream(request: RouteRequest, call: Call): Promise<Re
     throw new HttpError(409, "too_many_upstreams", `at most ${UPSTREAM_LIMITS.upstreams} upstream MCP servers can be configured`);
   }
   const outcome = await upstreamStub(call.env, id).configure(config, call.settings.config.limits.maxTools, call.principal.id);
-  return answer(outcome, outcome.created ? 201 : 200);
+  return withToolVectors(call, answer(outcome, outcome.created ? 201 : 200));
 }
 
 export async function listUpstreams(_request: RouteRequest, call: Call): Promise<Response> {
@@ -193,7 +200,7 @@ export async function refreshUpstream(request: RouteRequest, call: Call): Promis
   requireOwner(call.principal);
   const id = upstreamId(request);
   await enforceRateLimit(call);
-  return answer(await upstreamStub(call.env, id).refresh(true));
+  return withToolVectors(call, answer(await upstreamStub(call.env, id).refresh(true)));
 }
 
 /**
@@ -225,5 +232,5 @@ export async function acceptUpstream(request: RouteRequest, call: Call): Promise
   // No body reads as `{}`, which names no tool: refused with the shape to send.
   const choices = readAcceptChoices(await readJsonObject(request, call.settings.config.limits.maxBodyBytes, { emptyIsObject: true }));
   await enforceRateLimit(call);
-  return answer(await upstreamStub(call.env, id).accept(choices));
+  return withToolVectors(call, answer(await upstreamStub(call.env, id).accept(choices)));
 }
