@@ -433,4 +433,33 @@ export class SemanticVectors {
     }
     return cosines;
   }
+
+  /**
+   * Each slot's cosine with `vector` (a whole request's), times (1 − share), plus share × its best cosine with one of
+   * `parts` (its sentences' vectors, queryVector each): one pass over the tools for all of them.
+   */
+  mixedCosines(vector: Float32Array, parts: readonly Float32Array[], share: number): Float32Array {
+    this.centre();
+    const mean = this.#mean;
+    const offsetOf = (v: Float32Array): number => {
+      let offset = 0;
+      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (v[d] ?? 0) * (mean[d] ?? 0);
+      return offset;
+    };
+    const offset = offsetOf(vector);
+    const partOffsets = parts.map(offsetOf);
+    const slots = this.#slots;
+    const cosines = new Float32Array(slots);
+    const tools = this.#vectors;
+    const inverseNorms = this.#inverseNorms;
+    for (let slot = 0; slot < slots; slot++) {
+      const inverseNorm = inverseNorms[slot] ?? 0;
+      if (inverseNorm === 0) continue;
+      const at = slot * EMBEDDING_DIMENSIONS;
+      let best = -Infinity;
+      for (let p = 0; p < parts.length; p++) best = Math.max(best, dotWithRow(parts[p] ?? vector, tools, at) - (partOffsets[p] ?? 0));
+      cosines[slot] = ((1 - share) * (dotWithRow(vector, tools, at) - offset) + share * best) * inverseNorm;
+    }
+    return cosines;
+  }
 }
