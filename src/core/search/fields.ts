@@ -13,7 +13,7 @@ export const SHARED_TEXT_FIELDS: ReadonlySet<number> = new Set([FIELDS.indexOf("
  * searches pairs (RankingTuning.phraseWeight > 0): a query that says two words in a row finds the tools that do, above
  * those that hold them apart.
  */
-export const PHRASE_FIELDS: ReadonlySet<number> = new Set(globalThis.process?.env?.NAMEPAIRS ? [FIELDS.indexOf("name")] : [FIELDS.indexOf("name"), FIELDS.indexOf("description")]);
+export const PHRASE_FIELDS: ReadonlySet<number> = new Set([FIELDS.indexOf("name"), FIELDS.indexOf("description")]);
 
 /** The index term of two adjacent terms: a space never occurs inside a term, so no word is mistaken for a pair. */
 export function phraseTerm(first: string, second: string): string {
