@@ -10,7 +10,10 @@
 // so a tool that shares no word with the query can still be found (at a cosine of SEMANTIC_FLOOR or more). The vectors
 // also steer the lexical half, on the query side only: a word weighs its centrality in the query, and a word the
 // catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
-// Tuned on ../shared/eval/metatool.json with general IR choices only (see the docs/search.md, "How the minisearch mode ranks").
+// A request of several sentences is also read sentence by sentence (each word's centrality in its own sentence, a
+// tool's best cosine with one sentence), and pairs of adjacent query words that a name or description holds in a row
+// count on top of their words (phraseWeight). Judged on four retrieval sets of four sources, one left out at a time
+// (bench/tuning.ts; docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm } from "./fields.ts";
