@@ -135,10 +135,10 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     });
 
     it("ranks a request of one sentence as the whole request does", () => {
-      const index = createMiniSearchIndex(office);
+      const ranked = createMiniSearchIndex(office);
       const whole = createMiniSearchIndex(office, wholeRequestOnly);
       for (const query of ["cook dinner for my team tonight and tell me whether it will rain", "read the file contents", "quarterly sales report for the team"]) {
-        expect(index.search(query)).toEqual(whole.search(query));
+        expect(ranked.search(query)).toEqual(whole.search(query));
       }
     });
 
