@@ -13,6 +13,7 @@ const UPSTREAM_SEPARATOR = "__";
 const IDENTIFIER_LIKE = /[_.\-\d]|\p{Ll}\p{Lu}/u;
 const SURROUNDING_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 const WORD_RUNS = /[\p{L}\p{N}]+/gu;
+const LOWER_ASCII_WORD = /^[a-z]+$/;
 /** Longer text is no name (names are at most 64 characters; spaced words a little longer): no key is worked out. */
 const MAX_NAME_TEXT = 200;
 
@@ -24,6 +25,12 @@ export function nameKey(text: string): string {
   if (isAscii(text)) return asciiNameKey(text);
   const words: string[] = [];
   for (const run of text.match(WORD_RUNS) ?? []) {
+    // Most runs of most names are one lower-case word: no boundary to find (the four patterns cost a build at
+    // 10,000 tools a sixth of its time).
+    if (LOWER_ASCII_WORD.test(run)) {
+      words.push(run);
+      continue;
+    }
     let spaced = run;
     for (const [pattern, replacement] of CAMEL_BOUNDARIES) spaced = spaced.replace(pattern, replacement);
     for (const word of spaced.split(" ")) if (word !== "") words.push(word.toLowerCase());

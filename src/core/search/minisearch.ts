@@ -10,7 +10,10 @@
 // so a tool that shares no word with the query can still be found (at a cosine of SEMANTIC_FLOOR or more). The vectors
 // also steer the lexical half, on the query side only: a word weighs its centrality in the query, and a word the
 // catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
-// Tuned on ../shared/eval/metatool.json with general IR choices only (see the docs/search.md, "How the minisearch mode ranks").
+// A request of several sentences is also read sentence by sentence (each word's centrality in its own sentence, a
+// tool's best cosine with one sentence), and pairs of adjacent query words that a name or description holds in a row
+// count on top of their words (phraseWeight). Judged on four retrieval sets of four sources, one left out at a time
+// (bench/tuning.ts; docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm } from "./fields.ts";
@@ -21,7 +24,7 @@ import { diffCatalog } from "./catalogDiff.ts";
 import { withExactNames } from "./exactNames.ts";
 import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
 import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
-import { hasCjk, tokenize } from "./text.ts";
+import { hasCjk, requestSentences, tokenize } from "./text.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
@@ -89,6 +92,17 @@ export interface RankingTuning {
    * (bm25Rank.ts, QueryTerm.phrase). 0 = off.
    */
   phraseWeight: number;
+  /**
+   * With the semantic half, a request of several sentences (requestSentences): a tool's cosine is (1 − this) × its
+   * cosine with the whole request plus this × its best cosine with one sentence, so that a tool serving one of the
+   * request's asks is not judged by the blend of all of them. 0 = the whole request only.
+   */
+  sentenceShare: number;
+  /**
+   * With the semantic half, a request of several sentences: a word's centrality (centralityExponent) is its cosine
+   * with its own sentence's vector, not the whole request's: the words of a second ask are central to it.
+   */
+  sentenceCentrality: boolean;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -105,7 +119,9 @@ export const DEFAULT_TUNING: RankingTuning = {
   fusion: "mix",
   rrfK: 60,
   coverageExponent: 0,
-  phraseWeight: 0,
+  phraseWeight: 0.25,
+  sentenceShare: 0.5,
+  sentenceCentrality: true,
 };
 
 /**
@@ -299,6 +315,9 @@ export class RankedIndex implements SearchIndex {
     if (!Number.isFinite(tuning.semanticWeight) || tuning.semanticWeight < 0) {
       throw new RangeError(`semanticWeight must be a finite number ≥ 0, not ${String(tuning.semanticWeight)}`);
     }
+    if (!(tuning.sentenceShare >= 0 && tuning.sentenceShare <= 1)) {
+      throw new RangeError(`sentenceShare must be a number from 0 to 1, not ${String(tuning.sentenceShare)}`);
+    }
     this.#tuning = tuning;
     // Pairs of adjacent words are indexed only when the ranking searches them: otherwise the index is the words'.
     this.#postings = new Bm25Postings(tuning.phraseWeight > 0);
@@ -330,7 +349,7 @@ export class RankedIndex implements SearchIndex {
    * position, whether it can be patched. The tools themselves are the caller's to keep (restored with the index).
    */
   toSnapshot(out: SnapshotWriter): boolean {
-    out.int(this.#semantic ? 1 : 0);
+    out.int(this.#settingsKey());
     this.#postings.toSnapshot(out);
     this.#semantic?.toSnapshot(out);
     out.strings(this.#slotNames);
@@ -339,9 +358,14 @@ export class RankedIndex implements SearchIndex {
     return true;
   }
 
+  /** What a snapshot's state depends on: 1 with word vectors, + 2 with pairs of words in the postings. */
+  #settingsKey(): number {
+    return (this.#semantic ? 1 : 0) + (this.#tuning.phraseWeight > 0 ? 2 : 0);
+  }
+
   /** The constructor's other half: the state toSnapshot wrote, for `tools` (the catalog it was written for). */
   #restore(tools: readonly ToolDefinition[], input: SnapshotReader): void {
-    if (input.int() !== (this.#semantic ? 1 : 0)) throw new SnapshotError("the snapshot was written with another semantic setting");
+    if (input.int() !== this.#settingsKey()) throw new SnapshotError("the snapshot was written with another semantic or word-pair setting");
     this.#postings.restore(input);
     this.#semantic?.restore(input);
     const slotNames = input.strings();
@@ -448,8 +472,12 @@ export class RankedIndex implements SearchIndex {
    * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
-    const { queryVector, searched, lexical } = this.#lexicalHalf(query, terms);
-    const cosines = this.#semantic?.cosines(queryVector);
+    const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
+    const share = this.#tuning.sentenceShare;
+    const cosines =
+      queryVector !== undefined && share > 0 && sentences.length > 1
+        ? this.#semantic?.mixedCosines(queryVector, sentences.map((sentence) => sentence.vector), share)
+        : this.#semantic?.cosines(queryVector);
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
@@ -495,12 +523,38 @@ export class RankedIndex implements SearchIndex {
   }
 
   /** The hybrid ranking's lexical half: every match of the query's words, weighed by centrality, with near words. */
-  #lexicalHalf(query: string, terms: readonly QueryTerm[]): { queryVector: Float32Array | undefined; searched: readonly QueryTerm[]; lexical: Ranked } {
+  #lexicalHalf(query: string, terms: readonly QueryTerm[]): {
+    queryVector: Float32Array | undefined;
+    sentences: { text: string; vector: Float32Array }[];
+    searched: readonly QueryTerm[];
+    lexical: Ranked;
+  } {
     // The query's vector, once: it weighs the query's words and scores every tool.
     const queryVector = this.#semantic?.queryVector(query);
-    const words = this.#centralWords(query, queryVector);
+    const sentences = this.#sentences(query);
+    const words =
+      this.#tuning.sentenceCentrality && sentences.length > 1
+        ? sentences.flatMap((sentence) => this.#centralWords(sentence.text, sentence.vector))
+        : this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
-    return { queryVector, searched, lexical: this.#ranker.rankAll(searched, this.#scoring(), () => true, this.#position) };
+    return { queryVector, sentences, searched, lexical: this.#ranker.rankAll(searched, this.#scoring(), () => true, this.#position) };
+  }
+
+  /**
+   * The sentences of a request of several (requestSentences) that have a vector, each with its vector; none for a
+   * request of one, or when neither sentenceShare nor sentenceCentrality uses them.
+   */
+  #sentences(query: string): { text: string; vector: Float32Array }[] {
+    const semantic = this.#semantic;
+    if (semantic === undefined || (this.#tuning.sentenceShare === 0 && !this.#tuning.sentenceCentrality)) return [];
+    const texts = requestSentences(query);
+    if (texts.length < 2) return [];
+    const sentences: { text: string; vector: Float32Array }[] = [];
+    for (const text of texts) {
+      const vector = semantic.queryVector(text);
+      if (vector !== undefined) sentences.push({ text, vector });
+    }
+    return sentences.length < 2 ? [] : sentences;
   }
 
   /** The share of the searched terms' weight (their boosts) that the tool in `slot` holds. */

@@ -2,6 +2,7 @@
 // analyzed, so that the index can be built from them in one pass per term. Each distinct piece of text (pieces.ts)
 // is analyzed once per build.
 import { processTerm } from "./analyze.ts";
+import { PairTable } from "./pairTable.ts";
 import { FIELDS, PHRASE_FIELDS, phraseTerm, SHARED_TEXT_FIELDS } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { PieceTable } from "./pieces.ts";
@@ -60,15 +61,14 @@ export class PostingCollector {
 
   /** Whether the fields of PHRASE_FIELDS also record their pairs of adjacent terms (phraseTerm). */
   readonly #phrases: boolean;
-  /** (term id × 2^32 + next term id) → the pair's term id. */
-  readonly #pairIds = new Map<number, number>();
+  /** (term id, next term id) → the pair's term id. */
+  readonly #pairIds = new PairTable();
 
   #pairId(first: number, second: number): number {
-    const key = first * 4_294_967_296 + second;
-    let id = this.#pairIds.get(key);
-    if (id === undefined) {
+    let id = this.#pairIds.get(first, second);
+    if (id === -1) {
       id = this.#termId(phraseTerm(this.terms[first] ?? "", this.terms[second] ?? ""));
-      this.#pairIds.set(key, id);
+      this.#pairIds.set(first, second, id);
     }
     return id;
   }

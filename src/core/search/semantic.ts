@@ -433,11 +433,25 @@ export class SemanticVectors {
    * q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
    */
   cosines(vector: Float32Array | undefined): Float32Array | undefined {
-    if (vector === undefined) return undefined;
+    return vector === undefined ? undefined : this.mixedCosines(vector, [], 0);
+  }
+
+  /**
+   * Each slot's cosine with `vector` (a whole request's), times (1 − share), plus share × its best cosine with one of
+   * `parts` (its sentences' vectors, queryVector each): one pass over the tools for all of them. With no parts, the
+   * cosines alone.
+   */
+  mixedCosines(vector: Float32Array, parts: readonly Float32Array[], share: number): Float32Array {
     this.centre();
     const mean = this.#mean;
-    let offset = 0;
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (vector[d] ?? 0) * (mean[d] ?? 0);
+    const offsetOf = (v: Float32Array): number => {
+      let offset = 0;
+      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (v[d] ?? 0) * (mean[d] ?? 0);
+      return offset;
+    };
+    const offset = offsetOf(vector);
+    const partOffsets = parts.map(offsetOf);
+    const mixed = parts.length > 0 && share > 0;
     const slots = this.#slots;
     const cosines = new Float32Array(slots);
     const tools = this.#vectors;
@@ -446,7 +460,14 @@ export class SemanticVectors {
     for (let slot = 0; slot < slots; slot++) {
       const inverseNorm = inverseNorms[slot] ?? 0;
       if (inverseNorm === 0) continue;
-      cosines[slot] = (dotWithRow(vector, tools, slot * EMBEDDING_DIMENSIONS) - offset) * inverseNorm;
+      const at = slot * EMBEDDING_DIMENSIONS;
+      let dot = dotWithRow(vector, tools, at) - offset;
+      if (mixed) {
+        let best = -Infinity;
+        for (let p = 0; p < parts.length; p++) best = Math.max(best, dotWithRow(parts[p] ?? vector, tools, at) - (partOffsets[p] ?? 0));
+        dot = (1 - share) * dot + share * best;
+      }
+      cosines[slot] = dot * inverseNorm;
     }
     return cosines;
   }

@@ -126,3 +126,18 @@ export function tokenize(text: string): string[] {
   }
   return terms;
 }
+
+/** A request is read as at most this many sentences: the last takes the rest (each sentence costs a pass over the tools). */
+export const MAX_SENTENCES = 8;
+/** A sentence ends at . ! ? ; or their CJK forms followed by white space (or, for the CJK forms, by anything), or at a line break. */
+const SENTENCE_END = /(?<=[.!?;])\s+|(?<=[。！？；])\s*|\s*\n\s*/u;
+
+/**
+ * The sentences of a request, in order, at most MAX_SENTENCES (the last holds the rest); those without a letter or
+ * digit are left out. "Find my flight. Then book a hotel" → ["Find my flight.", "Then book a hotel"].
+ */
+export function requestSentences(text: string): string[] {
+  const sentences = text.split(SENTENCE_END).filter((part) => /[\p{L}\p{N}]/u.test(part));
+  if (sentences.length <= MAX_SENTENCES) return sentences;
+  return [...sentences.slice(0, MAX_SENTENCES - 1), sentences.slice(MAX_SENTENCES - 1).join(" ")];
+}

@@ -7,6 +7,7 @@ import { SEARCH_MODES } from "../../../src/core/config.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { restoreSearchIndex, writeIndexSnapshot } from "../../../src/core/search/indexSnapshot.ts";
+import { createMiniSearchIndex, DEFAULT_TUNING, restoreMiniSearchIndex } from "../../../src/core/search/minisearch.ts";
 import { SnapshotError, SnapshotReader, SnapshotWriter } from "../../../src/core/search/snapshotCodec.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
@@ -98,5 +99,17 @@ describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 60_000 }, (mode) =
     expect(() => restored(mode, catalog.tools, bytes.subarray(0, bytes.length - 64))).toThrow(SnapshotError);
     const other = SEARCH_MODES.find((m) => m !== mode) ?? mode;
     expect(() => restored(other, catalog.tools, bytes)).toThrow(SnapshotError);
+  });
+});
+
+describe("a minisearch snapshot and the ranking's settings", () => {
+  it("is refused by an index whose postings need word pairs when it was written without them (and the other way round)", () => {
+    const catalog = generatedCatalog(120, 3);
+    const withPairs = snapshotOf(createMiniSearchIndex(catalog.tools));
+    const withoutPairs = snapshotOf(createMiniSearchIndex(catalog.tools, { ...DEFAULT_TUNING, phraseWeight: 0 }));
+    expect(() => restoreMiniSearchIndex(catalog.tools, new SnapshotReader(withoutPairs))).toThrow(SnapshotError);
+    expect(() => restoreMiniSearchIndex(catalog.tools, new SnapshotReader(withPairs), { ...DEFAULT_TUNING, phraseWeight: 0 })).toThrow(SnapshotError);
+    const query = "get the weather in paris tomorrow";
+    expect(restoreMiniSearchIndex(catalog.tools, new SnapshotReader(withPairs)).search(query)).toEqual(createMiniSearchIndex(catalog.tools).search(query));
   });
 });

@@ -114,6 +114,41 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     expect(createMiniSearchIndex(cities, { ...DEFAULT_TUNING, expansionWeight: 0 }).search("rain in the city")).toEqual(["city_news", "weather_station"]);
   });
 
+  describe("a request of several sentences (requestSentences)", () => {
+    const office = [...catalog, tool("team_calendar", "Shows the meetings of your team this week."), tool("report_builder", "Builds quarterly business reports from sales figures.")];
+    const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false };
+
+    it("scores a tool by its best sentence too (sentenceShare): a second ask's tool is not lost in the blend", () => {
+      const query = "Cook dinner for my team tonight. Will it rain tomorrow?";
+      // get_weather shares no word with the request: only its cosine finds it.
+      const before = createMiniSearchIndex(office, wholeRequestOnly).search(query);
+      expect(before.indexOf("gift_ideas")).toBeLessThan(before.indexOf("get_weather"));
+      const after = createMiniSearchIndex(office, { ...wholeRequestOnly, sentenceShare: 0.5 }).search(query);
+      expect(after.indexOf("get_weather")).toBeLessThan(after.indexOf("gift_ideas"));
+      expect(createMiniSearchIndex(office).search(query).indexOf("get_weather")).toBeLessThan(after.indexOf("gift_ideas"));
+    });
+
+    it("weighs each word's centrality in its own sentence (sentenceCentrality): a short second ask keeps its words' weight", () => {
+      const query = "Birthday, wedding and holiday presents. Read the file contents.";
+      expect(createMiniSearchIndex(office, wholeRequestOnly).search(query)[0]).toBe("gift_ideas");
+      expect(createMiniSearchIndex(office, { ...wholeRequestOnly, sentenceCentrality: true }).search(query)[0]).toBe("read_file");
+    });
+
+    it("ranks a request of one sentence as the whole request does", () => {
+      const ranked = createMiniSearchIndex(office);
+      const whole = createMiniSearchIndex(office, wholeRequestOnly);
+      for (const query of ["cook dinner for my team tonight and tell me whether it will rain", "read the file contents", "quarterly sales report for the team"]) {
+        expect(ranked.search(query)).toEqual(whole.search(query));
+      }
+    });
+
+    it("rejects a sentenceShare outside 0..1, naming it", () => {
+      for (const sentenceShare of [-0.1, 1.5, Number.NaN]) {
+        expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, sentenceShare })).toThrow(/sentenceShare/);
+      }
+    });
+  });
+
   it("rejects a semanticWeight that is negative or not finite, naming it", () => {
     for (const semanticWeight of [-0.5, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, semanticWeight })).toThrow(/semanticWeight/);

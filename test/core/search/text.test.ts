@@ -1,6 +1,6 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hasCjk, pushAsciiWord, pushWord, separatesTerms, tokenize } from "../../../src/core/search/text.ts";
+import { hasCjk, MAX_SENTENCES, pushAsciiWord, pushWord, requestSentences, separatesTerms, tokenize } from "../../../src/core/search/text.ts";
 
 describe("tokenize", () => {
   it("splits identifiers on _ - . camelCase and digits, keeping a camelCase word whole too", () => {
@@ -87,6 +87,40 @@ describe("separatesTerms", () => {
         expect(pieces(sample).flatMap((piece) => tokenize(piece))).toEqual(tokenize(sample));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe("requestSentences", () => {
+  it("cuts a request after . ! ? ; followed by white space, at line breaks and after CJK sentence ends", () => {
+    expect(requestSentences("Find my flight. Then book a hotel")).toEqual(["Find my flight.", "Then book a hotel"]);
+    expect(requestSentences("Is it late?  Wake me at 7!\nThanks; bye")).toEqual(["Is it late?", "Wake me at 7!", "Thanks;", "bye"]);
+    expect(requestSentences("明天会下雨吗？帮我订酒店。")).toEqual(["明天会下雨吗？", "帮我订酒店。"]);
+  });
+
+  it("keeps a request of one sentence whole, and does not cut inside numbers, versions or names", () => {
+    expect(requestSentences("Convert 3.5 km to miles with node.js v2.1")).toEqual(["Convert 3.5 km to miles with node.js v2.1"]);
+    expect(requestSentences("send_email")).toEqual(["send_email"]);
+  });
+
+  it("leaves out pieces without a letter or digit", () => {
+    expect(requestSentences("Hello. ... ? Bye.")).toEqual(["Hello.", "Bye."]);
+    expect(requestSentences("  ?! ")).toEqual([]);
+  });
+
+  it(`reads at most ${MAX_SENTENCES} sentences, the last holding the rest (a pasted text costs a bounded number of passes)`, () => {
+    const many = Array.from({ length: 30 }, (_, i) => `Sentence ${i}.`);
+    const sentences = requestSentences(many.join(" "));
+    expect(sentences).toHaveLength(MAX_SENTENCES);
+    expect(sentences.slice(0, -1)).toEqual(many.slice(0, MAX_SENTENCES - 1));
+    expect(sentences.at(-1)).toBe(many.slice(MAX_SENTENCES - 1).join(" "));
+  });
+
+  it("loses no word: the sentences joined hold the request's words in order", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        expect(tokenize(requestSentences(text).join(" "))).toEqual(tokenize(text));
+      }),
     );
   });
 });
