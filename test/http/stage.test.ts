@@ -10,7 +10,12 @@ import { fetchWithEnv, request } from "./helpers.ts";
 /** The routes that answer without a caller; any other open route must be added here on purpose. */
 const OPEN_PATHS: readonly string[] = ["/v1/health", "/v1/openapi.json", ...MCP_METADATA_PATHS];
 /** Open, with a credential of their own in the path (test/http/approvalLinks.test.ts covers them). */
-const LINK_PATHS: readonly string[] = ["/v1/approvals/:token"];
+const LINK_PATHS: readonly string[] = [
+  "/v1/approvals/:token",
+  // A sign-in to an OAuth upstream: the link's ticket and the state are the credentials, and the client metadata
+  // document is public by design (test/http/upstreamOAuth.test.ts covers them).
+  "/v1/upstreams/:id/oauth/connect", "/v1/upstreams/:id/oauth/callback", "/v1/upstreams/:id/oauth/client.json",
+];
 /** Open in the table because the face runs the same stage itself, after its Origin check (src/mcp/handler.ts). */
 const SELF_STAGED = ["/mcp"];
 const TABLE = [...ROUTES, ...MCP_ROUTES];
