@@ -87,8 +87,8 @@ describe("calculator", () => {
       { numRuns: 500 },
     );
     // Both outcomes were exercised.
-    expect(seen.numbers).toBeGreaterThan(10);
-    expect(seen.errors).toBeGreaterThan(10);
+    expect(seen.numbers).toBeGreaterThan(0);
+    expect(seen.errors).toBeGreaterThan(0);
   });
 
   it("runs as the calculator builtin and reports errors as thrown messages", async () => {
