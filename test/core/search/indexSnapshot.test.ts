@@ -73,7 +73,7 @@ const realCatalog = (): ToolDefinition[] => evalMcpTools.map((t) => ({
   groups: [t.category ?? "misc"],
 }));
 
-describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 60_000 }, (mode) => {
+describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 150_000 }, (mode) => {
   it("restore the real catalog's index: the same ranking, scores and relevance as a fresh build", (context) => {
     needsEvalData(context);
     const tools = realCatalog();
