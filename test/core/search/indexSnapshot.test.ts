@@ -45,7 +45,7 @@ function assertSameRanking(actual: SearchIndex, expected: SearchIndex, queries: 
   expect(answers(actual, queries)).toEqual(answers(expected, queries));
 }
 
-describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 60_000 }, (mode) => {
+describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 150_000 }, (mode) => {
   it("restore the real catalog's index: the same ranking, scores and relevance as a fresh build", (context) => {
     needsEvalData(context);
     const tools = realCatalog();
