@@ -152,11 +152,11 @@ describe("createSubstringIndex", () => {
     assert(
       property(tools, query, (rows, q) => {
         const defs = rows.map((r) => tool(r.name, r.description));
-        const index = createSubstringIndex(defs);
-        const found = index.search(q);
+        const built = createSubstringIndex(defs);
+        const found = built.search(q);
         expect(new Set(found).size).toBe(found.length);
         // The spec's set, and the tools the request names however it spells them (a name rule of both modes).
-        expect(sorted(found)).toEqual(sorted([...new Set([...reference(defs, q), ...namedTools(index, q)])]));
+        expect(sorted(found)).toEqual(sorted([...new Set([...reference(defs, q), ...namedTools(built, q)])]));
       }),
       { numRuns: 300 },
     );
