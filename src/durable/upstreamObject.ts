@@ -12,6 +12,8 @@ import type { McpTool, McpToolAnnotations } from "../core/upstream/mcpTool.ts";
 import { upstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import type { UpstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import { acceptQuarantined, planImport } from "../core/upstream/pins.ts";
+import { encodeToolCursor, TOOL_PAGE } from "../core/upstream/toolPage.ts";
+import type { ToolPageStart } from "../core/upstream/toolPage.ts";
 import type { AcceptChoice, QuarantinedTool } from "../core/upstream/pins.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
 import { isRecord } from "../core/records.ts";
@@ -51,11 +53,16 @@ export interface UpstreamSummary {
   newTools: UpstreamConfig["newTools"];
 }
 
-/** GET /v1/upstreams/:id: the summary, the configuration, every tool's catalog name and what is held or refused. */
+/** GET /v1/upstreams/:id: the summary, the configuration, a page of the tools' catalog names and what is held or refused. */
 export interface UpstreamDetail extends UpstreamSummary {
   config: UpstreamConfig;
-  /** Each registered tool: its catalog name, the server's name, its annotations and the guard they mapped to. */
+  /**
+   * One page of the registered tools (core/upstream/toolPage.ts), in the server's list order: each tool's catalog
+   * name, the server's name, its annotations and the guard they mapped to.
+   */
   toolNames: { name: string; upstreamName: string; annotations: McpToolAnnotations; visibility: Visibility; risk: Risk; confirm: DeclaredConfirm | "off" }[];
+  /** The cursor of the next page of `toolNames`; absent on the last page. */
+  nextCursor?: string;
   /** Each held tool with `digest`, what POST accept names it by. */
   quarantine: (QuarantinedTool & { digest: string })[];
   rejectedTools: RejectedTool[];
@@ -116,9 +123,10 @@ export class UpstreamObject extends DurableObject<Env> {
     return head ? this.summarize(head, this.store.counts()) : null;
   }
 
-  detail(): UpstreamDetail | null {
-    const state = this.state();
-    return state ? this.describe(state) : null;
+  /** The detail with the page of `toolNames` after `start` (from the first without one). */
+  detail(start?: ToolPageStart, limit: number = TOOL_PAGE.defaultLimit): UpstreamDetail | null {
+    const head = this.store.head();
+    return head ? this.describe(head, start, limit) : null;
   }
 
   /**
@@ -482,12 +490,15 @@ export class UpstreamObject extends DurableObject<Env> {
     };
   }
 
-  private describe(state: UpstreamState): UpstreamDetail {
-    const { config } = state;
+  /** The stored state described, with one page of its tools (every caller saved what it describes). */
+  private describe(head: UpstreamHead, start?: ToolPageStart, limit: number = TOOL_PAGE.defaultLimit): UpstreamDetail {
+    const { config } = head;
+    const page = this.store.acceptedPage(start, limit);
+    const last = page.tools.at(-1);
     return {
-      ...this.summarize(state, { accepted: state.accepted.length, quarantined: Object.keys(state.quarantine).length, rejected: state.rejected.length }),
+      ...this.summarize(head, this.store.counts()),
       config,
-      toolNames: state.accepted.map((tool) => {
+      toolNames: page.tools.map(({ tool }) => {
         const guard = this.guardOf(config, tool);
         return {
           name: prefixedToolName(config.prefix, tool.name),
@@ -498,8 +509,9 @@ export class UpstreamObject extends DurableObject<Env> {
           confirm: guard.confirm ?? "off",
         };
       }),
-      quarantine: Object.values(state.quarantine).map((held) => ({ ...held, digest: held.hash })),
-      rejectedTools: state.rejected,
+      ...(page.more && last ? { nextCursor: encodeToolCursor({ position: last.position, name: last.tool.name }) } : {}),
+      quarantine: this.store.quarantined().map((held) => ({ ...held, digest: held.hash })),
+      rejectedTools: this.store.rejectedTools(),
     };
   }
 }

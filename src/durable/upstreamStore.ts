@@ -8,6 +8,7 @@ import { UPSTREAM_LIMITS } from "../core/upstream/config.ts";
 import type { UpstreamConfig } from "../core/upstream/config.ts";
 import type { McpTool } from "../core/upstream/mcpTool.ts";
 import type { Pin, QuarantinedTool } from "../core/upstream/pins.ts";
+import type { ToolPageStart } from "../core/upstream/toolPage.ts";
 import type { UpstreamTransport } from "./upstreamClient.ts";
 
 /** A listed tool toolgate could not take, and why. */
@@ -124,13 +125,54 @@ export class UpstreamStore {
       rows.accepted.push(tool);
       rows.order.set(row.key, row.position);
     }
-    for (const row of this.rows("upstream_rejected")) {
-      const body: RejectedRow = JSON.parse(row.body);
-      const { listed, ...rejected } = body;
+    for (const row of this.rejectedRows()) {
+      const { listed, ...rejected } = row;
       if (listed) rows.listRejected.push(rejected);
       rows.rejected.push(rejected);
     }
     return { ...head, ...rows };
+  }
+
+  /**
+   * Up to `limit` registered tools after `start` (from the first without one), in the stored order, each with its
+   * place; `more` when tools follow. Only those rows are read.
+   */
+  acceptedPage(start: ToolPageStart | undefined, limit: number): { tools: { tool: McpTool; position: number }[]; more: boolean } {
+    const columns = "SELECT key, position, body FROM upstream_accepted";
+    const rows = start === undefined
+      ? this.storage.sql.exec<{ key: string; position: number; body: string }>(`${columns} ORDER BY position, key LIMIT ?`, limit + 1).toArray()
+      : this.storage.sql.exec<{ key: string; position: number; body: string }>(
+        `${columns} WHERE position > ? OR (position = ? AND key > ?) ORDER BY position, key LIMIT ?`,
+        start.position,
+        start.position,
+        start.name,
+        limit + 1,
+      ).toArray();
+    const tools = rows.slice(0, limit).map((row) => {
+      const tool: McpTool = JSON.parse(row.body);
+      return { tool, position: row.position };
+    });
+    return { tools, more: rows.length > limit };
+  }
+
+  /** Every held tool, in list order. */
+  quarantined(): QuarantinedTool[] {
+    return this.rows("upstream_quarantine").map((row) => {
+      const held: QuarantinedTool = JSON.parse(row.body);
+      return held;
+    });
+  }
+
+  /** What was left out (at most UPSTREAM_LIMITS.rejectedShown and one line for the rest). */
+  rejectedTools(): RejectedTool[] {
+    return this.rejectedRows().map(({ name, reason }) => ({ name, reason }));
+  }
+
+  private rejectedRows(): RejectedRow[] {
+    return this.rows("upstream_rejected").map((row) => {
+      const body: RejectedRow = JSON.parse(row.body);
+      return body;
+    });
   }
 
   /** Writes the head and, of the rows, only those that differ from what is stored (one transaction). */

@@ -2,6 +2,7 @@
 // a Record over the ErrorCode union). test/http/openapi.test.ts keeps it honest: every route of ROUTES and MCP_ROUTES
 // is documented and every documented path and method exists, every ErrorCode is listed by an operation, and every
 // example request below is sent through the real router and must get the status it documents.
+import { TOOL_PAGE } from "../core/upstream/toolPage.ts";
 import { CORE_VERSION } from "../core/version.ts";
 import { ERROR_STATUS } from "./errors.ts";
 import type { ErrorCode } from "./errors.ts";
@@ -115,6 +116,7 @@ const upstreamDetail = obj({
       visibility: { enum: ["public", "restricted"] }, risk: { enum: ["safe", "sensitive", "dangerous"] }, confirm: { enum: ["session", "always", "off"] },
     }),
   },
+  nextCursor: { type: "string", description: "the next page of toolNames (GET /v1/upstreams/:id?cursor=…); absent on the last page" },
   quarantine: { type: "array", items: obj({ name: str, reason: { enum: ["changed", "new"] }, hash: str, digest: str, tool: anyObject, diff: { type: "array", items: obj({ field: str, before: { type: ["string", "null"] }, after: { type: ["string", "null"] } }) }, since: int }) },
   rejectedTools: { type: "array", items: obj({ name: str, reason: str }) },
 });
@@ -210,10 +212,18 @@ export const OPERATIONS: readonly Operation[] = [
     examples: [{ summary: "the list", token: "owner", status: 200 }, { summary: "not the owner", token: "user", status: 403 }],
   },
   {
-    method: "GET", path: "/v1/upstreams/:id", summary: "One upstream: status, configuration, tools, quarantine with diffs (owner)", owner: true,
+    method: "GET", path: "/v1/upstreams/:id", summary: "One upstream: status, configuration, a page of its tools, quarantine with diffs (owner)", owner: true,
+    query: {
+      cursor: { type: "string", description: "the nextCursor of the page before" },
+      limit: { type: "integer", minimum: 1, maximum: TOOL_PAGE.maxLimit, default: TOOL_PAGE.defaultLimit, description: "tools in toolNames" },
+    },
     ok: { 200: { description: "the upstream", schema: obj({ upstream: upstreamDetail }, ["upstream"]) } },
     errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found"],
-    examples: [{ summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 }],
+    examples: [
+      { summary: "an unknown id", token: "owner", params: { id: "openapi-absent" }, status: 404 },
+      { summary: "a limit past the most", token: "owner", params: { id: "openapi-absent" }, query: `limit=${TOOL_PAGE.maxLimit + 1}`, status: 400 },
+      { summary: "a cursor no page gave", token: "owner", params: { id: "openapi-absent" }, query: "cursor=not-a-cursor", status: 400 },
+    ],
   },
   {
     method: "DELETE", path: "/v1/upstreams/:id", summary: "Removes an upstream and its tools (owner)", owner: true,

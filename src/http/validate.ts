@@ -16,6 +16,17 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`.slice(0, 80);
 }
 
+/** A request URL's `?a=b` parameters, each at most once, none unknown. */
+export function queryParams(url: string, allowed: readonly string[]): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const [key, value] of new URL(url).searchParams) {
+    if (!allowed.includes(key)) throw badField(key, `unknown query parameter; allowed: ${allowed.join(", ")}`);
+    if (params.has(key)) throw badField(key, "given more than once");
+    params.set(key, value);
+  }
+  return params;
+}
+
 export function expectObject(value: unknown, field: string): JsonObject {
   if (!isRecord(value)) throw badField(field, `must be an object, got ${describe(value)}`);
   return value;

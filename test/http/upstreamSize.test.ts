@@ -3,11 +3,14 @@
 // one tool only. A file of its own: its 10,000 tools would slow every search of the other upstream tests.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { TOOL_PAGE } from "../../src/core/upstream/toolPage.ts";
 import { generatedWord } from "../fixtures/mcp-upstream.ts";
 import { api, json, ownerToken, sessionId } from "./helpers.ts";
 
 interface Detail {
   status: string;
+  toolNames: { name: string }[];
+  nextCursor?: string;
   tools: number;
   quarantined: number;
   lastError: string | null;
@@ -50,6 +53,22 @@ describe("an upstream MCP server with 10,000 tools", () => {
     expect(put.status).toBe(201);
     const { upstream } = await json<Answer>(put);
     expect(upstream).toMatchObject({ status: "ok", tools: 10_000, quarantined: 0, lastError: null, rejectedTools: [] });
+    // The answers show one page of the tools (megabytes otherwise); the pages, followed, show each tool once.
+    expect(upstream.toolNames).toHaveLength(TOOL_PAGE.defaultLimit);
+    const first = await api(`/v1/upstreams/${key}`, { token: owner });
+    const firstText = await first.text();
+    expect(firstText.length).toBeLessThan(256 * 1024);
+    const seen = new Set<string>();
+    expect(firstText).toContain('"nextCursor":');
+    let cursor = "";
+    let pages = 0;
+    do {
+      const page = await json<Answer>(await api(`/v1/upstreams/${key}?limit=${TOOL_PAGE.maxLimit}${cursor === "" ? "" : `&cursor=${cursor}`}`, { token: owner }));
+      for (const tool of page.upstream.toolNames) seen.add(tool.name);
+      cursor = page.upstream.nextCursor ?? "";
+      pages += 1;
+    } while (cursor !== "" && pages < 10);
+    expect([pages, seen.size]).toEqual([10_000 / TOOL_PAGE.maxLimit, 10_000]);
 
     const search = await api(`/v1/sessions/${sessionId("up-size")}/search`, { token: owner, body: { query: `parcels depot ${generatedWord(7_777)}`, limit: 5 } });
     const found = await json<{ tools: { name?: string; function?: { name: string } }[] }>(search);

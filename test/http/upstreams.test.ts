@@ -21,6 +21,8 @@ interface Summary {
   skippedUntil: string | null;
 }
 interface Detail extends Summary {
+  config: { url: string };
+  nextCursor?: string;
   toolNames: { name: string; upstreamName: string; annotations: Record<string, boolean>; visibility: string; risk: string; confirm: string }[];
   quarantine: { name: string; reason: string; digest: string; diff: { field: string; before: string | null; after: string | null }[] }[];
   rejectedTools: { name: string; reason: string }[];
@@ -46,7 +48,7 @@ function fixture(label: string): { id: string; url: string; state: string } {
   return { id: key.slice(0, 32).replace(/-$/, ""), url: `https://mcp.fixture.example${path}`, state: `https://mcp.fixture.example${path}/state` };
 }
 
-async function setState(url: string, body: { version?: 1 | 2 | 3; down?: boolean; extra?: unknown[]; pageDelayMs?: number; pageSize?: number }): Promise<{ calls: number }> {
+async function setState(url: string, body: { version?: 1 | 2 | 3; down?: boolean; extra?: unknown[]; pageDelayMs?: number; pageSize?: number; generated?: number }): Promise<{ calls: number }> {
   const response = await env.TOOL_REMOTE.fetch(url, { method: "POST", body: JSON.stringify(body) });
   return json(response);
 }
@@ -388,6 +390,60 @@ describe("an upstream MCP server", () => {
     const mine = await json<{ tools: { name: string; description: string }[] }>(await api("/v1/tools?format=summary", { token: owner }));
     expect(mine.tools.find((tool) => tool.name === `${id}__echo`)?.description).toBe("Mine.");
     await api("/v1/contexts/taken-test", { method: "DELETE", token: owner });
+  });
+
+  it("shows its tools a page at a time: each tool once, in the server's order, the other fields on every page", async () => {
+    const { id, url, state } = fixture("pages");
+    await setState(state, { generated: 30 });
+    const { upstream: whole } = await added(id, { url });
+    // 39 tools fit in the default page: the PUT answer has them all, and no cursor.
+    expect(whole.tools).toBe(39);
+    expect(whole.toolNames).toHaveLength(39);
+    expect(whole.nextCursor).toBeUndefined();
+    const pages: Detail[] = [];
+    let cursor: string | undefined;
+    do {
+      const query = `limit=10${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
+      const response = await api(`/v1/upstreams/${id}?${query}`, { token: owner });
+      expect(response.status).toBe(200);
+      const { upstream } = await json<UpstreamAnswer>(response);
+      pages.push(upstream);
+      cursor = upstream.nextCursor;
+    } while (cursor !== undefined && pages.length < 10);
+    expect(pages.map((page) => page.toolNames.length)).toEqual([10, 10, 10, 9]);
+    expect(pages.flatMap((page) => page.toolNames)).toEqual(whole.toolNames);
+    for (const page of pages) {
+      expect(page).toMatchObject({ id, status: "ok", tools: 39, quarantined: 0, quarantine: [], rejectedTools: [], config: { url } });
+    }
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+  });
+
+  it("refuses a page it cannot show: a bad limit, a cursor no page gave, an unknown or repeated parameter (400)", async () => {
+    const { id, url } = fixture("badpage");
+    await added(id, { url });
+    const cursor = (await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}?limit=1`, { token: owner }))).upstream.nextCursor ?? "";
+    expect(cursor).not.toBe("");
+    const bad: [string, RegExp][] = [
+      ["limit=0", /limit/],
+      ["limit=2001", /limit/],
+      ["limit=ten", /limit/],
+      ["limit=1.5", /limit/],
+      ["limit=", /limit/],
+      ["cursor=", /cursor/],
+      ["cursor=not-a-cursor", /cursor/],
+      [`cursor=${encodeURIComponent(btoa("[-1,\"echo\"]"))}`, /cursor/],
+      [`cursor=${"A".repeat(2_000)}`, /cursor/],
+      ["offset=3", /unknown query parameter/],
+      [`cursor=${cursor}&cursor=${cursor}`, /more than once/],
+    ];
+    for (const [query, message] of bad) {
+      const error = await errorOf(await api(`/v1/upstreams/${id}?${query}`, { token: owner }));
+      expect(error, query).toMatchObject(anError(400, "invalid_request"));
+      expect(error.message, query).toMatch(message);
+    }
+    // A cursor of a removed upstream's page: the upstream is gone (404), not a page of another.
+    await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
+    expect(await errorOf(await api(`/v1/upstreams/${id}?cursor=${cursor}`, { token: owner }))).toMatchObject(anError(404, "upstream_not_found"));
   });
 
   it("takes its tools with it when removed", async () => {

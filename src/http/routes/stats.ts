@@ -5,16 +5,13 @@ import { badField, HttpError } from "../errors.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import type { Call } from "../stage.ts";
+import { queryParams } from "../validate.ts";
 
 /** The longest principal id a token may carry (docs/http-api.md, Authentication). */
 const MAX_PRINCIPAL = 256;
 
 export async function stats(request: RouteRequest, call: Call): Promise<Response> {
-  const params = new URL(request.url).searchParams;
-  for (const key of params.keys()) if (key !== "principal") throw badField(key, "unknown query parameter; allowed: principal");
-  const asked = params.getAll("principal");
-  if (asked.length > 1) throw badField("principal", "given more than once");
-  const [named] = asked;
+  const named = queryParams(request.url, ["principal"]).get("principal");
   if (named !== undefined && (named === "" || named.length > MAX_PRINCIPAL)) {
     throw badField("principal", `must be 1 to ${MAX_PRINCIPAL} characters`);
   }

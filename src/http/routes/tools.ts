@@ -15,20 +15,9 @@ import { GROUP_NAME_MAX } from "../groups.ts";
 import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import type { Call } from "../stage.ts";
-import { expectObject, isOneOf, optionalString, rejectUnknownFields, requiredArray } from "../validate.ts";
+import { expectObject, isOneOf, optionalString, queryParams, rejectUnknownFields, requiredArray } from "../validate.ts";
 
 const LIST_FORMATS = [...TOOL_SHAPES, "summary"] as const;
-
-/** `?a=b` parameters, each at most once, none unknown. */
-function queryParams(request: RouteRequest, allowed: readonly string[]): Map<string, string> {
-  const params = new Map<string, string>();
-  for (const [key, value] of new URL(request.url).searchParams) {
-    if (!allowed.includes(key)) throw badField(key, `unknown query parameter; allowed: ${allowed.join(", ")}`);
-    if (params.has(key)) throw badField(key, "given more than once");
-    params.set(key, value);
-  }
-  return params;
-}
 
 function parseGroupList(text: string): string[] {
   const groups = text.split(",").map((group) => group.trim()).filter((group) => group.length > 0);
@@ -53,7 +42,7 @@ function upstreamGuardView(tool: ToolDefinition): Record<string, unknown> {
 }
 
 export async function listTools(request: RouteRequest, call: Call): Promise<Response> {
-  const params = queryParams(request, ["groups", "format"]);
+  const params = queryParams(request.url, ["groups", "format"]);
   const format = params.get("format") ?? "openai";
   if (!isOneOf(LIST_FORMATS, format)) throw badField("format", `must be one of ${LIST_FORMATS.join(", ")}`);
   const requested = params.has("groups") ? parseGroupList(params.get("groups") ?? "") : undefined;

@@ -5,6 +5,8 @@ import { TOOL_SECRET_PREFIX } from "../../core/boundary/secrets.ts";
 import { readUpstreamAuth, UPSTREAM_LIMITS, upstreamUrlRefusal } from "../../core/upstream/config.ts";
 import type { UpstreamConfig } from "../../core/upstream/config.ts";
 import { NEW_TOOLS_POLICIES } from "../../core/upstream/pins.ts";
+import { decodeToolCursor, TOOL_PAGE } from "../../core/upstream/toolPage.ts";
+import type { ToolPageStart } from "../../core/upstream/toolPage.ts";
 import type { AcceptChoice } from "../../core/upstream/pins.ts";
 import type { UpstreamGuardSettings } from "../../core/upstream/toolGuard.ts";
 import type { UpstreamAnswer } from "../../durable/upstreamObject.ts";
@@ -18,7 +20,7 @@ import { enforceRateLimit } from "../limits.ts";
 import type { RouteRequest } from "../request.ts";
 import type { Call } from "../stage.ts";
 import {
-  expectObject, optionalInteger, optionalOneOf, optionalString, optionalStringArray, rejectUnknownFields, requiredArray, requiredString,
+  expectObject, optionalInteger, optionalOneOf, optionalString, optionalStringArray, queryParams, rejectUnknownFields, requiredArray, requiredString,
 } from "../validate.ts";
 import type { JsonObject } from "../validate.ts";
 
@@ -177,11 +179,28 @@ export async function listUpstreams(_request: RouteRequest, call: Call): Promise
   return Response.json({ upstreams: summaries.filter((summary) => summary !== null) });
 }
 
+/** `?cursor=…&limit=…` of GET /v1/upstreams/:id: which page of `toolNames` to show. */
+function readToolPage(url: string): { start?: ToolPageStart; limit: number } {
+  const params = queryParams(url, ["cursor", "limit"]);
+  const limitText = params.get("limit");
+  let limit: number = TOOL_PAGE.defaultLimit;
+  if (limitText !== undefined) {
+    limit = /^[0-9]{1,9}$/.test(limitText) ? Number(limitText) : 0;
+    if (limit < 1 || limit > TOOL_PAGE.maxLimit) throw badField("limit", `must be an integer from 1 to ${TOOL_PAGE.maxLimit}`);
+  }
+  const cursorText = params.get("cursor");
+  if (cursorText === undefined) return { limit };
+  const start = decodeToolCursor(cursorText);
+  if (start === undefined) throw badField("cursor", "is not a cursor this route gave (send the nextCursor of the page before, as it came)");
+  return { start, limit };
+}
+
 export async function getUpstream(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const id = upstreamId(request);
+  const { start, limit } = readToolPage(request.url);
   await enforceRateLimit(call);
-  const detail = await upstreamStub(call.env, id).detail();
+  const detail = await upstreamStub(call.env, id).detail(start, limit);
   if (detail === null) throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id");
   return Response.json({ upstream: detail });
 }
