@@ -438,8 +438,8 @@ describe("an upstream MCP server", () => {
     ];
     for (const [query, message] of bad) {
       const error = await errorOf(await api(`/v1/upstreams/${id}?${query}`, { token: owner }));
-      expect(error, query).toMatchObject(anError(400, "invalid_request"));
-      expect(error.message, query).toMatch(message);
+      expect({ query, ...error }).toMatchObject({ query, ...anError(400, "invalid_request") });
+      expect(error.message).toMatch(message);
     }
     // A cursor of a removed upstream's page: the upstream is gone (404), not a page of another.
     await api(`/v1/upstreams/${id}`, { method: "DELETE", token: owner });
