@@ -239,6 +239,7 @@ export class RegistryObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       this.ctx.storage.sql.exec("DELETE FROM tools WHERE name = ?", name);
       if (demoOn && demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
+      this.dropToolVectors([name]);
       this.bump();
     });
     return { removed: true, ...this.current };
@@ -257,10 +258,13 @@ export class RegistryObject extends DurableObject<Env> {
       for (const name of deletedNames) {
         if (demoNames().has(name)) this.ctx.storage.sql.exec("INSERT OR IGNORE INTO removed_builtins (name) VALUES (?)", name);
       }
+      this.dropToolVectors(deletedNames);
       let demoRemoved = 0;
       if (context === DEMO_CONTEXT && !this.demoDisposed()) {
         const shadowedOrRemoved = new Set([...this.persistedNames(), ...this.removedBuiltins()]);
-        demoRemoved = [...demoNames()].filter((name) => !shadowedOrRemoved.has(name)).length;
+        const demoGone = [...demoNames()].filter((name) => !shadowedOrRemoved.has(name));
+        demoRemoved = demoGone.length;
+        this.dropToolVectors(demoGone);
         this.ctx.storage.kv.put("demoDisposed", true);
       }
       if (deleted > 0 || demoRemoved > 0) this.bump();
@@ -295,6 +299,9 @@ export class RegistryObject extends DurableObject<Env> {
     if (changed) {
       this.ctx.storage.transactionSync(() => {
         sql.exec("DELETE FROM tools WHERE context = ?", context);
+        // The context's tools the new list leaves out go with their vectors (a kept name's vector stays: its digest
+        // tells whether its text changed, and the next vector of that name replaces it).
+        this.dropToolVectors([...ours.keys()].filter((name) => !texts.has(name)));
         let seq = this.ctx.storage.kv.get<number>("seq") ?? 0;
         const revision = this.current.version + 1;
         for (const [name, text] of texts) {
@@ -324,13 +331,20 @@ export class RegistryObject extends DurableObject<Env> {
     return out;
   }
 
-  /** Keeps tools' vectors (each replaces the name's previous one). */
-  writeToolVectors(vectors: StoredVector[]): void {
+  /**
+   * Keeps tools' vectors (each replaces the name's previous one). A name that is no tool any more (removed while its
+   * vector was being computed) is not kept: nothing would ever remove its row. Answers how many were kept.
+   */
+  writeToolVectors(vectors: StoredVector[]): number {
     const sql = this.ctx.storage.sql;
-    this.ctx.storage.transactionSync(() => {
+    return this.ctx.storage.transactionSync(() => {
+      let kept = 0;
       for (const { name, digest, vector } of vectors) {
+        if (!this.mayBeTool(name)) continue;
         sql.exec("INSERT OR REPLACE INTO tool_vectors (name, digest, vector) VALUES (?, ?, ?)", name, digest, vector);
+        kept += 1;
       }
+      return kept;
     });
   }
 
@@ -445,6 +459,22 @@ export class RegistryObject extends DurableObject<Env> {
     const version = this.current.version + 1;
     this.ctx.storage.kv.put("version", version);
     this.current = { epoch: this.current.epoch, version };
+  }
+
+  /** Deletes the vectors of tools that were removed (in the caller's transaction). */
+  private dropToolVectors(names: readonly string[]): void {
+    for (let at = 0; at < names.length; at += VECTOR_NAMES_PER_QUERY) {
+      const part = names.slice(at, at + VECTOR_NAMES_PER_QUERY);
+      this.ctx.storage.sql.exec(`DELETE FROM tool_vectors WHERE name IN (${part.map(() => "?").join(",")})`, ...part);
+    }
+  }
+
+  /** Whether an isolate's registry may hold a tool of this name: a stored one, or a demo tool not removed. */
+  private mayBeTool(name: string): boolean {
+    const sql = this.ctx.storage.sql;
+    if (sql.exec("SELECT 1 FROM tools WHERE name = ?", name).toArray().length > 0) return true;
+    if (!demoNames().has(name) || this.demoDisposed()) return false;
+    return sql.exec("SELECT 1 FROM removed_builtins WHERE name = ?", name).toArray().length === 0;
   }
 
   private removedBuiltins(): string[] {

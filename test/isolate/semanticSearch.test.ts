@@ -5,6 +5,7 @@
 // (test/fixtures/embeddings-server.ts) or a stand-in Workers AI binding answering the binding's documented shapes.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { REGISTRY_OBJECT_NAME } from "../../src/durable/names.ts";
 import { resetIsolateRegistry } from "../../src/isolate/registryCache.ts";
 import { resetSemanticState } from "../../src/isolate/semanticSearch.ts";
 import { hashedEmbedding } from "../fixtures/hashedEmbeddings.ts";
@@ -223,6 +224,68 @@ describe("a Workers AI provider", () => {
     expect(failing.seen.map((call) => call.text)).toEqual([["a request never seen"]]);
     const missing = await search(settings, "another request never seen", {});
     expect(missing.body.stats).toEqual({ semantic: "fallback", reason: "error" });
+  });
+});
+
+describe("stored tool vectors", () => {
+  const registry = env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
+  async function vectorRows(names: string[]): Promise<Record<string, string>> {
+    const rows = await registry.readToolVectors(names);
+    return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
+  }
+  async function owned(method: string, path: string, body?: unknown): Promise<Response> {
+    const response = await fetchWithEnv(vars(openAi(first.url), KEY), request(path, { method, token: owner, ...(body === undefined ? {} : { body }) }));
+    expect(response.status).toBe(200);
+    return response;
+  }
+
+  it("leave with their tools: a removed tool, a disposed context, and a tool an upstream stopped listing take their rows", async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const names = ["prune_alpha", "prune_beta", "prune_gamma"].map((name) => `${name}_${tag}`);
+    const [alpha = "", beta = "", gamma = ""] = names;
+    await owned("PUT", "/v1/tools", { tools: names.map((name) => ({ name, description: `Prunes the ${name} hedge.`, parameters: PARAMETERS })) });
+    const inContext = `prune_delta_${tag}`;
+    await owned("PUT", "/v1/tools", { context: `prune-${tag}`, tools: [{ name: inContext, description: "Trims the delta hedge.", parameters: PARAMETERS }] });
+    expect(Object.keys(await vectorRows([...names, inContext])).toSorted()).toEqual([...names, inContext].toSorted());
+
+    // A changed text replaces the name's row (a new digest), it does not add one.
+    const before = await vectorRows([gamma]);
+    await owned("PUT", `/v1/tools/${gamma}`, { description: "Prunes the gamma hedge in spring.", parameters: PARAMETERS });
+    const after = await vectorRows([gamma]);
+    expect(Object.keys(after)).toEqual([gamma]);
+    expect(after[gamma]).not.toBe(before[gamma]);
+
+    await owned("DELETE", `/v1/tools/${alpha}`);
+    expect(Object.keys(await vectorRows([...names, inContext])).toSorted()).toEqual([beta, gamma, inContext].toSorted());
+    await owned("DELETE", `/v1/contexts/prune-${tag}`);
+    expect(Object.keys(await vectorRows([...names, inContext])).toSorted()).toEqual([beta, gamma].toSorted());
+
+    // An upstream's refresh that no longer lists a tool; then the upstream removed with the rest of its tools.
+    const id = `prune-${tag}`;
+    const url = `https://mcp.fixture.example/mcp-upstream/${id}`;
+    const leaving = { name: "leaving", description: "A tool the server lists once.", inputSchema: { type: "object", properties: {} } };
+    expect((await env.TOOL_REMOTE.fetch(`${url}/state`, { method: "POST", body: JSON.stringify({ extra: [leaving] }) })).status).toBe(200);
+    const put = await fetchWithEnv(vars(openAi(first.url), KEY), request(`/v1/upstreams/${id}`, { method: "PUT", token: owner, body: { url, newTools: "accept" } }));
+    expect(put.status).toBe(201);
+    const upstreamNames = [`${id}__leaving`, `${id}__echo`, `${id}__lookup`];
+    expect(Object.keys(await vectorRows(upstreamNames)).toSorted()).toEqual(upstreamNames.toSorted());
+    expect((await env.TOOL_REMOTE.fetch(`${url}/state`, { method: "POST", body: JSON.stringify({ extra: [] }) })).status).toBe(200);
+    await owned("POST", `/v1/upstreams/${id}/refresh`);
+    expect(Object.keys(await vectorRows(upstreamNames)).toSorted()).toEqual([`${id}__echo`, `${id}__lookup`]);
+    await owned("DELETE", `/v1/upstreams/${id}`);
+    expect(await vectorRows(upstreamNames)).toEqual({});
+    await owned("DELETE", `/v1/tools/${beta}`);
+    await owned("DELETE", `/v1/tools/${gamma}`);
+    expect(await vectorRows(names)).toEqual({});
+  });
+
+  it("are not kept for a name that is no tool (one removed while its vector was computed)", async () => {
+    const name = `prune_never_${crypto.randomUUID().slice(0, 8)}`;
+    const vector = new Int8Array([1, 2, 3]).buffer;
+    expect(await registry.writeToolVectors([{ name, digest: "d", vector }])).toBe(0);
+    expect(await vectorRows([name])).toEqual({});
+    // The demo catalog's tools are tools (where it is on), though no row holds them.
+    expect(await registry.writeToolVectors([{ name: "get_weather_forecast", digest: "d", vector }])).toBe(1);
   });
 });
 
