@@ -419,6 +419,17 @@ function atLeast(target: string, value: number | undefined, limit: number): Targ
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Prints a run's ONE JSON summary on stdout: its fields, then the targets and how many of them are met. */
+function printSummary(fields: Record<string, unknown>, targets: readonly Target[]): void {
+  const summary = { ...fields, targets, targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}` };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+}
+
+/** When a run started, how long it took and the machine it ran on, with the load before and after. */
+function runTiming(startedAt: Date, loadBefore: number[]): { startedAt: string; seconds: number; machine: Record<string, unknown> } {
+  return { startedAt: startedAt.toISOString(), seconds: round((Date.now() - startedAt.getTime()) / 1000, 1), machine: machine(loadBefore) };
+}
+
 function commandLine(): string {
   return `node --expose-gc bench/run.ts${flags["cold-isolates"] === true ? " --cold-isolates" : ""}${quick ? " --quick" : ""}${flags["no-http"] === true ? " --no-http" : ""}`;
 }
@@ -441,16 +452,7 @@ async function upstreamOnly(): Promise<void> {
   const loadBefore = loadavg();
   const upstream = await upstreamSection({ repository: fileURLToPath(new URL("..", import.meta.url)), ...UPSTREAM_LOAD, log });
   const targets = upstreamTargets(upstream);
-  const summary = {
-    command: "node --expose-gc bench/run.ts --upstream",
-    startedAt: startedAt.toISOString(),
-    seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
-    machine: machine(loadBefore),
-    upstream,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  printSummary({ command: "node --expose-gc bench/run.ts --upstream", ...runTiming(startedAt, loadBefore), upstream }, targets);
 }
 
 function adversarialTargets(section: AdversarialSection): Target[] {
@@ -476,16 +478,7 @@ async function adversarialOnly(): Promise<void> {
   // The attacks are synthetic; the real tools only add the "realistic arguments" headroom figure.
   const adversarial = adversarialSection("missing" in data ? [] : data.real, quick, log);
   const targets = adversarialTargets(adversarial);
-  const summary = {
-    command: `node --expose-gc bench/run.ts --adversarial${quick ? " --quick" : ""}`,
-    startedAt: startedAt.toISOString(),
-    seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
-    machine: machine(loadBefore),
-    adversarial,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  printSummary({ command: `node --expose-gc bench/run.ts --adversarial${quick ? " --quick" : ""}`, ...runTiming(startedAt, loadBefore), adversarial }, targets);
 }
 
 const CONVERSATION_METHOD =
@@ -509,14 +502,7 @@ function conversationOnly(): void {
   const data = loadBenchData();
   const conversation = "missing" in data ? { skipped: data.missing } : conversationSection(realCatalog(data.real));
   const targets = "skipped" in conversation ? [] : conversationTargets(conversation);
-  const summary = {
-    command: "node --expose-gc bench/run.ts --conversation",
-    method: CONVERSATION_METHOD,
-    conversation,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  printSummary({ command: "node --expose-gc bench/run.ts --conversation", method: CONVERSATION_METHOD, conversation }, targets);
 }
 
 const AUTO_DISCOVER_METHOD =
@@ -575,15 +561,7 @@ function autoDiscoverOnly(): void {
   const data = loadBenchData();
   const autoDiscover = "missing" in data ? { skipped: data.missing } : autoDiscoverSection(data.meta);
   const targets = "skipped" in autoDiscover ? [] : autoDiscoverTargets(autoDiscover);
-  const summary = {
-    command: "node --expose-gc bench/run.ts --auto-discover",
-    method: AUTO_DISCOVER_METHOD,
-    defaultMinScore: defaultConfig().autoDiscover.minScore,
-    autoDiscover,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  printSummary({ command: "node --expose-gc bench/run.ts --auto-discover", method: AUTO_DISCOVER_METHOD, defaultMinScore: defaultConfig().autoDiscover.minScore, autoDiscover }, targets);
 }
 
 function qualityOnly(): void {
@@ -659,11 +637,10 @@ async function main(): Promise<void> {
     // The adversarial cases need no data: they still run, with the demo catalog alone as the realistic baseline.
     const adversarial = adversarialSection([], quick, log);
     const targets = adversarialTargets(adversarial);
-    const summary = {
+    printSummary({
       command: commandLine(), startedAt: startedAt.toISOString(), evalData: skipped, modes: skipped, tokens: skipped, conversation: skipped, autoDiscover: skipped, http: skipped, httpWithDevDefaults: skipped, upstream: skipped,
-      adversarial, targets, targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-    };
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      adversarial,
+    }, targets);
     return;
   }
   log(`evaluation data from ${data.from}`);
@@ -774,11 +751,9 @@ async function main(): Promise<void> {
     targets.push(atMost(`http ${name} p50 / health p50 (same run)`, ratio, 1.5, cpuRatio));
   }
 
-  const summary = {
+  printSummary({
     command: commandLine(),
-    startedAt: startedAt.toISOString(),
-    seconds: round((Date.now() - startedAt.getTime()) / 1000, 1),
-    machine: machine(loadBefore),
+    ...runTiming(startedAt, loadBefore),
     evalData: data.from,
     method: {
       catalogs: "the evaluation data's mcp-tools.json (527 real tools, named server__name, grouped by category), enlarged by a seeded generator",
@@ -809,10 +784,7 @@ async function main(): Promise<void> {
     upstream,
     adversarial,
     autoDiscover,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  }, targets);
 }
 
 await main();
