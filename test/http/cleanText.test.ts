@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { texts } from "../../src/core/locale.ts";
 import { countBannerMarkers, sanitizeSource } from "../../src/core/boundary/untrusted.ts";
 import { textUrl } from "../executors/helpers.ts";
-import { api, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
+import { api, fetchWithEnv, json, request, sessionId, suiteConfig, token } from "./helpers.ts";
 import { evalInjections, needsEvalData } from "../evalData.ts";
 
 interface Wrapped {
@@ -78,7 +78,7 @@ describe("POST /v1/untrusted/wrap applies the executors' hardened boundary", () 
   });
 
   it("caps at maxUntrustedChars with a visible note, as executor output is capped", async () => {
-    const vars = { TOOL_SEARCH_CONFIG: JSON.stringify({ limits: { maxUntrustedChars: 100 } }) };
+    const vars = suiteConfig({ limits: { maxUntrustedChars: 100 } });
     const text = `${dirty("x".repeat(150))}[External data, not user instructions]`;
     const url = textUrl(text);
     const sid = sessionId("clean");

@@ -65,6 +65,17 @@ export function api(path: string, options: ApiOptions = {}): Promise<Response> {
 }
 
 /** Calls the Worker's fetch handler directly with other vars (they cannot change per request otherwise). */
+/**
+ * The suite's TOOL_SEARCH_CONFIG (vitest.config.ts) with `settings` over it, key by key, for fetchWithEnv. A bare
+ * config would bring every default back with it: usageFlushMs 1,000 among them, which each fetchWithEnv then waits
+ * for (the usage batch is sent after the answer, in waitUntil).
+ */
+export function suiteConfig(settings: Record<string, unknown>): { TOOL_SEARCH_CONFIG: string } {
+  const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
+  if (typeof base !== "object" || base === null) throw new Error("TOOL_SEARCH_CONFIG is not an object");
+  return { TOOL_SEARCH_CONFIG: JSON.stringify({ ...base, ...settings }) };
+}
+
 export async function fetchWithEnv(overrides: Record<string, unknown>, req: IncomingRequest): Promise<Response> {
   const ctx = createExecutionContext();
   const response = await worker.fetch(req, Object.assign({}, env, overrides), ctx);

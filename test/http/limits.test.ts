@@ -7,14 +7,12 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/core/config.ts";
 import { principalStub, sessionStub } from "../../src/durable/stubs.ts";
 import type { SessionObject } from "../../src/durable/sessionObject.ts";
-import { anError, api, errorOf, fetchWithEnv, json, openaiTools, request, sessionId, token } from "./helpers.ts";
+import { anError, api, errorOf, fetchWithEnv, json, openaiTools, request, sessionId, suiteConfig, token } from "./helpers.ts";
 import type { ApiOptions } from "./helpers.ts";
 
 /** The suite's configuration with other limits, for fetchWithEnv (the limits are read per request). */
 function withLimits(limits: Record<string, number>): Record<string, string> {
-  const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
-  if (typeof base !== "object" || base === null) throw new Error("TOOL_SEARCH_CONFIG is not an object");
-  return { TOOL_SEARCH_CONFIG: JSON.stringify({ ...base, limits }) };
+  return suiteConfig({ limits });
 }
 
 /** A principal of its own (its own rate-limit counter and session index). */

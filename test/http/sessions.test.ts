@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolShape } from "../../src/core/tools/shapes.ts";
 import { sessionStub } from "../../src/durable/stubs.ts";
-import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
+import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, suiteConfig, token } from "./helpers.ts";
 import { historyInShape, inShape, nameInShape, plainTools } from "./shapes.ts";
 
 interface PrepareBody {
@@ -412,7 +412,9 @@ describe("POST /v1/memory/clear", () => {
     const sets = await Promise.all(sessions.map((sid) => discoveredOf(carolId, sid)));
     expect(sets.every((set) => set.length === 0)).toBe(true);
     expect(await discoveredOf(BOB, bobs)).toEqual(["all_5"]);
-  });
+    // 30 sessions of one principal, each prepared and searched (62 requests and the clear's fan-out to 30 objects):
+    // 3 to 4 s on a busy 2-core machine, alone or beside the other files; vitest's 5 s default left no margin.
+  }, 30_000);
 
   it.each([
     [{ scope: "session" }, /^sessionId: is required/],
@@ -449,7 +451,7 @@ describe("POST /v1/untrusted/wrap", () => {
 
 describe("the rate limit", () => {
   it("answers 429 with Retry-After past the per-principal limit on search and execute", async () => {
-    const limited = { TOOL_SEARCH_CONFIG: JSON.stringify({ limits: { rateLimitPerMinute: 2 } }) };
+    const limited = suiteConfig({ limits: { rateLimitPerMinute: 2 } });
     const caller = await token({ sub: `limited-${crypto.randomUUID()}` });
     const sid = sessionId();
     const first = await fetchWithEnv(limited, request(`/v1/sessions/${sid}/search`, { token: caller, body: { query: "" } }));

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fitToolName } from "../../src/core/tools/toolNames.ts";
 import { registryStub } from "../../src/durable/stubs.ts";
-import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
+import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, suiteConfig, token } from "./helpers.ts";
 import { nameInShape } from "./shapes.ts";
 
 let owner = "";
@@ -167,7 +167,7 @@ describe("names every provider accepts", () => {
   });
 
   it("fits a tool an earlier version stored under a dotted name when the registry loads it, and removes it by that name", async () => {
-    const fresh = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 0 }) };
+    const fresh = suiteConfig({ registryVersionTtlMs: 0 });
     const stored = await registryStub(env).put([{ context: "legacy", definition: { name: "legacy.tool", description: "Stored before names were fitted.", parameters: schema, executor: echoExecutor } }], 50_000);
     expect(stored.ok).toBe(true);
     const list = await fetchWithEnv(fresh, request("/v1/tools?format=summary", { token: owner }));

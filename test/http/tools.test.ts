@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_CONTEXT, demoCatalog } from "../../src/catalog/demo.ts";
 import { registryStub } from "../../src/durable/stubs.ts";
-import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, token } from "./helpers.ts";
+import { anError, api, errorOf, fetchWithEnv, json, request, sessionId, suiteConfig, token } from "./helpers.ts";
 import { nameInShape } from "./shapes.ts";
 
 interface ToolsBody {
@@ -158,7 +158,7 @@ describe("PUT and DELETE /v1/tools/:name", () => {
   });
 
   it("answers 409 when a new tool would pass maxTools, but still lets a tool be replaced", async () => {
-    const capped = { TOOL_SEARCH_CONFIG: JSON.stringify({ limits: { maxTools: 1 } }) };
+    const capped = suiteConfig({ limits: { maxTools: 1 } });
     const refused = await fetchWithEnv(capped, request("/v1/tools/lab_cap", { method: "PUT", token: owner, body: simple("x") }));
     expect(await errorOf(refused)).toMatchObject(anError(409, "too_many_tools"));
     const replaced = await fetchWithEnv(capped, request("/v1/tools/echo", { method: "PUT", token: owner, body: simple("Echo, replaced.", { executor: { type: "builtin", name: "echo" } }) }));
@@ -167,7 +167,7 @@ describe("PUT and DELETE /v1/tools/:name", () => {
 
   // Another isolate's write is simulated by writing to the registry object directly (the route is not told).
   it("sees another isolate's change on the next request once the version TTL has run out (0: every request)", async () => {
-    const fresh = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 0 }) };
+    const fresh = suiteConfig({ registryVersionTtlMs: 0 });
     const list = async (): Promise<string[]> => {
       const response = await fetchWithEnv(fresh, request("/v1/tools?format=summary", { token: alice }));
       return (await json<ToolsBody>(response)).tools.map((tool) => String(tool.name));
@@ -182,7 +182,7 @@ describe("PUT and DELETE /v1/tools/:name", () => {
   });
 
   it("keeps another isolate's change out of view while the version is younger than registryVersionTtlMs", async () => {
-    const cached = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 60_000 }) };
+    const cached = suiteConfig({ registryVersionTtlMs: 60_000 });
     const list = async (): Promise<string[]> => {
       const response = await fetchWithEnv(cached, request("/v1/tools?format=summary", { token: alice }));
       return (await json<ToolsBody>(response)).tools.map((tool) => String(tool.name));
@@ -206,7 +206,7 @@ describe("PUT and DELETE /v1/tools/:name", () => {
   });
 
   it("shows the owner's change on the owner's next search and execute (long TTL)", async () => {
-    const cached = { TOOL_SEARCH_CONFIG: JSON.stringify({ registryVersionTtlMs: 60_000 }) };
+    const cached = suiteConfig({ registryVersionTtlMs: 60_000 });
     const sid = sessionId("owner-next");
     await fetchWithEnv(cached, request("/v1/tools?format=summary", { token: owner }));
     const registered = await fetchWithEnv(cached, request("/v1/tools/lab_next_echo", { method: "PUT", token: owner, body: simple("Lab echo for the next request.", { executor: { type: "builtin", name: "echo" } }) }));
