@@ -2,8 +2,8 @@
 // megabytes. The cursor names the last tool shown by its place in the server's list and its name (the order the rows
 // are kept in), so a page after a refresh neither repeats nor skips a tool that kept its place.
 
-/** Tools one page shows when the caller asks for no limit, and the most it may ask for. */
-export const TOOL_PAGE = Object.freeze({ defaultLimit: 500, maxLimit: 2_000, maxCursorChars: 1_024 });
+/** Tools one page shows when the caller asks for no limit, and the most it may ask for; a cursor's longest text. */
+export const TOOL_PAGE = Object.freeze({ defaultLimit: 500, maxLimit: 2_000, maxCursorChars: 2_048 });
 
 /** Where a page starts: after the tool at this place with this name. */
 export interface ToolPageStart {
@@ -11,41 +11,26 @@ export interface ToolPageStart {
   name: string;
 }
 
-function toBase64Url(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): string | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-}
-
+/** `<position>.<the name's UTF-8 bytes in hex>`: safe in a URL as it is, and opaque enough to be sent back as it came. */
 export function encodeToolCursor(start: ToolPageStart): string {
-  return toBase64Url(JSON.stringify([start.position, start.name]));
+  let hex = "";
+  for (const byte of new TextEncoder().encode(start.name)) hex += byte.toString(16).padStart(2, "0");
+  return `${start.position}.${hex}`;
 }
 
 /** The start a cursor names, or undefined for text no page gave (the route answers 400). */
 export function decodeToolCursor(cursor: string): ToolPageStart | undefined {
-  if (cursor.length === 0 || cursor.length > TOOL_PAGE.maxCursorChars) return undefined;
-  const text = fromBase64Url(cursor);
-  if (text === undefined) return undefined;
-  let value: unknown;
+  if (cursor.length > TOOL_PAGE.maxCursorChars) return undefined;
+  const match = /^(0|[1-9][0-9]{0,15})\.((?:[0-9a-f]{2})+)$/.exec(cursor);
+  if (match === null) return undefined;
+  const position = Number(match[1]);
+  if (!Number.isSafeInteger(position)) return undefined;
+  const hex = match[2] ?? "";
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   try {
-    value = JSON.parse(text);
+    return { position, name: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
   } catch {
     return undefined;
   }
-  if (!Array.isArray(value) || value.length !== 2) return undefined;
-  const [position, name]: unknown[] = value;
-  if (typeof position !== "number" || !Number.isSafeInteger(position) || position < 0) return undefined;
-  if (typeof name !== "string" || name.length === 0) return undefined;
-  return { position, name };
 }
