@@ -227,17 +227,22 @@ describe("a Workers AI provider", () => {
   });
 });
 
+const registry = env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
+
+/** The stored vectors of `names`, name → digest. */
+async function vectorRows(names: string[]): Promise<Record<string, string>> {
+  const rows = await registry.readToolVectors(names);
+  return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
+}
+
+/** The owner's request, with the provider on; it must answer 200. */
+async function owned(method: string, path: string, body?: unknown): Promise<Response> {
+  const response = await fetchWithEnv(vars(openAi(first.url), KEY), request(path, { method, token: owner, ...(body === undefined ? {} : { body }) }));
+  expect(response.status).toBe(200);
+  return response;
+}
+
 describe("stored tool vectors", () => {
-  const registry = env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
-  async function vectorRows(names: string[]): Promise<Record<string, string>> {
-    const rows = await registry.readToolVectors(names);
-    return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
-  }
-  async function owned(method: string, path: string, body?: unknown): Promise<Response> {
-    const response = await fetchWithEnv(vars(openAi(first.url), KEY), request(path, { method, token: owner, ...(body === undefined ? {} : { body }) }));
-    expect(response.status).toBe(200);
-    return response;
-  }
 
   it("leave with their tools: a removed tool, a disposed context, and a tool an upstream stopped listing take their rows", async () => {
     const tag = crypto.randomUUID().slice(0, 8);
