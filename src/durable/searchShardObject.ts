@@ -69,10 +69,12 @@ export class SearchShardObject extends DurableObject<Env> {
   #tools: Promise<PartTools> | undefined;
   readonly #views = new Map<string, IndexPart>();
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS part_snapshots (view TEXT PRIMARY KEY, checksum TEXT NOT NULL, bytes INTEGER NOT NULL)");
-    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS part_snapshot_chunks (view TEXT NOT NULL, chunk INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (view, chunk))");
+  /** The snapshot tables, made when first needed (and again after the alarm's deleteAll, for a late caller). */
+  #tables(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS part_snapshots (view TEXT PRIMARY KEY, checksum TEXT NOT NULL, bytes INTEGER NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS part_snapshot_chunks (view TEXT NOT NULL, chunk INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (view, chunk))");
+    return sql;
   }
 
   /** The part's tools, read once from the registry object (a failed read is read again next time). */
@@ -177,7 +179,7 @@ export class SearchShardObject extends DurableObject<Env> {
 
   /** The view's part from its snapshot, or undefined when there is none or it does not hold (then it is dropped). */
   #restore(spec: ShardSpec, binding: PartBinding): IndexPart | undefined {
-    const sql = this.ctx.storage.sql;
+    const sql = this.#tables();
     const head = sql.exec<{ checksum: string; bytes: number }>("SELECT checksum, bytes FROM part_snapshots WHERE view = ?", binding.view).toArray()[0];
     if (head === undefined) return undefined;
     try {
@@ -210,7 +212,7 @@ export class SearchShardObject extends DurableObject<Env> {
   #store(spec: ShardSpec, binding: PartBinding, content: Parameters<typeof encodePartSnapshot>[1]): void {
     const sealed = encodePartSnapshot(binding, content);
     if (sealed === undefined || sealed.bytes.length > SNAPSHOT_MAX_BYTES) return;
-    const sql = this.ctx.storage.sql;
+    const sql = this.#tables();
     this.ctx.storage.transactionSync(() => {
       sql.exec("DELETE FROM part_snapshot_chunks WHERE view = ?", binding.view);
       for (let at = 0, chunk = 0; at < sealed.bytes.length; at += SNAPSHOT_CHUNK_BYTES, chunk++) {
