@@ -16,6 +16,7 @@ import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import { createIndexPart } from "../src/core/search/indexPart.ts";
 import type { IndexPart } from "../src/core/search/indexPart.ts";
 import { ShardedSearch } from "../src/core/search/shardedSearch.ts";
+import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
@@ -38,8 +39,11 @@ export interface BigCatalogInProcess {
   registryHeapMiB: number | null;
   /** Heap of one index over every tool (what sharding keeps out of the isolate), and its build CPU, per mode. */
   singleIndex: Record<string, { heapMiB: number | null; buildCpuMs: number }>;
-  /** Heap of one shard's part (1/shards of the tools) and its build CPU, per mode. */
-  onePart: Record<string, { tools: number; heapMiB: number | null; buildCpuMs: number }>;
+  /**
+   * Heap of one shard's part (1/shards of the tools) and its build CPU, per mode; the size of the snapshot a shard
+   * keeps of it (core/tools/partSnapshot.ts), the CPU of writing it and of reading it back (what an evicted shard pays).
+   */
+  onePart: Record<string, { tools: number; heapMiB: number | null; buildCpuMs: number; snapshotMiB: number; snapshotWriteCpuMs: number; snapshotReadCpuMs: number }>;
   /** Shard calls per search (every round asks every shard), and the summed CPU of one search over every part, per mode. */
   perSearch: Record<string, { shardCalls: number; cpuMsMedian: number; cpuMsP99: number }>;
 }
@@ -108,8 +112,21 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
       const { tools, positions } = catalogPart(definitions, part, BIG_CATALOG_SHARDS);
       before = heapNow(collect);
       started = threadCpuMs();
-      parts.push(createIndexPart(mode, tools, positions));
-      if (part === 0) onePart[mode] = { tools: tools.length, heapMiB: measure ? mib(heapNow(collect) - before) : null, buildCpuMs: Math.round(threadCpuMs() - started) };
+      const built = createIndexPart(mode, tools, positions);
+      parts.push(built);
+      if (part === 0) {
+        const buildCpuMs = Math.round(threadCpuMs() - started);
+        const heapMiB = measure ? mib(heapNow(collect) - before) : null;
+        const binding = { shard: `bench/${part}`, view: "", fingerprint: "bench" };
+        started = threadCpuMs();
+        const sealed = encodePartSnapshot(binding, { tools, positions, part: built });
+        const snapshotWriteCpuMs = Math.round(threadCpuMs() - started);
+        if (sealed === undefined) throw new Error(`the ${mode} part wrote no snapshot`);
+        started = threadCpuMs();
+        decodePartSnapshot(sealed.bytes, sealed.checksum, binding, mode);
+        const snapshotReadCpuMs = Math.round(threadCpuMs() - started);
+        onePart[mode] = { tools: tools.length, heapMiB, buildCpuMs, snapshotMiB: mib(sealed.bytes.length), snapshotWriteCpuMs, snapshotReadCpuMs };
+      }
     }
     // The shards in memory: what the calls carry is copied as an RPC would copy it.
     const search = new ShardedSearch(mode, definitions, parts.map((part) => ({
