@@ -594,7 +594,7 @@ async function bigCatalogOnly(): Promise<void> {
   const targets = MODES.map((mode) => atMost(`${mode} search p99 ms at ${BIG_CATALOG_TOOLS} tools through wrangler dev (sharded)`, "skipped" in http ? undefined : http.modes[mode]?.p99Ms, 50));
   const summary = {
     command: `node --expose-gc bench/run.ts --big-catalog${flags["no-http"] === true ? " --no-http" : ""}`,
-    method: "bench/bigCatalog.ts: the enlarged real catalog (bench/catalog.ts) at 100,000 tools; in process: heap of the registry, of one index over every tool and of one shard's part, and one sharded search's calls and CPU (every part in this thread); through wrangler dev (searchShards {aboveTools 20,000, count 8}): the tools registered in batches of 2,000, the first search per mode, then 200 searches one at a time (100 keyword, 100 sentence queries): wall p50 and p99",
+    method: "bench/bigCatalog.ts: the enlarged real catalog (bench/catalog.ts) at 100,000 tools; in process: heap of the registry, of one index over every tool and of one shard's part, and one sharded search's calls and CPU (every part in this thread); through wrangler dev (searchShards {aboveTools 20,000, count 8}): the tools registered in bulk PUT pages of 5,000, the first search per mode, then 200 searches one at a time (100 keyword, 100 sentence queries): wall p50 and p99, then one search after 12 s idle (every shard evicted by local workerd, read back from its snapshot)",
     loadAverage: loadavg().map((value) => Number(value.toFixed(1))),
     bigCatalog: { inProcess, http },
     targets,

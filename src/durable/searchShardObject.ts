@@ -4,7 +4,9 @@
 // isolate still on the version before searches the shards of that version, consistent with its own registry. A shard
 // builds its part itself, from the registry object's rows (partPage: only its part's texts travel), validated by the
 // same code as the isolate's registry, once per object; its index per view (the tools a caller's groups show) once per
-// view. Nothing is stored: an evicted shard builds again on its next call.
+// view. Each view's part is kept in the object's SQLite as a snapshot (core/tools/partSnapshot.ts): an evicted shard
+// reads it back instead of reading every registry row and analyzing its tools again (a corrupt or foreign snapshot is
+// dropped and the part built again). The rows of a version the registry has moved past are deleted by an alarm.
 import { DurableObject } from "cloudflare:workers";
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
@@ -14,8 +16,11 @@ import { createIndexPart, type IndexPart } from "../core/search/indexPart.ts";
 import { registerStoredTools } from "../core/tools/storedTools.ts";
 import type { StoredTool } from "../core/tools/storedTools.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
-import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
+import { visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
+import { SnapshotError } from "../core/search/snapshotCodec.ts";
+import { decodePartSnapshot, encodePartSnapshot, type PartBinding } from "../core/tools/partSnapshot.ts";
+import { snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
 import type { RegistryVersion } from "./registryObject.ts";
 import { registryStub } from "./stubs.ts";
 
@@ -40,6 +45,18 @@ export const STALE_SHARD = "the registry moved past this search shard's version"
 
 /** Views kept per shard (callers' group lists repeat a few). */
 const VIEWS_PER_SHARD = 8;
+/** Bytes of a part's snapshot per row (SQLite's value cap is 2 MB); a snapshot over SNAPSHOT_MAX_BYTES is not kept. */
+const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
+const SNAPSHOT_MAX_BYTES = 128 * 1024 * 1024;
+/** How often a shard holding snapshots asks whether the registry has moved past its version (then it deletes them). */
+const SNAPSHOT_CHECK_MS = 60 * 60 * 1000;
+
+/** A caller's group list as the key of its view's snapshot: the same list, the same key, whatever its order. */
+function groupsKey(groups: readonly string[] | undefined): string {
+  if (groups === undefined) return "";
+  if (groups.includes("*")) return "*";
+  return JSON.stringify([...new Set(groups)].toSorted());
+}
 
 interface PartTools {
   tools: readonly ToolDefinition[];
@@ -52,12 +69,16 @@ export class SearchShardObject extends DurableObject<Env> {
   #tools: Promise<PartTools> | undefined;
   readonly #views = new Map<string, IndexPart>();
 
+  /** The snapshot tables, made when first needed (and again after the alarm's deleteAll, for a late caller). */
+  #tables(): SqlStorage {
+    const sql = this.ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS part_snapshots (view TEXT PRIMARY KEY, checksum TEXT NOT NULL, bytes INTEGER NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS part_snapshot_chunks (view TEXT NOT NULL, chunk INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (view, chunk))");
+    return sql;
+  }
+
   /** The part's tools, read once from the registry object (a failed read is read again next time). */
   #partTools(spec: ShardSpec): Promise<PartTools> {
-    if (this.#spec !== undefined && searchShardName(this.#spec) !== searchShardName(spec)) {
-      throw new Error(`this search shard is ${searchShardName(this.#spec)}, not ${searchShardName(spec)}`);
-    }
-    this.#spec = spec;
     if (this.#tools === undefined) {
       const reading = this.#read(spec);
       this.#tools = reading;
@@ -106,25 +127,116 @@ export class SearchShardObject extends DurableObject<Env> {
     return { tools, positions };
   }
 
-  /** The part's index over the tools a caller holding `groups` sees (undefined: every tool). */
+  /**
+   * The part's index over the tools a caller holding `groups` sees (undefined: every tool): kept in memory, else read
+   * from its snapshot, else built from the registry's rows (and its snapshot written).
+   */
   async #view(spec: ShardSpec, groups: readonly string[] | undefined): Promise<IndexPart> {
+    const key = groupsKey(groups);
+    const kept = this.#kept(key);
+    if (kept !== undefined) return kept;
+    const binding: PartBinding = { shard: searchShardName(spec), view: key, fingerprint: snapshotFingerprint(spec.mode, spec.locale, spec.demoCatalog) };
+    this.#bind(spec);
+    const restored = this.#restore(spec, binding);
+    if (restored !== undefined) return this.#keep(key, restored);
     const { tools, positions } = await this.#partTools(spec);
-    const key = viewKey(tools, groups);
+    // Another call may have built it meanwhile.
+    const built = this.#kept(key);
+    if (built !== undefined) return built;
+    const view = visibleCatalog(tools, groups);
+    const placeOf = new Map(tools.map((tool, i) => [tool.name, positions[i] ?? 0]));
+    const viewPositions = view.map((tool) => placeOf.get(tool.name) ?? 0);
+    const part = createIndexPart(spec.mode, view, viewPositions);
+    this.#store(spec, binding, { tools: view, positions: viewPositions, part });
+    return this.#keep(key, part);
+  }
+
+  #kept(key: string): IndexPart | undefined {
     const kept = this.#views.get(key);
     if (kept !== undefined) {
       this.#views.delete(key);
       this.#views.set(key, kept);
-      return kept;
     }
-    const view = visibleCatalog(tools, groups);
-    const placeOf = new Map(tools.map((tool, i) => [tool.name, positions[i] ?? 0]));
-    const part = createIndexPart(spec.mode, view, view.map((tool) => placeOf.get(tool.name) ?? 0));
+    return kept;
+  }
+
+  #keep(key: string, part: IndexPart): IndexPart {
     if (this.#views.size >= VIEWS_PER_SHARD) {
       const oldest = this.#views.keys().next();
       if (oldest.done !== true) this.#views.delete(oldest.value);
     }
     this.#views.set(key, part);
     return part;
+  }
+
+  /** The object serves one shard name (the first asked for): another is refused. */
+  #bind(spec: ShardSpec): void {
+    if (this.#spec !== undefined && searchShardName(this.#spec) !== searchShardName(spec)) {
+      throw new Error(`this search shard is ${searchShardName(this.#spec)}, not ${searchShardName(spec)}`);
+    }
+    this.#spec = spec;
+  }
+
+  /** The view's part from its snapshot, or undefined when there is none or it does not hold (then it is dropped). */
+  #restore(spec: ShardSpec, binding: PartBinding): IndexPart | undefined {
+    const sql = this.#tables();
+    const head = sql.exec<{ checksum: string; bytes: number }>("SELECT checksum, bytes FROM part_snapshots WHERE view = ?", binding.view).toArray()[0];
+    if (head === undefined) return undefined;
+    try {
+      const bytes = new Uint8Array(head.bytes);
+      let at = 0;
+      for (const row of sql.exec<{ bytes: ArrayBuffer }>("SELECT bytes FROM part_snapshot_chunks WHERE view = ? ORDER BY chunk", binding.view)) {
+        const chunk = new Uint8Array(row.bytes);
+        if (at + chunk.length > bytes.length) throw new SnapshotError("the part's snapshot rows hold more bytes than its head says");
+        bytes.set(chunk, at);
+        at += chunk.length;
+      }
+      if (at !== bytes.length) throw new SnapshotError("the part's snapshot rows hold fewer bytes than its head says");
+      return decodePartSnapshot(bytes, head.checksum, binding, spec.mode).part;
+    } catch (error) {
+      if (!(error instanceof SnapshotError)) throw error;
+      console.error(`search shard ${binding.shard}: dropped the snapshot of view ${binding.view}: ${error.message}`);
+      this.#drop(binding.view);
+      return undefined;
+    }
+  }
+
+  #drop(view: string): void {
+    this.ctx.storage.transactionSync(() => {
+      this.ctx.storage.sql.exec("DELETE FROM part_snapshot_chunks WHERE view = ?", view);
+      this.ctx.storage.sql.exec("DELETE FROM part_snapshots WHERE view = ?", view);
+    });
+  }
+
+  /** Writes the view's snapshot (in chunks, head last, in one transaction) and arms the clean-up alarm. */
+  #store(spec: ShardSpec, binding: PartBinding, content: Parameters<typeof encodePartSnapshot>[1]): void {
+    const sealed = encodePartSnapshot(binding, content);
+    if (sealed === undefined || sealed.bytes.length > SNAPSHOT_MAX_BYTES) return;
+    const sql = this.#tables();
+    this.ctx.storage.transactionSync(() => {
+      sql.exec("DELETE FROM part_snapshot_chunks WHERE view = ?", binding.view);
+      for (let at = 0, chunk = 0; at < sealed.bytes.length; at += SNAPSHOT_CHUNK_BYTES, chunk++) {
+        sql.exec("INSERT INTO part_snapshot_chunks (view, chunk, bytes) VALUES (?, ?, ?)", binding.view, chunk, sealed.bytes.slice(at, at + SNAPSHOT_CHUNK_BYTES));
+      }
+      sql.exec("INSERT OR REPLACE INTO part_snapshots (view, checksum, bytes) VALUES (?, ?, ?)", binding.view, sealed.checksum, sealed.bytes.length);
+      this.ctx.storage.kv.put("spec", spec);
+    });
+    void this.#armCleanUp();
+  }
+
+  async #armCleanUp(): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_CHECK_MS);
+  }
+
+  /** Deletes the snapshots once the registry has moved past their version; else looks again later. */
+  override async alarm(): Promise<void> {
+    const spec = this.ctx.storage.kv.get<ShardSpec>("spec");
+    const now = spec === undefined ? undefined : await registryStub(this.env).getVersion();
+    if (spec === undefined || now === undefined || now.epoch !== spec.version.epoch || now.version !== spec.version.version) {
+      await this.ctx.storage.deleteAll();
+      return;
+    }
+    await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_CHECK_MS);
   }
 
   async catalog(spec: ShardSpec, groups: string[] | undefined): Promise<PartCatalog> {

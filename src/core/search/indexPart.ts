@@ -20,7 +20,8 @@ import {
   type RankedPartReader,
 } from "./minisearch.ts";
 import { nearWords } from "./semantic.ts";
-import { createSubstringPart, type SubstringPart } from "./substring.ts";
+import type { SnapshotReader, SnapshotWriter } from "./snapshotCodec.ts";
+import { createSubstringPart, restoreSubstringPart, type SubstringPart } from "./substring.ts";
 import { hasCjk, tokenize } from "./text.ts";
 
 export interface IndexPart {
@@ -37,6 +38,8 @@ export interface IndexPart {
    * leaving out `excluded`; with their relevance (SearchIndex.scored) when asked.
    */
   page(query: string, whole: WholeCatalog, count: number, excluded: readonly string[], withRelevance: boolean): PartPage;
+  /** Writes the part's index (snapshotCodec.ts) for createIndexPart to read instead of analyzing the tools again. */
+  toSnapshot(out: SnapshotWriter): boolean;
 }
 
 /** Whether one part's rounds can rank exactly as one index: the fused ranking of the default tuning only. */
@@ -49,9 +52,10 @@ function assertShardableTuning(): void {
 
 /**
  * The part of a catalog made of `tools` (in catalog order), whose places in the whole catalog are `positions`: the
- * ranking breaks ties by them.
+ * ranking breaks ties by them. `snapshot`: what toSnapshot of a part of the same mode over the same tools wrote, read
+ * instead of analyzing the tools (throws SnapshotError when it does not fit them).
  */
-export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition[], positions: readonly number[]): IndexPart {
+export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition[], positions: readonly number[], snapshot?: SnapshotReader): IndexPart {
   if (positions.length !== tools.length) throw new Error("a part needs one position per tool");
   const positionOf = new Map<string, number>();
   tools.forEach((tool, i) => positionOf.set(tool.name, positions[i] ?? 0));
@@ -68,9 +72,9 @@ export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition
     const kept = tools.filter((tool) => !excluded.has(tool.name));
     return pageOf({ names: kept.slice(0, count).map((tool) => tool.name), scores: [], total: kept.length });
   };
-  if (mode === "substring") return substringPart(createSubstringPart(tools), pageOf, blankPage);
+  if (mode === "substring") return substringPart(snapshot === undefined ? createSubstringPart(tools) : restoreSubstringPart(tools, snapshot), pageOf, blankPage);
   assertShardableTuning();
-  return rankedPart(createRankedPart(tools), pageOf, blankPage);
+  return rankedPart(createRankedPart(tools, DEFAULT_TUNING, snapshot), pageOf, blankPage);
 }
 
 type PageOf = (ranked: { names: string[]; scores: number[]; relevance?: number[]; total: number }) => PartPage;
@@ -84,6 +88,7 @@ function substringPart(part: SubstringPart, pageOf: PageOf, blankPage: BlankPage
     },
     catalog: () => ({ toolCount: part.size, fieldLengthSums: FIELDS.map(() => 0), longestTerm: 0, vectorSum: [], vectorCount: 0 }),
     termCounts: (query) => part.keywordCounts(query),
+    toSnapshot: (out) => part.toSnapshot(out),
     bestLexical: () => 0,
     page(query, whole, count, excluded, withRelevance) {
       const skip = new Set(excluded);
@@ -113,6 +118,7 @@ function rankedPart(index: RankedIndex, pageOf: PageOf, blankPage: BlankPage): I
       };
     },
     termCounts: (query, whole) => rankedTermCounts(reader, query, whole),
+    toSnapshot: (out) => index.toSnapshot(out),
     bestLexical: (query, whole) => (hybrid && query.trim() !== "" ? index.rankAsPart(query, whole, -1, () => true, false).bestLexical : 0),
     page(query, whole, count, excluded, withRelevance) {
       const skip = new Set(excluded);

@@ -737,8 +737,8 @@ export function createMiniSearchIndex(tools: readonly ToolDefinition[], tuning: 
 
 /** The ranked index of `tools` from what its toSnapshot wrote (throws SnapshotError when it does not fit them). */
 /** The ranked index of a part of a sharded catalog: no exact names (the isolate places those over the whole). */
-export function createRankedPart(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING): RankedIndex {
-  return new RankedIndex(tools, tuning);
+export function createRankedPart(tools: readonly ToolDefinition[], tuning: RankingTuning = DEFAULT_TUNING, snapshot?: SnapshotReader): RankedIndex {
+  return new RankedIndex(tools, tuning, snapshot);
 }
 
 export function restoreMiniSearchIndex(tools: readonly ToolDefinition[], snapshot: SnapshotReader, tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {

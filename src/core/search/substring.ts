@@ -278,6 +278,8 @@ export interface SubstringPart {
    * keywords: catalog order, scores 0), their relevance when asked, and how many it accepts.
    */
   rankAsPart(query: string, whole: WholeCatalog, count: number, accept: (name: string) => boolean, withRelevance: boolean): { names: string[]; scores: number[]; relevance?: number[]; total: number };
+  /** Writes the part's index as SearchIndex.toSnapshot does (restoreSubstringPart reads it). */
+  toSnapshot(out: SnapshotWriter): boolean;
 }
 
 /** The index of `tools` over their vocabulary (built, or read from a snapshot). */
@@ -288,6 +290,13 @@ function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabu
 /** The substring index of a part of a sharded catalog (no exact names: the isolate places those over the whole). */
 export function createSubstringPart(tools: readonly ToolDefinition[]): SubstringPart {
   return substringOver(tools, buildVocabulary(tools)).part;
+}
+
+/** The part of `tools` from what its toSnapshot wrote (throws SnapshotError when it does not fit them). */
+export function restoreSubstringPart(tools: readonly ToolDefinition[], input: SnapshotReader): SubstringPart {
+  const vocabulary = readVocabulary(input);
+  if (input.int() !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
+  return substringOver(tools, vocabulary).part;
 }
 
 function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): { index: SearchIndex; part: SubstringPart } {
@@ -618,6 +627,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
       return size;
     },
     keywordCounts,
+    toSnapshot: (out) => index.toSnapshot?.(out) === true,
     rankAsPart(query, catalog, count, accept, withRelevance) {
       whole = catalog;
       try {

@@ -1,0 +1,63 @@
+// A search shard keeps each view's part as a snapshot in its SQLite: a new instance of the object (as after an
+// eviction) answers from it without reading the registry's rows; a snapshot with a changed byte is dropped, never
+// served, and the part is built again from the rows; the clean-up alarm deletes the snapshots once the registry moved on.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { mergeCatalogs } from "../../src/core/search/catalogParts.ts";
+import { REGISTRY_OBJECT_NAME } from "../../src/durable/names.ts";
+import { SearchShardObject, searchShardName, STALE_SHARD, type ShardSpec } from "../../src/durable/searchShardObject.ts";
+import { generatedCatalog } from "../support/generatedCatalog.ts";
+
+const catalog = generatedCatalog(60, 17);
+const registry = () => env.REGISTRY.getByName(REGISTRY_OBJECT_NAME);
+
+async function register(prefix: string, count: number): Promise<{ epoch: string; version: number }> {
+  const tools = catalog.tools.slice(0, count).map((tool, i) => ({ ...tool, name: `${prefix}_${tool.name}`, ...(i % 2 === 0 ? { groups: [`${prefix}_g`] } : {}) }));
+  const put = await registry().put(tools.map((definition) => ({ definition, context: prefix })), 100_000, false);
+  if (!put.ok) throw new Error(put.message);
+  return { epoch: put.epoch, version: put.version };
+}
+
+/** One search's answer of a shard that is the whole catalog (part 0 of 1): its own counts are the whole's. */
+async function answer(shard: Pick<SearchShardObject, "catalog" | "termCounts" | "page">, spec: ShardSpec, groups: string[] | undefined, query: string): Promise<unknown> {
+  const own = mergeCatalogs([await shard.catalog(spec, groups)]);
+  const terms = await shard.termCounts(spec, groups, query, own);
+  return shard.page(spec, groups, query, { catalog: own, terms }, 5, [], true);
+}
+
+const snapshotRows = (state: DurableObjectState): number => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM part_snapshots").one().n;
+
+describe.each(["minisearch", "substring"] as const)("search shard snapshots, %s", (mode) => {
+  it("answers from its snapshot after an eviction, and drops a corrupt one", async () => {
+    const prefix = `sso_${mode}_${crypto.randomUUID().slice(0, 8)}`;
+    const version = await register(prefix, 40);
+    const spec: ShardSpec = { version, mode, locale: "en", demoCatalog: false, part: 0, count: 1 };
+    const stub = env.SEARCH_SHARD.getByName(searchShardName(spec));
+    const query = catalog.words[12] ?? "data";
+    const first = await answer(stub, spec, undefined, query);
+    const grouped = await answer(stub, spec, [`${prefix}_g`], query);
+    expect(first).not.toEqual(grouped);
+    await runInDurableObject(stub, (_instance: SearchShardObject, state) => expect(snapshotRows(state)).toBe(2));
+    // The registry moves on: a shard that read the rows now would refuse (STALE_SHARD); one that reads its snapshot answers.
+    await register(`${prefix}_later`, 3);
+    await runInDurableObject(stub, async (_instance: SearchShardObject, state) => {
+      const evicted = new SearchShardObject(state, env);
+      expect(await answer(evicted, spec, undefined, query)).toEqual(first);
+      expect(await answer(evicted, spec, [`${prefix}_g`], query)).toEqual(grouped);
+      // One byte changed in the first chunk of the whole view's snapshot: refused, dropped, and the rows read (stale now).
+      const row = state.storage.sql.exec<{ bytes: ArrayBuffer }>("SELECT bytes FROM part_snapshot_chunks WHERE view = '' AND chunk = 0").one();
+      const bytes = new Uint8Array(row.bytes);
+      bytes[bytes.length - 9] = (bytes[bytes.length - 9] ?? 0) ^ 0x10;
+      state.storage.sql.exec("UPDATE part_snapshot_chunks SET bytes = ? WHERE view = '' AND chunk = 0", bytes);
+      const corrupt = new SearchShardObject(state, env);
+      await expect(answer(corrupt, spec, undefined, query)).rejects.toThrow(STALE_SHARD);
+      expect(snapshotRows(state)).toBe(1);
+      // The alarm finds the registry past the shard's version: every snapshot goes.
+      expect(await state.storage.getAlarm()).not.toBeNull();
+      await corrupt.alarm();
+      expect(state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'part_snapshot%'").one().n).toBe(0);
+      expect(await state.storage.getAlarm()).toBeNull();
+    });
+  });
+});
