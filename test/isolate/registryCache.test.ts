@@ -185,7 +185,6 @@ describe("registry snapshots for cold isolates", () => {
   it("a definition text found corrupt when first read is never answered: that request fails, the next is built from the texts", async () => {
     const description = "Late probe: its text is checked when it is first read.";
     await put("late_probe", description);
-    const search = async (): Promise<Response> => api(`/v1/sessions/${sessionId("late")}/search`, { token: owner, body: { query: "late probe" } });
     resetIsolateRegistry();
     const built = await search();
     expect(built.status).toBe(200);
@@ -218,6 +217,11 @@ describe("registry snapshots for cold isolates", () => {
     expect(reread.registry.get("late_probe")?.definition.description).toBe(description);
   });
 });
+
+/** The owner's search for the late probe, in a new session, through the route. */
+function search(): Promise<Response> {
+  return api(`/v1/sessions/${sessionId("late")}/search`, { token: owner, body: { query: "late probe" } });
+}
 
 function indexOf(bytes: Uint8Array, needle: Uint8Array): number {
   for (let i = 0; i + needle.length <= bytes.length; i++) {
