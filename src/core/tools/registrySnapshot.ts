@@ -16,7 +16,7 @@ import type { Locale, ToolDefinition } from "../types.ts";
 import { TOOL_SHAPES } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
 import { countTokens, rememberTokenCount, tokenMemoKey } from "./tokens.ts";
-import { carryToolTokenCounts, hasToolTokenCount, toolTokenCount } from "./toolTokens.ts";
+import { carryToolTokenCounts, hasToolTokenCount, rememberSeams, seamsOf, toolTokenCount } from "./toolTokens.ts";
 import { interned, readDefinitions, snapshotRow, writeDefinitions } from "./definitionTable.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
@@ -157,6 +157,8 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   const texts = content.countedTexts ?? [];
   body.strings(texts.map((text) => tokenMemoKey(text)));
   body.i32(Int32Array.from(texts, (text) => countTokens(text)));
+  // What joining the tools' texts into a list adds (toolTokens.ts, seams): a first turn's list counted without the tokenizer.
+  body.text(JSON.stringify(seamsOf(definitions, "openai")));
   body.text(JSON.stringify(content.views ?? []));
   if (!writeIndexSnapshot(content.index, body)) return undefined;
   const { sections, deferred } = body.finishParts();
@@ -288,6 +290,16 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   const memoCounts = reader.i32();
   if (memoCounts.length !== memoKeys.length) throw new SnapshotError("the snapshot's counted texts do not match");
   memoKeys.forEach((key, i) => rememberTokenCount(key, memoCounts[i] ?? 0));
+  let seams: unknown;
+  try {
+    seams = JSON.parse(reader.text());
+  } catch {
+    throw new SnapshotError("the snapshot's seams do not parse");
+  }
+  if (!Array.isArray(seams) || !(seams as unknown[]).every((seam) => Array.isArray(seam) && seam.length === 2 && typeof seam[0] === "string" && typeof seam[1] === "number")) {
+    throw new SnapshotError("the snapshot's seams are malformed");
+  }
+  rememberSeams(seams as [string, number][]);
   let views: unknown;
   try {
     views = JSON.parse(reader.text());
