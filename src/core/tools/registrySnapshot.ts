@@ -296,10 +296,13 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   } catch {
     throw new SnapshotError("the snapshot's seams do not parse");
   }
-  if (!Array.isArray(seams) || !(seams as unknown[]).every((seam) => Array.isArray(seam) && seam.length === 2 && typeof seam[0] === "string" && typeof seam[1] === "number")) {
-    throw new SnapshotError("the snapshot's seams are malformed");
+  if (!Array.isArray(seams)) throw new SnapshotError("the snapshot's seams are malformed");
+  const carriedSeams: [string, number][] = [];
+  for (const seam of seams as unknown[]) {
+    if (!Array.isArray(seam) || seam.length !== 2 || typeof seam[0] !== "string" || typeof seam[1] !== "number") throw new SnapshotError("the snapshot's seams are malformed");
+    carriedSeams.push([seam[0], seam[1]]);
   }
-  rememberSeams(seams as [string, number][]);
+  rememberSeams(carriedSeams);
   let views: unknown;
   try {
     views = JSON.parse(reader.text());
