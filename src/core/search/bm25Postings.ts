@@ -382,7 +382,7 @@ export class Bm25Postings {
 
   /**
    * Makes a restored index's state the changeable one the build makes (a map of terms, a list per term and per slot,
-   * copied out of the snapshot's bytes, which are checked whole first): before the first change.
+   * copied out of the snapshot's bytes, every chunk of them checked first): before the first change.
    */
   #thaw(): void {
     const frozen = this.#frozen;

@@ -92,7 +92,7 @@ function stringLists(value: unknown, what: string): (readonly string[])[] {
 }
 
 /**
- * A definition as writeDefinitions wrote it (validated then, and checked whole by the snapshot's checksum since): only
+ * A definition as writeDefinitions wrote it (validated then, its text checked by the snapshot's chunk checksum when decoded): only
  * its name is looked at, since reading any other field would decode it.
  */
 function isWrittenDefinition(value: Record<string, unknown>): value is Record<string, unknown> & ToolDefinition {
