@@ -10,7 +10,9 @@
 // as validated, their token counts, the search index: core/tools/registrySnapshot.ts), kept by the registry object:
 // nothing is validated, tokenized or indexed again. Without one (or with a stale or corrupt one, which is refused and
 // dropped), it builds from the texts as before and, when the registry object names it the writer (the first to ask),
-// writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts.
+// writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts. The
+// large sections of a snapshot are checked when first read: one found corrupt then fails the request that read it
+// and is dropped, and the isolate builds from the texts on its next request (forgetCorruptSnapshot).
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/guard/executionGuard.ts";
@@ -66,6 +68,11 @@ let storedDefinitions: StoredDefinitions = new Map();
 let storedFrom: RegistryVersion | undefined;
 /** The version read in flight: concurrent requests past the TTL share one RPC. */
 let versionRead: Promise<string> | undefined;
+/**
+ * A snapshot found corrupt after it was loaded (a section checked when first read: snapshotCodec.ts): the next build
+ * drops it and reads the texts instead, and writes it again when the registry object gives it the claim.
+ */
+let corruptSnapshot: { key: string; version: RegistryVersion } | undefined;
 
 function versionKey(version: RegistryVersion): string {
   return `${version.epoch}:${version.version}`;
@@ -285,13 +292,20 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
   const key = snapshotKey(settings);
   /** Whether this isolate is to write the snapshot (undefined: not asked yet). */
   let claimed: boolean | undefined;
-  if (current === undefined && storedDefinitions.size === 0) {
+  const corrupt = corruptSnapshot;
+  if (corrupt !== undefined) {
+    // Found corrupt while it was served from: dropped, never read again; this isolate writes it anew.
+    corruptSnapshot = undefined;
+    const dropped = await registryStub(env).dropRegistrySnapshot(corrupt.key, corrupt.version);
+    if (corrupt.key === key) claimed = !dropped.found && dropped.claimed;
+  } else if (current === undefined && storedDefinitions.size === 0) {
     // A cold isolate: the version's snapshot, if there is a whole one.
     const read = await readStoredSnapshot(env, key);
     if ("bytes" in read) {
       try {
         const [mode, fingerprint] = [settings.config.searchMode, key.slice(key.indexOf(":") + 1)];
-        return registryFromSnapshot(env, settings, decodeRegistrySnapshot(read.bytes, { ...read.version, mode, fingerprint }));
+        const onCorrupt = (error: SnapshotError): void => forgetCorruptSnapshot(key, read.version, error);
+        return registryFromSnapshot(env, settings, decodeRegistrySnapshot(read.bytes, { ...read.version, mode, fingerprint }, onCorrupt));
       } catch (error) {
         if (!(error instanceof SnapshotError)) throw error;
         // Never served: dropped, and this isolate writes it again from the texts.
@@ -307,6 +321,24 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
   claimed ??= await registryStub(env).claimRegistrySnapshot(key, loaded.version);
   if (claimed) await writeSnapshot(env, settings, key, loaded);
   return loaded;
+}
+
+/**
+ * A section of a loaded snapshot failed its check when first read (the read that found it throws, so nothing from it
+ * was answered): the registry, the indexes and the definitions read from it are forgotten, so that the next request
+ * builds from the texts (and drops the snapshot: buildRegistry).
+ */
+function forgetCorruptSnapshot(key: string, version: RegistryVersion, error: SnapshotError): void {
+  if (corruptSnapshot?.key === key && corruptSnapshot.version.version === version.version && corruptSnapshot.version.epoch === version.epoch) return;
+  console.error(`registry: snapshot of version ${versionKey(version)} found corrupt on read, dropped: ${error.message}`);
+  corruptSnapshot = { key, version };
+  current = undefined;
+  pending = undefined;
+  searchIndexes.clear();
+  // Definitions read from it are not kept for the next version either (it reuses the definitions of unchanged texts).
+  storedDefinitions = new Map();
+  storedFrom = undefined;
+  storedNames = [];
 }
 
 async function buildFromTexts(env: Env, settings: Settings): Promise<LoadedRegistry> {
@@ -404,4 +436,5 @@ export function resetIsolateRegistry(): void {
   storedDefinitions = new Map();
   storedFrom = undefined;
   storedNames = [];
+  corruptSnapshot = undefined;
 }

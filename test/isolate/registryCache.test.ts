@@ -11,7 +11,7 @@ import { currentRegistry, registrySearchIndex, resetIsolateRegistry } from "../.
 import type { LoadedRegistry } from "../../src/isolate/registryCache.ts";
 import { loadSettings } from "../../src/isolate/settings.ts";
 import type { Settings } from "../../src/isolate/settings.ts";
-import { api, json, token } from "../http/helpers.ts";
+import { api, json, sessionId, token } from "../http/helpers.ts";
 
 let owner = "";
 let settings: Settings;
@@ -159,11 +159,15 @@ describe("registry snapshots for cold isolates", () => {
     resetIsolateRegistry();
     const built = await latest();
     const expected = servedBy(built);
-    // One byte flipped in the middle of the stored bytes.
+    // One byte flipped in the sections checked before anything is read: the first place the tool's name is stored
+    // (the list of names, before the definitions' texts).
+    const needle = new TextEncoder().encode("corrupt_probe");
     await onRegistryStorage((sql) => {
-      const row = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part LIMIT 1").one();
+      const rows = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part").toArray();
+      const row = rows.find((candidate) => indexOf(new Uint8Array(candidate.data), needle) >= 0);
+      if (row === undefined) throw new Error("the name is not in the stored snapshot");
       const bytes = new Uint8Array(row.data);
-      const at = Math.floor(bytes.length / 2);
+      const at = indexOf(bytes, needle);
       bytes[at] = (bytes[at] ?? 0) ^ 0x5a;
       sql.exec("UPDATE snapshot_chunks SET data = ? WHERE part = ?", bytes, row.part);
     });
@@ -177,4 +181,52 @@ describe("registry snapshots for cold isolates", () => {
     expect(reread.source).toBe("snapshot");
     expect(servedBy(reread)).toEqual(expected);
   });
+
+  it("a definition text found corrupt when first read is never answered: that request fails, the next is built from the texts", async () => {
+    const description = "Late probe: its text is checked when it is first read.";
+    await put("late_probe", description);
+    resetIsolateRegistry();
+    const built = await search();
+    expect(built.status).toBe(200);
+    const expected = await built.text();
+    expect(expected).toContain(description);
+    // One letter of the description changed where the snapshot keeps the definitions' texts (checked when read).
+    const needle = new TextEncoder().encode(description);
+    await onRegistryStorage((sql) => {
+      const rows = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part").toArray();
+      const row = rows.find((candidate) => indexOf(new Uint8Array(candidate.data), needle) >= 0);
+      if (row === undefined) throw new Error("the description is not in the stored snapshot");
+      const bytes = new Uint8Array(row.data);
+      const at = indexOf(bytes, needle);
+      bytes[at] = "M".charCodeAt(0);
+      sql.exec("UPDATE snapshot_chunks SET data = ? WHERE part = ?", bytes, row.part);
+    });
+    resetIsolateRegistry();
+    // The snapshot decodes (the texts are checked when read): the search reading them fails, answering nothing.
+    const refused = await search();
+    expect(refused.status).toBe(500);
+    expect(await refused.text()).not.toContain("Mate probe");
+    // The next request builds from the texts (the snapshot dropped) and answers as before.
+    const rebuilt = await search();
+    expect(rebuilt.status).toBe(200);
+    expect(await rebuilt.text()).toBe(expected);
+    // ... and this isolate wrote the snapshot again: the next cold isolate reads it, whole.
+    resetIsolateRegistry();
+    const reread = await latest();
+    expect(reread.source).toBe("snapshot");
+    expect(reread.registry.get("late_probe")?.definition.description).toBe(description);
+  });
 });
+
+/** The owner's search for the late probe, in a new session, through the route. */
+function search(): Promise<Response> {
+  return api(`/v1/sessions/${sessionId("late")}/search`, { token: owner, body: { query: "late probe" } });
+}
+
+function indexOf(bytes: Uint8Array, needle: Uint8Array): number {
+  for (let i = 0; i + needle.length <= bytes.length; i++) {
+    if (needle.every((byte, k) => bytes[i + k] === byte)) return i;
+  }
+  return -1;
+}
+

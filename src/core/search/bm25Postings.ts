@@ -9,7 +9,7 @@ import type { ToolDefinition } from "../types.ts";
 import { emptyFieldParts, FIELDS, isPhraseTerm, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { PostingCollector } from "./postings.ts";
-import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
+import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 
 const FIELD_COUNT = FIELDS.length;
 /** Field ids fit in 3 bits of a posting's key (`slot * 8 + field`). */
@@ -74,7 +74,7 @@ export class Bm25Postings {
   }
 
   readonly #termIds = new Map<string, number>();
-  readonly #terms: string[] = [];
+  #terms: string[] = [];
   /**
    * Per term: `[slot * 8 + field, frequency, …]` sorted by key. A build's lists are views of one buffer; a list that
    * tools are added to is copied whole (once per catalog change: no spare room is kept in any), a removal shifts the
@@ -105,6 +105,12 @@ export class Bm25Postings {
   readonly #fieldLength = new IntList();
   readonly #lengthSum: number[] = FIELDS.map(() => 0);
   #live = 0;
+  /**
+   * A restored index, while nothing changes it: its terms, postings and forward lists read in place from the
+   * snapshot's bytes (no map of terms, no list per term or slot made up front). The first change thaws it into the
+   * fields above (#thaw), which every other index uses.
+   */
+  #frozen: FrozenPostings | undefined;
 
   get longestTermLength(): number {
     return this.#longestTermLength;
@@ -115,20 +121,20 @@ export class Bm25Postings {
   }
 
   get slotCount(): number {
-    return this.#forward.length;
+    return this.#frozen ? this.#frozen.forwardEnds.length : this.#forward.length;
   }
 
   isLive(slot: number): boolean {
-    return this.#forward[slot] !== undefined;
+    return this.#frozen ? (this.#frozen.forwardStarts[slot] ?? -1) !== -1 : this.#forward[slot] !== undefined;
   }
 
   termId(term: string): number | undefined {
-    return this.#termIds.get(term);
+    return this.#frozen ? frozenTermId(this.#frozen, this.#terms, term) : this.#termIds.get(term);
   }
 
   /** In how many live tools `term` occurs (0 for a term never seen, or no longer held). */
   toolFrequency(term: string): number {
-    const id = this.#termIds.get(term);
+    const id = this.termId(term);
     return id === undefined ? 0 : this.#toolCount.at(id);
   }
 
@@ -137,6 +143,7 @@ export class Bm25Postings {
    * of each tool's name and description, in that order, in the same pass (ToolWords).
    */
   addTools(tools: readonly ToolDefinition[], words?: ToolWords): number {
+    this.#thaw();
     const firstSlot = this.#forward.length;
     const collector = new PostingCollector(words?.of, this.#phrases);
     const lengths = new Int32Array(tools.length * FIELD_COUNT);
@@ -208,6 +215,7 @@ export class Bm25Postings {
 
   /** Removes the tool at `slot` (a no-op for a slot already removed). */
   removeSlot(slot: number): void {
+    this.#thaw();
     const forward = this.#forward[slot];
     if (forward === undefined) return;
     const counted = new Set<number>();
@@ -264,6 +272,7 @@ export class Bm25Postings {
    * list and field lengths (a removed slot as none), the sorted terms. `restore` reads it back into an empty instance.
    */
   toSnapshot(out: SnapshotWriter): void {
+    this.#thaw();
     out.strings(this.#terms);
     out.int(this.#longestTermLength);
     const postingStarts = new Int32Array(this.#postings.length + 1);
@@ -276,13 +285,25 @@ export class Bm25Postings {
     const postings = new Int32Array(total);
     this.#postings.forEach((list, term) => postings.set(list, postingStarts[term] ?? 0));
     out.i32(postingStarts);
-    out.i32(postings);
+    out.deferredI32(postings);
     out.i32(this.#toolCount.view());
     out.i32(this.#fieldCount.view());
     out.i32(this.#maxFrequency.view());
     out.i32(this.#minLength.view());
     out.i32(this.#maxLength.view());
     out.i32(Int32Array.from(this.#sortedTerms(), (term) => this.#termIds.get(term) ?? -1));
+    // The terms fuzzy matching looks at, by length (lengthStarts[n] .. lengthStarts[n + 1] in lengthOrder: length n).
+    const lengthStarts = new Int32Array(this.#longestTermLength + 2);
+    const lengthOrder: number[] = [];
+    for (let length = 0; length <= this.#longestTermLength; length++) {
+      lengthStarts[length] = lengthOrder.length;
+      for (const id of this.#byLength.get(length) ?? []) lengthOrder.push(id);
+    }
+    lengthStarts[this.#longestTermLength + 1] = lengthOrder.length;
+    out.i32(lengthStarts);
+    out.i32(Int32Array.from(lengthOrder));
+    // Every term (pairs of words too), sorted: a restored index looks terms up here instead of in a map.
+    out.i32(Int32Array.from([...this.#terms.keys()].toSorted((a, b) => compareStrings(this.#terms[a] ?? "", this.#terms[b] ?? ""))));
     // Forward lists: start of each slot's run, -1 for a removed slot.
     const forwardStarts = new Int32Array(this.#forward.length + 1);
     let forwardTotal = 0;
@@ -296,29 +317,27 @@ export class Bm25Postings {
       if (list !== undefined) forward.set(list, forwardStarts[slot] ?? 0);
     });
     out.i32(forwardStarts);
-    out.i32(forward);
+    out.deferredI32(forward);
     out.i32(this.#fieldLength.view());
     out.f64(Float64Array.from(this.#lengthSum));
     out.int(this.#live);
   }
 
-  /** Reads what toSnapshot wrote into this instance, which must be new (nothing added yet). */
+  /**
+   * Reads what toSnapshot wrote into this instance, which must be new (nothing added yet): in place, frozen until the
+   * first change (#frozen). Checks the sections' sizes and order; the postings and forward lists' bytes are checked
+   * per chunk when first read.
+   */
   restore(input: SnapshotReader): void {
-    if (this.#terms.length > 0 || this.#forward.length > 0) throw new Error("restore needs an empty Bm25Postings");
+    if (this.#terms.length > 0 || this.#forward.length > 0 || this.#frozen) throw new Error("restore needs an empty Bm25Postings");
     const terms = input.strings();
     this.#longestTermLength = input.int();
     const postingStarts = input.i32();
-    const postings = input.i32().slice();
-    if (postingStarts.length !== terms.length + 1) throw new SnapshotError("the postings do not match the terms");
-    for (let id = 0; id < terms.length; id++) {
-      const term = terms[id] ?? "";
-      this.#terms.push(term);
-      this.#termIds.set(term, id);
-      this.#postings.push(postings.subarray(postingStarts[id] ?? 0, postingStarts[id + 1] ?? 0));
-      const byLength = this.#byLength.get(term.length);
-      if (byLength) byLength.push(id);
-      else this.#byLength.set(term.length, [id]);
+    const postings = input.deferredI32("postings");
+    if (postingStarts.length !== terms.length + 1 || (postingStarts[0] ?? 0) !== 0 || (postingStarts[terms.length] ?? 0) !== postings.values.length) {
+      throw new SnapshotError("the postings do not match the terms");
     }
+    this.#terms = terms;
     const cells = terms.length * FIELD_COUNT;
     const perTerm = [this.#toolCount, this.#fieldCount, this.#maxFrequency, this.#minLength, this.#maxLength];
     perTerm.forEach((list, i) => {
@@ -326,23 +345,31 @@ export class Bm25Postings {
       if (values.length !== (i === 0 ? terms.length : cells)) throw new SnapshotError("a term statistic does not match the terms");
       list.replace(values);
     });
-    this.#sorted = Array.from(input.i32(), (id) => terms[id] ?? "");
+    const sortedIds = input.i32();
+    const lengthStarts = input.i32();
+    const lengthOrder = input.i32();
+    const lookupIds = input.i32();
+    if (lookupIds.length !== terms.length || sortedIds.length > terms.length || lengthStarts.length !== this.#longestTermLength + 2 || (lengthStarts[lengthStarts.length - 1] ?? 0) !== lengthOrder.length) {
+      throw new SnapshotError("the sorted terms do not match the terms");
+    }
+    // Their sizes are checked, not each id (a pass over every term): the checksum vouches for the bytes, and an id out
+    // of range reads as no term ("" and no postings), never out of bounds.
     const forwardStarts = input.i32();
-    // Copies: a removal shifts a list down in place, which must not write into the snapshot's bytes.
-    const forward = input.i32().slice();
-    const slots = forwardStarts.length - 1;
-    const lists: (Int32Array | undefined)[] = Array.from({ length: Math.max(0, slots) });
-    let end = forward.length;
+    const forward = input.deferredI32("forward lists");
+    const slots = Math.max(0, forwardStarts.length - 1);
+    // Each slot's end: the start of the next live slot's list (a removed slot has none: -1).
+    const forwardEnds = new Int32Array(slots);
+    let end = forward.values.length;
+    if ((forwardStarts[slots] ?? 0) !== end) throw new SnapshotError("the forward lists do not match their starts");
     for (let slot = slots - 1; slot >= 0; slot--) {
       const start = forwardStarts[slot] ?? -1;
       if (start === -1) continue;
-      if (start > end) throw new SnapshotError("the forward lists are out of order");
-      lists[slot] = forward.subarray(start, end);
+      if (start < 0 || start > end) throw new SnapshotError("the forward lists are out of order");
+      forwardEnds[slot] = end;
       end = start;
     }
-    for (const list of lists) this.#forward.push(list);
     const fieldLength = input.i32();
-    if (fieldLength.length !== this.#forward.length * FIELD_COUNT) throw new SnapshotError("the field lengths do not match the slots");
+    if (fieldLength.length !== slots * FIELD_COUNT) throw new SnapshotError("the field lengths do not match the slots");
     this.#fieldLength.replace(fieldLength);
     const sums = input.f64();
     if (sums.length !== FIELD_COUNT) throw new SnapshotError("the field length sums do not match the fields");
@@ -350,12 +377,41 @@ export class Bm25Postings {
       this.#lengthSum[field] = sum;
     });
     this.#live = input.int();
+    this.#frozen = { postingStarts, postings, sortedIds, lookupIds, lengthStarts, lengthOrder, forwardStarts, forwardEnds, forward };
+  }
+
+  /**
+   * Makes a restored index's state the changeable one the build makes (a map of terms, a list per term and per slot,
+   * copied out of the snapshot's bytes, every chunk of them checked first): before the first change.
+   */
+  #thaw(): void {
+    const frozen = this.#frozen;
+    if (!frozen) return;
+    const postings = frozen.postings.verifyAll().slice();
+    const forward = frozen.forward.verifyAll().slice();
+    this.#frozen = undefined;
+    const { postingStarts, forwardStarts, forwardEnds } = frozen;
+    for (let id = 0; id < this.#terms.length; id++) {
+      this.#termIds.set(this.#terms[id] ?? "", id);
+      this.#postings.push(postings.subarray(postingStarts[id] ?? 0, postingStarts[id + 1] ?? 0));
+    }
+    for (let length = 0; length + 1 < frozen.lengthStarts.length; length++) {
+      const ids = Array.from(frozen.lengthOrder.subarray(frozen.lengthStarts[length] ?? 0, frozen.lengthStarts[length + 1] ?? 0));
+      if (ids.length > 0) this.#byLength.set(length, ids);
+    }
+    this.#sorted = Array.from(frozen.sortedIds, (id) => this.#terms[id] ?? "");
+    for (let slot = 0; slot < forwardEnds.length; slot++) {
+      const start = forwardStarts[slot] ?? -1;
+      this.#forward.push(start === -1 ? undefined : forward.subarray(start, forwardEnds[slot] ?? 0));
+    }
   }
 
   /** The terms `term` matches: itself (weight 1), longer terms it starts (`prefixWeight`), terms one edit away (`fuzzyWeight`). */
   expand(term: string, prefix: boolean, fuzzy: boolean, prefixWeight: number, fuzzyWeight: number): Expansion {
     const termIds: number[] = [];
     const weights: number[] = [];
+    const frozen = this.#frozen;
+    if (frozen) return this.#expandFrozen(frozen, term, prefix, fuzzy, prefixWeight, fuzzyWeight);
     const own = this.#termIds.get(term);
     if (own !== undefined) {
       termIds.push(own);
@@ -391,6 +447,48 @@ export class Bm25Postings {
     return { termIds, weights };
   }
 
+  /** expand over a frozen index: the same terms in the same order, found in the snapshot's sorted and by-length tables. */
+  #expandFrozen(frozen: FrozenPostings, term: string, prefix: boolean, fuzzy: boolean, prefixWeight: number, fuzzyWeight: number): Expansion {
+    const terms = this.#terms;
+    const termIds: number[] = [];
+    const weights: number[] = [];
+    const own = frozenTermId(frozen, terms, term);
+    if (own !== undefined) {
+      termIds.push(own);
+      weights.push(1);
+    }
+    if (prefix) {
+      const sorted = frozen.sortedIds;
+      for (let at = lowerBoundIds(sorted, terms, term); at < sorted.length; at++) {
+        const id = sorted[at] ?? 0;
+        const candidate = terms[id] ?? "";
+        if (!candidate.startsWith(term)) break;
+        const distance = candidate.length - term.length;
+        if (distance === 0) continue;
+        termIds.push(id);
+        weights.push((prefixWeight * candidate.length) / (candidate.length + 0.3 * distance));
+      }
+    }
+    if (fuzzy) {
+      const found: { candidate: string; id: number }[] = [];
+      for (let length = Math.max(0, term.length - 1); length <= term.length + 1 && length + 1 < frozen.lengthStarts.length; length++) {
+        const to = frozen.lengthStarts[length + 1] ?? 0;
+        for (let at = frozen.lengthStarts[length] ?? 0; at < to; at++) {
+          const id = frozen.lengthOrder[at] ?? 0;
+          const candidate = terms[id] ?? "";
+          if (candidate === term || (prefix && candidate.startsWith(term))) continue;
+          if (withinOneEdit(term, candidate)) found.push({ candidate, id });
+        }
+      }
+      found.sort((a, b) => compareStrings(a.candidate, b.candidate));
+      for (const { candidate, id } of found) {
+        termIds.push(id);
+        weights.push((fuzzyWeight * candidate.length) / (candidate.length + 1));
+      }
+    }
+    return { termIds, weights };
+  }
+
   #sortedTerms(): string[] {
     const added = this.#unsorted;
     if (added.length === 0) return this.#sorted;
@@ -403,7 +501,7 @@ export class Bm25Postings {
 
   /** Whether the tool at `slot` holds any of `termIds` (in any field). */
   holdsAnyTerm(slot: number, termIds: ReadonlySet<number>): boolean {
-    const forward = this.#forward[slot] ?? NO_POSTINGS;
+    const forward = this.forwardOf(slot);
     for (let p = 0; p < forward.length; p += 2) {
       if (termIds.has(Math.floor((forward[p] ?? 0) / FIELD_BITS))) return true;
     }
@@ -411,11 +509,23 @@ export class Bm25Postings {
   }
 
   postingsOf(termId: number): Int32Array {
-    return this.#postings[termId] ?? NO_POSTINGS;
+    const frozen = this.#frozen;
+    if (!frozen) return this.#postings[termId] ?? NO_POSTINGS;
+    const start = frozen.postingStarts[termId];
+    const end = frozen.postingStarts[termId + 1];
+    if (start === undefined || end === undefined) return NO_POSTINGS;
+    frozen.postings.verify(start, end);
+    return frozen.postings.values.subarray(start, end);
   }
 
   forwardOf(slot: number): Int32Array {
-    return this.#forward[slot] ?? NO_POSTINGS;
+    const frozen = this.#frozen;
+    if (!frozen) return this.#forward[slot] ?? NO_POSTINGS;
+    const start = frozen.forwardStarts[slot] ?? -1;
+    if (start === -1 || slot >= frozen.forwardEnds.length) return NO_POSTINGS;
+    const end = frozen.forwardEnds[slot] ?? start;
+    frozen.forward.verify(start, end);
+    return frozen.forward.values.subarray(start, end);
   }
 
   /** How many live tools hold `termId`, in any field. */
@@ -454,6 +564,46 @@ export class Bm25Postings {
 }
 
 const NO_POSTINGS = new Int32Array(0);
+
+/** A restored index's state as the snapshot holds it (Bm25Postings.restore; the postings and forward lists checked when read). */
+interface FrozenPostings {
+  postingStarts: Int32Array;
+  postings: DeferredSection<Int32Array>;
+  /** Term ids in UTF-16 order of their terms: those prefix and fuzzy matching look at, every term (look-ups). */
+  sortedIds: Int32Array;
+  lookupIds: Int32Array;
+  /** The ids of sortedIds' terms by length (lengthStarts[n] .. lengthStarts[n + 1] in lengthOrder: length n). */
+  lengthStarts: Int32Array;
+  lengthOrder: Int32Array;
+  /** Per slot: where its forward list starts (-1: a removed slot) and ends. */
+  forwardStarts: Int32Array;
+  forwardEnds: Int32Array;
+  forward: DeferredSection<Int32Array>;
+}
+
+/** The first place of `sortedIds` whose term is not below `value`. */
+function lowerBoundIds(sortedIds: Int32Array, terms: readonly string[], value: string): number {
+  let low = 0;
+  let high = sortedIds.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((terms[sortedIds[middle] ?? 0] ?? "") < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The id of `term` in a frozen index (binary search over every term, sorted), or undefined. */
+function frozenTermId(frozen: FrozenPostings, terms: readonly string[], term: string): number | undefined {
+  const at = lowerBoundIds(frozen.lookupIds, terms, term);
+  const id = frozen.lookupIds[at];
+  if (id !== undefined && terms[id] === term) return id;
+  return undefined;
+}
 
 /** `list` followed by `more`, in a new array. */
 function appended(list: Int32Array, more: Int32Array): Int32Array {

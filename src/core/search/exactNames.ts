@@ -5,7 +5,7 @@
 // ranking below is the index's own, less the tools already placed.
 import type { ToolDefinition } from "../types.ts";
 import { CAMEL_BOUNDARIES } from "./text.ts";
-import type { SnapshotWriter } from "./snapshotCodec.ts";
+import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /** An upstream tool's gateway name is `server__name`: its own name follows the last separator. */
@@ -120,8 +120,25 @@ export class NameLookup {
   #ownHashes: Int32Array | undefined;
   #ownStart: Int32Array | undefined;
 
-  constructor(tools: readonly ToolDefinition[]) {
+  /** `hashed`: the hashes a lookup over the same tools wrote (writeHashes), read instead of worked out again. */
+  constructor(tools: readonly ToolDefinition[], hashed?: { hashes: Int32Array; ownHashes: Int32Array; ownStart: Int32Array }) {
     this.#names = tools.map((tool) => tool.name);
+    if (hashed === undefined) return;
+    const { hashes, ownHashes, ownStart } = hashed;
+    if (hashes.length !== this.#names.length || ownHashes.length !== hashes.length || ownStart.length !== hashes.length) {
+      throw new SnapshotError("the snapshot's name hashes do not match its tools");
+    }
+    this.#hashes = hashes;
+    this.#ownHashes = ownHashes;
+    this.#ownStart = ownStart;
+  }
+
+  /** The names' hashes (worked out now if not yet), for a snapshot: a restored lookup reads them (NameLookup's constructor). */
+  writeHashes(out: SnapshotWriter): void {
+    const { hashes, ownHashes, ownStart } = this.#hashed();
+    out.i32(hashes);
+    out.i32(ownHashes);
+    out.i32(ownStart);
   }
 
   #hashed(): { hashes: Int32Array; ownHashes: Int32Array; ownStart: Int32Array } {
@@ -207,9 +224,9 @@ class ExactNamesFirst implements SearchIndex {
   #index: SearchIndex;
   #names: NameLookup;
 
-  constructor(index: SearchIndex, tools: readonly ToolDefinition[]) {
+  constructor(index: SearchIndex, tools: readonly ToolDefinition[], names = new NameLookup(tools)) {
     this.#index = index;
-    this.#names = new NameLookup(tools);
+    this.#names = names;
   }
 
   get size(): number {
@@ -245,9 +262,11 @@ class ExactNamesFirst implements SearchIndex {
     return [...first, ...this.#index.scored(query, limit - named.length, (name) => !placed.has(name) && accept(name))];
   }
 
-  /** The inner index's snapshot: the name lookup is made again from the tools when it is restored. */
+  /** The inner index's snapshot, then the name lookup's hashes (restoreExactNames reads them back). */
   toSnapshot(out: SnapshotWriter): boolean {
-    return this.#index.toSnapshot?.(out) === true;
+    if (this.#index.toSnapshot?.(out) !== true) return false;
+    this.#names.writeHashes(out);
+    return true;
   }
 
   update(tools: readonly ToolDefinition[]): SearchIndex | undefined {
@@ -267,4 +286,9 @@ export function namedTools(index: SearchIndex, query: string): string[] {
 /** `index` (over `tools`) answering a query that names a tool with that tool first. */
 export function withExactNames(index: SearchIndex, tools: readonly ToolDefinition[]): SearchIndex {
   return new ExactNamesFirst(index, tools);
+}
+
+/** withExactNames for an index restored from a snapshot (its toSnapshot): the names' hashes read, not worked out. */
+export function restoreExactNames(index: SearchIndex, tools: readonly ToolDefinition[], input: SnapshotReader): SearchIndex {
+  return new ExactNamesFirst(index, tools, new NameLookup(tools, { hashes: input.i32(), ownHashes: input.i32(), ownStart: input.i32() }));
 }

@@ -21,7 +21,7 @@ import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type Ranked, type ScoringOptions } from "./bm25Rank.ts";
 import type { WholeCatalog } from "./catalogParts.ts";
 import { diffCatalog } from "./catalogDiff.ts";
-import { withExactNames } from "./exactNames.ts";
+import { restoreExactNames, withExactNames } from "./exactNames.ts";
 import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
 import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { hasCjk, requestSentences, tokenize } from "./text.ts";
@@ -297,13 +297,16 @@ export class RankedIndex implements SearchIndex {
   readonly #options: ScoringOptions;
   readonly #tuning: RankingTuning;
   /** Slot → the tool it holds (undefined once removed); names by slot. */
-  readonly #slotTools: (ToolDefinition | undefined)[] = [];
-  readonly #slotNames: string[] = [];
+  #slotTools: (ToolDefinition | undefined)[] = [];
+  #slotNames: string[] = [];
   /** Slot → position in the catalog (ties rank in catalog order); the catalog's names in order. */
-  #position = new Int32Array(0);
+  #position: Int32Array = new Int32Array(0);
   #names: string[] = [];
-  /** Name → slot of every tool held, while names are unique (else the index is not patched: `#patchable`). */
-  readonly #slotByName = new Map<string, number>();
+  /**
+   * Name → slot of every tool held, while names are unique (else the index is not patched: `#patchable`); made when
+   * first needed (a restored index is searched without it: #slotMap).
+   */
+  #slotByName: Map<string, number> | undefined;
   #patchable = true;
   /** The tools' word vectors (with semanticWeight > 0), made with the index; `update` adds and drops only the changed. */
   readonly #semantic: SemanticVectors | undefined;
@@ -337,7 +340,18 @@ export class RankedIndex implements SearchIndex {
     this.#add(tools);
     this.#semantic?.centre();
     this.#order(tools, Int32Array.from(tools, (_, i) => i));
-    this.#patchable = this.#slotByName.size === tools.length;
+    this.#patchable = this.#slotMap().size === tools.length;
+  }
+
+  /** #slotByName, made from the slots when first needed. */
+  #slotMap(): Map<string, number> {
+    if (this.#slotByName) return this.#slotByName;
+    const byName = new Map<string, number>();
+    this.#slotTools.forEach((tool, slot) => {
+      if (tool !== undefined && !byName.has(tool.name)) byName.set(tool.name, slot);
+    });
+    this.#slotByName = byName;
+    return byName;
   }
 
   get size(): number {
@@ -369,21 +383,21 @@ export class RankedIndex implements SearchIndex {
     this.#postings.restore(input);
     this.#semantic?.restore(input);
     const slotNames = input.strings();
-    const position = input.i32().slice();
+    // Not written in place (#order makes a new one).
+    const position = input.i32();
     this.#patchable = input.int() === 1;
     if (slotNames.length !== this.#postings.slotCount || position.length !== slotNames.length) {
       throw new SnapshotError("the snapshot's slots do not match its postings");
     }
+    const slotTools: (ToolDefinition | undefined)[] = [];
     for (let slot = 0; slot < slotNames.length; slot++) {
-      const name = slotNames[slot] ?? "";
       const at = position[slot] ?? -1;
       const tool = at === -1 ? undefined : tools[at];
-      if (at !== -1 && tool?.name !== name) throw new SnapshotError(`the snapshot's slot ${slot} is not the catalog's tool ${at}`);
-      this.#slotNames.push(name);
-      this.#slotTools.push(tool);
-      if (tool === undefined) continue;
-      if (!this.#slotByName.has(name)) this.#slotByName.set(name, slot);
+      if (at !== -1 && tool?.name !== slotNames[slot]) throw new SnapshotError(`the snapshot's slot ${slot} is not the catalog's tool ${at}`);
+      slotTools.push(tool);
     }
+    this.#slotNames = slotNames;
+    this.#slotTools = slotTools;
     if (this.#postings.liveCount !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
     this.#position = position;
     this.#names = tools.map((tool) => tool.name);
@@ -394,11 +408,12 @@ export class RankedIndex implements SearchIndex {
     const words = this.#semantic ? toolWords() : undefined;
     const first = this.#postings.addTools(tools, words);
     if (words) this.#semantic?.add(words);
+    const byName = this.#slotMap();
     let slot = first;
     for (const tool of tools) {
       this.#slotTools.push(tool);
       this.#slotNames.push(tool.name);
-      if (!this.#slotByName.has(tool.name)) this.#slotByName.set(tool.name, slot);
+      if (!byName.has(tool.name)) byName.set(tool.name, slot);
       slot++;
     }
     return first;
@@ -410,7 +425,7 @@ export class RankedIndex implements SearchIndex {
     this.#postings.removeSlot(slot);
     this.#semantic?.remove(slot);
     this.#slotTools[slot] = undefined;
-    this.#slotByName.delete(tool.name);
+    this.#slotMap().delete(tool.name);
   }
 
   /** Records the catalog order: `slots[i]` holds `tools[i]`. */
@@ -705,7 +720,7 @@ export class RankedIndex implements SearchIndex {
 
   update(tools: readonly ToolDefinition[]): SearchIndex | undefined {
     if (!this.#patchable) return undefined;
-    const diff = diffCatalog(this.#slotByName, this.#slotTools, tools);
+    const diff = diffCatalog(this.#slotMap(), this.#slotTools, tools);
     if (!diff) return undefined;
     const limit = Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * tools.length);
     const emptySlots = this.#slotTools.length - this.#postings.liveCount;
@@ -742,5 +757,5 @@ export function createRankedPart(tools: readonly ToolDefinition[], tuning: Ranki
 }
 
 export function restoreMiniSearchIndex(tools: readonly ToolDefinition[], snapshot: SnapshotReader, tuning: RankingTuning = DEFAULT_TUNING): SearchIndex {
-  return withExactNames(new RankedIndex(tools, tuning, snapshot), tools);
+  return restoreExactNames(new RankedIndex(tools, tuning, snapshot), tools, snapshot);
 }

@@ -7,7 +7,7 @@
 // where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
 import { diffCatalog } from "./catalogDiff.ts";
-import { withExactNames } from "./exactNames.ts";
+import { restoreExactNames, withExactNames } from "./exactNames.ts";
 import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
@@ -63,6 +63,17 @@ interface Vocabulary {
   byChar: Map<number, Uint32Array>;
   /** Pair of adjacent code units (`first * 65536 + second`) → the words holding it. */
   byPair: Map<number, Uint32Array>;
+  /** Per word, 1 when it has a word start after its first character (innerStarts); read from a snapshot, or made. */
+  inner?: Uint8Array;
+}
+
+/** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
+function innerStarts(words: readonly string[]): Uint8Array {
+  const inner = new Uint8Array(words.length);
+  words.forEach((word, index) => {
+    if (INNER_START.test(word)) inner[index] = 1;
+  });
+  return inner;
 }
 
 const WHITE_SPACE = /\s+/u;
@@ -221,7 +232,7 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
 export function restoreSubstringIndex(tools: readonly ToolDefinition[], input: SnapshotReader): SearchIndex {
   const vocabulary = readVocabulary(input);
   if (input.int() !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
-  return withExactNames(substringIndexOver(tools, vocabulary), tools);
+  return restoreExactNames(substringIndexOver(tools, vocabulary), tools, input);
 }
 
 function writeWordLists(out: SnapshotWriter, lists: ReadonlyMap<number, Uint32Array>): void {
@@ -258,6 +269,7 @@ function writeVocabulary(out: SnapshotWriter, vocabulary: Vocabulary): void {
   out.u32(vocabulary.postings);
   writeWordLists(out, vocabulary.byChar);
   writeWordLists(out, vocabulary.byPair);
+  out.u8(vocabulary.inner ?? innerStarts(vocabulary.words));
 }
 
 function readVocabulary(input: SnapshotReader): Vocabulary {
@@ -265,7 +277,11 @@ function readVocabulary(input: SnapshotReader): Vocabulary {
   const postingStarts = input.u32();
   const postings = input.u32();
   if (postingStarts.length !== words.length + 1 || (postingStarts[words.length] ?? 0) > postings.length) throw new SnapshotError("the vocabulary's postings do not match its words");
-  return { words, postingStarts, postings, byChar: readWordLists(input), byPair: readWordLists(input) };
+  const byChar = readWordLists(input);
+  const byPair = readWordLists(input);
+  const inner = input.u8();
+  if (inner.length !== words.length) throw new SnapshotError("the vocabulary's word starts do not match its words");
+  return { words, postingStarts, postings, byChar, byPair, inner };
 }
 
 /** The substring index of a part of a sharded catalog (indexPart.ts): its counts, and its ranking under the whole's. */
@@ -303,22 +319,25 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   const { words, postingStarts, postings, byChar, byPair } = vocabulary;
   /** Whether update changed the index: its snapshot would then need the added words too, so it writes none. */
   let updated = false;
-  /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
-  const inner = new Uint8Array(words.length);
-  words.forEach((word, index) => {
-    if (INNER_START.test(word)) inner[index] = 1;
-  });
+  const inner = vocabulary.inner ?? innerStarts(words);
   const added = new AddedWords();
 
   /** Slot → the tool it holds (undefined once removed) and its name. */
   const slotTools: (ToolDefinition | undefined)[] = [...tools];
   const slotNames = tools.map((tool) => tool.name);
-  const slotByName = new Map<string, number>();
-  tools.forEach((tool, slot) => {
-    if (!slotByName.has(tool.name)) slotByName.set(tool.name, slot);
-  });
+  /** Name → slot, made on the first update (a cold isolate's restored index is searched without it). */
+  let slotByNameMap: Map<string, number> | undefined;
+  const slotByName = (): Map<string, number> => {
+    if (slotByNameMap) return slotByNameMap;
+    slotByNameMap = new Map<string, number>();
+    for (let slot = 0; slot < slotTools.length; slot++) {
+      const tool = slotTools[slot];
+      if (tool !== undefined && !slotByNameMap.has(tool.name)) slotByNameMap.set(tool.name, slot);
+    }
+    return slotByNameMap;
+  };
   /** Repeated names cannot be told apart by a later catalog version: such an index is rebuilt, never patched. */
-  const patchable = slotByName.size === tools.length;
+  let patchable: boolean | undefined;
   /** Tools added and slots emptied since the build: past a share of the catalog, a fresh build is due. */
   let debris = 0;
 
@@ -575,15 +594,17 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   }
 
   function update(next: readonly ToolDefinition[]): SearchIndex | undefined {
+    // Worked out before the first update changes any slot: whether the built catalog's names were all distinct.
+    patchable ??= slotByName().size === tools.length;
     if (!patchable) return undefined;
-    const diff = diffCatalog(slotByName, slotTools, next, sameText);
+    const diff = diffCatalog(slotByName(), slotTools, next, sameText);
     if (!diff) return undefined;
     const changes = debris + diff.removed.length + diff.added;
     if (changes > Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * next.length)) return undefined;
     debris = changes;
     updated = true;
     for (const slot of diff.removed) {
-      slotByName.delete(slotNames[slot] ?? "");
+      slotByName().delete(slotNames[slot] ?? "");
       slotTools[slot] = undefined;
     }
     next.forEach((tool, i) => {
@@ -591,7 +612,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
       const slot = slotTools.length;
       slotTools.push(tool);
       slotNames.push(tool.name);
-      slotByName.set(tool.name, slot);
+      slotByName().set(tool.name, slot);
       added.add(tool.name, slot * 2 + 1);
       added.add(tool.description, slot * 2);
       diff.slotOfNew[i] = slot;

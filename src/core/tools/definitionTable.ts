@@ -6,7 +6,7 @@
 // Each definition is an ordinary frozen object with its fields as own enumerable properties in the order they were
 // written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
 // use are accessors. The snapshot's checksum has vouched for the bytes before any of this is read.
-import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
+import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
 import type { ToolDefinition } from "../types.ts";
 import { deepFreeze } from "./toolRegistry.ts";
 
@@ -18,7 +18,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** The definitions of one snapshot: their texts, and each one decoded once read. */
 interface Table {
-  bytes: Uint8Array;
+  /** Checked per chunk when a definition is first decoded (snapshotCodec.ts, deferred sections). */
+  bytes: DeferredSection<Uint8Array>;
   offsets: Int32Array;
   decoded: (Readonly<Record<string, unknown>> | undefined)[];
 }
@@ -65,7 +66,7 @@ export function writeDefinitions(out: SnapshotWriter, definitions: readonly Tool
   });
   const bytes = new Uint8Array(offsets[definitions.length] ?? 0);
   texts.forEach((text, row) => bytes.set(text, offsets[row] ?? 0));
-  out.u8(bytes);
+  out.deferredU8(bytes);
   out.i32(offsets);
 }
 
@@ -91,7 +92,7 @@ function stringLists(value: unknown, what: string): (readonly string[])[] {
 }
 
 /**
- * A definition as writeDefinitions wrote it (validated then, and checked whole by the snapshot's checksum since): only
+ * A definition as writeDefinitions wrote it (validated then, its text checked by the snapshot's chunk checksum when decoded): only
  * its name is looked at, since reading any other field would decode it.
  */
 function isWrittenDefinition(value: Record<string, unknown>): value is Record<string, unknown> & ToolDefinition {
@@ -104,8 +105,9 @@ function decodedRow(table: Table, row: number): Readonly<Record<string, unknown>
   if (known !== undefined) return known;
   const start = table.offsets[row] ?? 0;
   const end = table.offsets[row + 1] ?? 0;
-  // The checksum checked these bytes, and the reader their bounds: anything else is a writer's fault, not the data's.
-  const value: unknown = JSON.parse(decoder.decode(table.bytes.subarray(start, end)));
+  // Checked here (a corrupt chunk throws SnapshotError), bounded by the reader: anything else is a writer's fault.
+  table.bytes.verify(start, end);
+  const value: unknown = JSON.parse(decoder.decode(table.bytes.values.subarray(start, end)));
   if (!isRecord(value)) throw new SnapshotError(`the snapshot's definition ${row} is not an object`);
   const frozen = deepFreeze(value);
   table.decoded[row] = frozen;
@@ -152,9 +154,9 @@ export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
   const groupIds = input.i32();
   const keyLists = stringLists(parsedJson(input.text(), "field lists"), "field lists");
   const keyIds = input.i32();
-  const bytes = input.u8();
+  const bytes = input.deferredU8("definition texts");
   const offsets = input.i32();
-  if (groupIds.length !== count || keyIds.length !== count || offsets.length !== count + 1 || offsets[0] !== 0 || offsets[count] !== bytes.length) {
+  if (groupIds.length !== count || keyIds.length !== count || offsets.length !== count + 1 || offsets[0] !== 0 || offsets[count] !== bytes.values.length) {
     throw new SnapshotError("the snapshot's definition sections do not match");
   }
   for (let row = 0; row < count; row++) {

@@ -2,7 +2,9 @@
 // definitions as validated (in registry order, with their contexts and the revisions that wrote them), their token
 // counts, and the search index of one mode (indexSnapshot.ts). Bound to the registry version (epoch and version), the
 // mode and a fingerprint of the code that made it (format, locale, demo catalog, ranking tuning, and an index built
-// over a fixed probe catalog: analysis that changes changes it); checked whole by a checksum before anything is read.
+// over a fixed probe catalog: analysis that changes changes it); its sections read up front checked by a checksum
+// before anything is read, its large sections (definition texts, postings, forward lists) per chunk when first read
+// (snapshotCodec.ts, deferred sections).
 // A snapshot that fails any of these is refused (SnapshotError), never served: the caller rebuilds from the texts.
 import type { SearchMode } from "../config.ts";
 import { createSearchIndex } from "../search/createIndex.ts";
@@ -14,11 +16,11 @@ import type { Locale, ToolDefinition } from "../types.ts";
 import { TOOL_SHAPES } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
 import { countTokens, rememberTokenCount, tokenMemoKey } from "./tokens.ts";
-import { carryToolTokenCounts, hasToolTokenCount, toolTokenCount } from "./toolTokens.ts";
+import { carryToolTokenCounts, hasToolTokenCount, rememberSeams, seamsOf, toolTokenCount } from "./toolTokens.ts";
 import { interned, readDefinitions, snapshotRow, writeDefinitions } from "./definitionTable.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 2;
+export const REGISTRY_SNAPSHOT_FORMAT = 3;
 const MAGIC = "toolgate registry snapshot";
 /** Token counts always carried (prepare's default shape); other shapes when the writer had counted every tool in them. */
 const ALWAYS_COUNTED: readonly ToolShape[] = ["openai"];
@@ -93,20 +95,38 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
   },
 ];
 
+/**
+ * The checksum of the probe catalog's index snapshot, per mode, as this code writes it: what analysis and index
+ * layout the code has. Kept as a constant so that a cold isolate does not analyze and index the probe catalog (and
+ * compile that code path) before it may ask for its snapshot; `probeIndexChecksum` computes it again, and
+ * test/core/tools/registrySnapshot.test.ts fails until a change of analysis updates it here (the snapshots of the code
+ * before are then refused by the fingerprint).
+ */
+export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
+  substring: "fa9e7b9e9a208a28",
+  minisearch: "27d54890c09f7938",
+};
+
+/** The checksum of an index of `mode` over the probe catalog, computed (PROBE_INDEX_CHECKSUMS holds the code's). */
+export function probeIndexChecksum(mode: SearchMode): string {
+  const probe = new SnapshotWriter();
+  if (!writeIndexSnapshot(createSearchIndex(mode, PROBE_TOOLS), probe)) throw new Error(`the ${mode} index writes no snapshot`);
+  return snapshotChecksum(probe.finish());
+}
+
 const fingerprints = new Map<string, string>();
 
 /**
  * The fingerprint of the code that makes and reads snapshots of `mode` for a registry of `locale` (with the demo
- * catalog or not): computed once per isolate, from the format, the tuning and a probe index's own snapshot.
+ * catalog or not): the format, the tuning and the probe index's checksum (PROBE_INDEX_CHECKSUMS), once per isolate.
  */
 export function snapshotFingerprint(mode: SearchMode, locale: Locale, demoCatalog: boolean): string {
   const key = `${mode}\u0000${locale}\u0000${String(demoCatalog)}`;
   const known = fingerprints.get(key);
   if (known !== undefined) return known;
   const probe = new SnapshotWriter();
-  probe.text(JSON.stringify([MAGIC, REGISTRY_SNAPSHOT_FORMAT, mode, locale, demoCatalog]));
+  probe.text(JSON.stringify([MAGIC, REGISTRY_SNAPSHOT_FORMAT, mode, locale, demoCatalog, PROBE_INDEX_CHECKSUMS[mode]]));
   probe.text(JSON.stringify(DEFAULT_TUNING, (_, value: unknown) => (value instanceof Set ? [...(value as Set<unknown>)] : value)));
-  if (!writeIndexSnapshot(createSearchIndex(mode, PROBE_TOOLS), probe)) throw new Error(`the ${mode} index writes no snapshot`);
   const fingerprint = snapshotChecksum(probe.finish());
   fingerprints.set(key, fingerprint);
   return fingerprint;
@@ -137,13 +157,17 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   const texts = content.countedTexts ?? [];
   body.strings(texts.map((text) => tokenMemoKey(text)));
   body.i32(Int32Array.from(texts, (text) => countTokens(text)));
+  // What joining the tools' texts into a list adds (toolTokens.ts, seams): a first turn's list counted without the tokenizer.
+  body.text(JSON.stringify(seamsOf(definitions, "openai")));
   body.text(JSON.stringify(content.views ?? []));
   if (!writeIndexSnapshot(content.index, body)) return undefined;
-  const bytes = body.finish();
+  const { sections, deferred } = body.finishParts();
   const out = new SnapshotWriter();
   const { epoch, version, mode, fingerprint } = content;
-  out.text(JSON.stringify({ magic: MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint, checksum: snapshotChecksum(bytes) }));
-  out.u8(bytes);
+  out.text(JSON.stringify({ magic: MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint, checksum: snapshotChecksum(sections) }));
+  out.u8(sections);
+  // Checked per chunk when read (the deferred sections' checksums are in `sections`, under the checksum above).
+  out.u8(deferred);
   return out.finish();
 }
 
@@ -215,11 +239,13 @@ carryToolTokenCounts((tool, shape) => {
 
 /**
  * The registry version a snapshot holds, read back, when it is exactly `expected` (version, mode, fingerprint) and
- * whole (checksum); else SnapshotError, naming why: a stale or corrupt snapshot is never served. The definitions are
- * not validated again (the checksum says they are what a registry of this locale validated), nor counted, nor indexed;
- * each is decoded when first read (definitionTable.ts), and its token counts looked up when first counted.
+ * whole (the checksum of the sections read up front); else SnapshotError, naming why: a stale or corrupt snapshot is
+ * never served. The definitions are not validated again (the checksums say they are what a registry of this locale
+ * validated), nor counted, nor indexed; each is checked (its chunk) and decoded when first read (definitionTable.ts),
+ * and its token counts looked up when first counted. `onCorrupt`: told when a chunk checked later is found corrupt
+ * (the read that found it throws SnapshotError), so that the caller stops serving from this snapshot.
  */
-export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding): RegistrySnapshotContent {
+export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void): RegistrySnapshotContent {
   const input = new SnapshotReader(bytes);
   const found = header(input);
   for (const field of ["epoch", "version", "mode", "fingerprint"] as const) {
@@ -228,9 +254,10 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
     }
   }
   const body = input.u8();
+  const deferred = input.u8();
   input.end();
   if (snapshotChecksum(body) !== found.checksum) throw new SnapshotError("corrupt snapshot: its checksum does not match");
-  const reader = new SnapshotReader(body);
+  const reader = new SnapshotReader(body, deferred, onCorrupt);
   const definitions = readDefinitions(reader);
   const contexts = readInterned(reader, definitions.length, "contexts");
   const revisions = reader.i32();
@@ -265,6 +292,19 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   const memoCounts = reader.i32();
   if (memoCounts.length !== memoKeys.length) throw new SnapshotError("the snapshot's counted texts do not match");
   memoKeys.forEach((key, i) => rememberTokenCount(key, memoCounts[i] ?? 0));
+  let seams: unknown;
+  try {
+    seams = JSON.parse(reader.text());
+  } catch {
+    throw new SnapshotError("the snapshot's seams do not parse");
+  }
+  if (!Array.isArray(seams)) throw new SnapshotError("the snapshot's seams are malformed");
+  const carriedSeams: [string, number][] = [];
+  for (const seam of seams as unknown[]) {
+    if (!Array.isArray(seam) || seam.length !== 2 || typeof seam[0] !== "string" || typeof seam[1] !== "number") throw new SnapshotError("the snapshot's seams are malformed");
+    carriedSeams.push([seam[0], seam[1]]);
+  }
+  rememberSeams(carriedSeams);
   let views: unknown;
   try {
     views = JSON.parse(reader.text());

@@ -1,5 +1,18 @@
 // Token counts with a real tokenizer (gpt-tokenizer, o200k_base), never estimated from length.
-import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import bpeRanks from "gpt-tokenizer/bpeRanks/o200k_base";
+import { GptEncoding } from "gpt-tokenizer/GptEncoding";
+
+/**
+ * The encoding, made on the first count: building its tables (a map of 200,000 byte pairs) took a new isolate
+ * hundreds of milliseconds of CPU at start, which a cold isolate's first search (whose counts a registry snapshot
+ * carries) never needs. The same encoding gpt-tokenizer's o200k_base module makes at its import.
+ */
+let o200k: GptEncoding | undefined;
+
+function countO200k(text: string, options: Parameters<GptEncoding["countTokens"]>[1]): number {
+  o200k ??= GptEncoding.getEncodingApi("o200k_base", () => bpeRanks);
+  return o200k.countTokens(text, options);
+}
 
 // Tokenizing a large catalog takes tens of milliseconds, and clients send the same tool list on every turn: long
 // texts are remembered by length and a 53-bit hash (a collision would only misstate a statistic). One tool's

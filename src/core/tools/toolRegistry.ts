@@ -219,8 +219,8 @@ export class ToolRegistry {
   }
 
   /**
-   * Registers definitions that a registry of this locale validated before (a registry snapshot's, checked whole by
-   * its checksum and bound to this locale), in order, without validating them again; each is frozen and known as
+   * Registers definitions that a registry of this locale validated before (a registry snapshot's, checked by its
+   * checksums and bound to this locale), in order, without validating them again; each is frozen and known as
    * validated from then on. No disposers (the bulk path of a registry read from a snapshot, as registerEach's).
    */
   registerValidated(entries: readonly { definition: ToolDefinition; contextId: string }[]): void {

@@ -125,6 +125,44 @@ function seamTokens(left: string, glue: string, right: string): number {
   return delta;
 }
 
+/** At most this many seams worked out for a snapshot (seamsOf): the distinct heads times the distinct tails. */
+const MAX_CARRIED_SEAMS = 256;
+
+/**
+ * The seams a list of `tools` in `shape` can have, in any order (every tail before every head, the list's opening
+ * before each head, its closing after each tail) with what each adds: for a registry snapshot, so that a cold
+ * isolate counts a turn's list without building the tokenizer. None when there would be more than a few hundred.
+ */
+export function seamsOf(tools: readonly ToolDefinition[], shape: ToolShape): [string, number][] {
+  const heads = new Set<string>();
+  const tails = new Set<string>();
+  for (const tool of tools) {
+    const part = countedTool(tool, shape);
+    if (!part.seamable) continue;
+    heads.add(part.head);
+    tails.add(part.tail);
+  }
+  if (heads.size * tails.size > MAX_CARRIED_SEAMS) return [];
+  const seamsFound: [string, number][] = [];
+  const add = (left: string, glue: string, right: string): void => {
+    seamsFound.push([`${left}\u0000${glue}\u0000${right}`, seamTokens(left, glue, right)]);
+  };
+  for (const head of heads) add("", "[", head);
+  for (const tail of tails) {
+    add(tail, "]", "");
+    for (const head of heads) add(tail, ",", head);
+  }
+  return seamsFound;
+}
+
+/** Takes seams worked out elsewhere (seamsOf, carried by a registry snapshot): the caller vouches for them. */
+export function rememberSeams(carried: readonly (readonly [string, number])[]): void {
+  for (const [key, tokens] of carried) {
+    if (seams.size >= SEAM_CAPACITY) return;
+    seams.set(key, tokens);
+  }
+}
+
 /** seamTokens(left.tail, ",", head), remembered on `left` for the head it last met. */
 function commaSeam(left: Counted, head: string): number {
   if (left.lastComma?.head === head) return left.lastComma.tokens;

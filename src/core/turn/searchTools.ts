@@ -206,9 +206,9 @@ const VISIBILITY_PER_CATALOG = 8;
 
 /** What a caller with some groups may see of a catalog: its tools, and the names a search may return. */
 interface Visibility {
-  tools: ReadonlySet<ToolDefinition>;
+  shown: (tool: ToolDefinition) => boolean;
   /** Each visible name whose first tool (the one a search returns) is visible; never search_tools. */
-  findable: ReadonlySet<string>;
+  findable: (name: string) => boolean;
 }
 
 const visibilities = new WeakMap<readonly ToolDefinition[], Map<string, Visibility>>();
@@ -227,15 +227,23 @@ function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonl
   const key = enabledGroups === undefined ? "" : JSON.stringify(enabledGroups);
   const kept = byGroups.get(key);
   if (kept) return kept;
+  if (enabledGroups === undefined || enabledGroups.includes("*")) {
+    // No gate (or "*", which every group passes: isVisible): every tool shows, and every name but search_tools is found (no set of them made: a cold isolate's
+    // first search would pay two passes over every tool for it).
+    const byName = toolsByName(catalog);
+    const ungated: Visibility = { shown: () => true, findable: (name) => name !== SEARCH_TOOLS_NAME && byName.has(name) };
+    byGroups.set(key, ungated);
+    return ungated;
+  }
   const tools = new Set<ToolDefinition>();
-  for (const tool of catalog) if (enabledGroups === undefined || isVisible(tool.groups, enabledGroups)) tools.add(tool);
+  for (const tool of catalog) if (isVisible(tool.groups, enabledGroups)) tools.add(tool);
   const findable = new Set<string>();
   for (const [name, tool] of toolsByName(catalog)) if (name !== SEARCH_TOOLS_NAME && tools.has(tool)) findable.add(name);
   if (byGroups.size >= VISIBILITY_PER_CATALOG) {
     const oldest = byGroups.keys().next();
     if (oldest.done !== true) byGroups.delete(oldest.value);
   }
-  const visibility = { tools, findable };
+  const visibility: Visibility = { shown: (tool) => tools.has(tool), findable: (name) => findable.has(name) };
   byGroups.set(key, visibility);
   return visibility;
 }
@@ -277,7 +285,7 @@ export function runSearchTools(
   const { findable } = visibilityOf(catalog, enabledGroups);
   // The index ranks only the first `offset + limit` (and counts the rest): a page never costs a full ranking.
   // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
-  const ranked = index.searchPage(params.query, searchPageLength(params, config), (name) => findable.has(name));
+  const ranked = index.searchPage(params.query, searchPageLength(params, config), findable);
   return searchToolsAnswer(params, ranked, options);
 }
 
@@ -299,8 +307,7 @@ export function searchToolsAnswer(
   const { catalog, enabledGroups, config } = options;
   const t = texts(config.locale);
   const byName = toolsByName(catalog);
-  const { tools: shown } = visibilityOf(catalog, enabledGroups);
-  const visible = (tool: ToolDefinition): boolean => shown.has(tool);
+  const visible = visibilityOf(catalog, enabledGroups).shown;
   const offset = params.offset ?? 0;
   const total = ranked.total;
   const page: ToolDefinition[] = [];

@@ -52,11 +52,30 @@ describe("definition tables", () => {
     // Spoil the third definition's text (its description's first letter becomes a quote: no longer JSON).
     const at = findText(bytes, "Echoes.");
     bytes[at] = 0x22;
-    const read = readDefinitions(new SnapshotReader(bytes));
+    const corrupt: SnapshotError[] = [];
+    const read = readDefinitions(new SnapshotReader(bytes, undefined, (error) => corrupt.push(error)));
+    // Read: what every definition holds up front. Nothing else was decoded, so nothing was checked yet.
     expect(read.map((tool) => [tool.name, tool.originalName, tool.groups])).toEqual(definitions.map((tool) => [tool.name, tool.originalName, tool.groups]));
-    expect(read[1]?.description).toBe(definitions[1]?.description);
-    expect(read[3]?.parameters).toEqual(definitions[3]?.parameters);
-    expect(() => read[2]?.description).toThrow(SyntaxError);
+    expect(corrupt).toEqual([]);
+    // The first field read past them checks the texts' chunk: refused, every time, and the reader told.
+    expect(() => read[2]?.description).toThrow(/corrupt snapshot: chunk 0 of its definition texts/);
+    expect(() => read[1]?.description).toThrow(SnapshotError);
+    expect(corrupt.length).toBe(2);
+  });
+
+  it("check the definitions' texts per chunk: a corrupt chunk refuses its definitions, the others read", () => {
+    const many = Array.from({ length: 3000 }, (_, i) => validateToolDefinition({
+      name: `tool_${i}`, description: `Tool number ${i}: it does the ${i}th thing of a long list of things to do.`, parameters: { type: "object" },
+    }));
+    const bytes = written(many);
+    const spoiled = 2500;
+    const at = findText(bytes, `Tool number ${spoiled}:`);
+    bytes[at] = "W".charCodeAt(0);
+    const read = readDefinitions(new SnapshotReader(bytes));
+    // Unchecked, this would read "Wool number 2500"; refused instead.
+    expect(() => read[spoiled]?.description).toThrow(SnapshotError);
+    expect(read[0]?.description).toBe(many[0]?.description);
+    expect(read[10]?.parameters).toEqual(many[10]?.parameters);
   });
 
   it("refuse sections that do not fit together", () => {
@@ -67,7 +86,7 @@ describe("definition tables", () => {
     out.i32(Int32Array.of(-1));
     out.text('[["name","description","parameters"]]');
     out.i32(Int32Array.of(0, 0));
-    out.u8(new Uint8Array(0));
+    out.deferredU8(new Uint8Array(0));
     out.i32(Int32Array.of(0, 0, 0));
     expect(() => readDefinitions(new SnapshotReader(out.finish()))).toThrow(SnapshotError);
   });

@@ -1,10 +1,11 @@
 // A registry snapshot reads back as the version it was written for, or not at all: another version, mode or code
 // fingerprint is stale, a changed byte is corrupt; both refused with SnapshotError, never half-read.
 import { describe, expect, it } from "vitest";
+import { SEARCH_MODES } from "../../../src/core/config.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { SnapshotError } from "../../../src/core/search/snapshotCodec.ts";
 import { validateToolDefinition } from "../../../src/core/tools/definition.ts";
-import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } from "../../../src/core/tools/registrySnapshot.ts";
+import { decodeRegistrySnapshot, encodeRegistrySnapshot, PROBE_INDEX_CHECKSUMS, probeIndexChecksum, snapshotFingerprint } from "../../../src/core/tools/registrySnapshot.ts";
 import type { RegistrySnapshotContent, SnapshotBinding } from "../../../src/core/tools/registrySnapshot.ts";
 import { toolTokens } from "../../../src/core/tools/toolTokens.ts";
 import { generatedCatalog } from "../../support/generatedCatalog.ts";
@@ -42,14 +43,48 @@ describe("registry snapshots", () => {
     }
   });
 
-  it("refuses a snapshot with any byte changed, or cut short (corrupt)", () => {
+  it("refuses a snapshot with any byte changed, or cut short (corrupt), before anything from it is used", () => {
     const bytes = encodeRegistrySnapshot(content()) ?? new Uint8Array();
-    for (const at of [bytes.length - 3, Math.floor(bytes.length / 2), Math.floor(bytes.length / 5), 4]) {
+    const added = validateToolDefinition({ name: "added_tool", description: "Added after the snapshot.", parameters: { type: "object" } });
+    /** Decodes, then reads every definition whole and changes the index (which reads all of its sections first). */
+    const readAll = (snapshot: Uint8Array): void => {
+      const read = decodeRegistrySnapshot(snapshot, binding);
+      JSON.stringify(read.tools.map((tool) => tool.definition));
+      read.index.update?.([...definitions, added]);
+    };
+    expect(() => readAll(bytes)).not.toThrow();
+    for (const at of [bytes.length - 3, Math.floor(bytes.length / 2), Math.floor(bytes.length / 5), Math.floor(bytes.length / 9), 4]) {
       const broken = bytes.slice();
       broken[at] = (broken[at] ?? 0) ^ 0x01;
-      expect(() => decodeRegistrySnapshot(broken, binding)).toThrow(SnapshotError);
+      expect(() => readAll(broken)).toThrow(SnapshotError);
     }
     expect(() => decodeRegistrySnapshot(bytes.subarray(0, bytes.length - 100), binding)).toThrow(SnapshotError);
+  });
+
+  it("checks a section read later when it is read: a changed definition text or term list is refused, never answered", () => {
+    const bytes = encodeRegistrySnapshot(content()) ?? new Uint8Array();
+    const tool = definitions[40];
+    if (tool === undefined) throw new Error("no tool 40");
+    // A byte of one tool's description: the snapshot still decodes (that text is checked when first read) ...
+    const spoiled = bytes.slice();
+    flip(spoiled, findText(spoiled, tool.description), 0x20);
+    const corrupt: unknown[] = [];
+    const read = decodeRegistrySnapshot(spoiled, binding, (error) => corrupt.push(error));
+    expect(read.tools[40]?.definition.name).toBe(tool.name);
+    // ... and its reading is refused rather than giving the changed text.
+    expect(() => read.tools[40]?.definition.description).toThrow(/corrupt snapshot/);
+    expect(corrupt).toHaveLength(1);
+    // A byte of the index's term lists (the deferred area's last bytes are its forward lists; the postings lie
+    // before them): a search reading them throws, whichever list it reads.
+    for (const from of [bytes.length - 16, bytes.length - 2_000]) {
+      const broken = bytes.slice();
+      flip(broken, from, 0x04);
+      const index = decodeRegistrySnapshot(broken, binding).index;
+      expect(() => {
+        for (const query of ["the data file", "create user list", "remove old entries from the store", tool.name]) index.scored(query, 10);
+        index.update?.(definitions.slice(1));
+      }).toThrow(SnapshotError);
+    }
   });
 
   it("fingerprints the code per mode, locale and demo catalog, the same every time", () => {
@@ -57,4 +92,22 @@ describe("registry snapshots", () => {
     const others = [snapshotFingerprint("substring", "en", true), snapshotFingerprint("minisearch", "zh", true), snapshotFingerprint("minisearch", "en", false)];
     expect(new Set([binding.fingerprint, ...others]).size).toBe(4);
   });
+
+  it("holds the probe index checksums this code computes (update PROBE_INDEX_CHECKSUMS when analysis changes)", () => {
+    // The fingerprint takes them from the constant (a cold isolate does not index the probe catalog): were it out of
+    // date, snapshots written by code that analyzes differently would be read as this code's.
+    for (const mode of SEARCH_MODES) expect(`${mode} ${probeIndexChecksum(mode)}`).toBe(`${mode} ${PROBE_INDEX_CHECKSUMS[mode]}`);
+  });
 });
+
+function flip(bytes: Uint8Array, at: number, bits: number): void {
+  bytes[at] = (bytes[at] ?? 0) ^ bits;
+}
+
+function findText(bytes: Uint8Array, text: string): number {
+  const needle = new TextEncoder().encode(text);
+  for (let i = 0; i + needle.length <= bytes.length; i++) {
+    if (needle.every((byte, k) => bytes[i + k] === byte)) return i;
+  }
+  throw new Error(`${text} is not in the bytes`);
+}
