@@ -16,7 +16,7 @@
 // (bench/tuning.ts; docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
-import { FIELD_BOOST, FIELDS, phraseTerm } from "./fields.ts";
+import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type Ranked, type ScoringOptions } from "./bm25Rank.ts";
 import type { WholeCatalog } from "./catalogParts.ts";
@@ -103,6 +103,16 @@ export interface RankingTuning {
    * with its own sentence's vector, not the whole request's: the words of a second ask are central to it.
    */
   sentenceCentrality: boolean;
+  /**
+   * With the semantic half: a query word's hit in a tool's description counts its frequency times ((1 + c) / 2) to
+   * this power, c the cosine of the word's vector with the tool's centred vector (0 when negative): a word central to
+   * what the tool does ("weather" in a weather tool) keeps its weight, one its text only mentions in passing ("news"
+   * in "weather news for your city") counts less, down to (1/2)^this. The tool-side twin of centralityExponent.
+   * Words the vectors do not know (and word pairs) count in full. 0 = off.
+   */
+  toolCentralityExponent: number;
+  /** BM25's length normalisation of a field of its own (FieldName → b); the others use bm25.b. */
+  fieldB: Readonly<Partial<Record<FieldName, number>>>;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -119,9 +129,11 @@ export const DEFAULT_TUNING: RankingTuning = {
   fusion: "mix",
   rrfK: 60,
   coverageExponent: 0,
-  phraseWeight: 0.25,
+  phraseWeight: 0.5,
   sentenceShare: 0.5,
   sentenceCentrality: true,
+  toolCentralityExponent: 4,
+  fieldB: { description: 0.4 },
 };
 
 /**
@@ -152,6 +164,9 @@ export interface RankedPartPage {
   /** The best lexical score of the part (the hybrid ranking's divisor is the best of every part's). */
   bestLexical: number;
 }
+
+/** The field whose hits toolCentralityExponent weighs. */
+const DESCRIPTION_FIELD = FIELDS.indexOf("description");
 
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
 export const SEMANTIC_FLOOR = 0.3;
@@ -324,7 +339,7 @@ export class RankedIndex implements SearchIndex {
     this.#ranker = new Bm25Ranker(this.#postings);
     this.#options = {
       fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
-      bm25: tuning.bm25,
+      bm25: { ...tuning.bm25, bByField: FIELDS.map((field) => tuning.fieldB[field]) },
       idfScope: tuning.idfScope,
       prefixWeight: tuning.prefixWeight,
       fuzzyWeight: FUZZY_WEIGHT,
@@ -537,7 +552,33 @@ export class RankedIndex implements SearchIndex {
         ? sentences.flatMap((sentence) => this.#centralWords(sentence.text, sentence.vector))
         : this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
-    return { queryVector, sentences, searched, lexical: this.#ranker.rankAll(searched, this.#scoring(), () => true, this.#position) };
+    return { queryVector, sentences, searched, lexical: this.#ranker.rankAll(searched, this.#withToolCentrality(searched, words), () => true, this.#position) };
+  }
+
+  /**
+   * The scoring options with each hit in a description weighed by how central its query word is to the tool
+   * (RankingTuning.toolCentralityExponent): a search term's word is the query word it was analyzed from (the first,
+   * when several give one term; a near word is its own word); a back-off prefix and a pair count in full.
+   */
+  #withToolCentrality(searched: readonly QueryTerm[], words: readonly CentralWord[]): ScoringOptions {
+    const options = this.#scoring();
+    const exponent = this.#tuning.toolCentralityExponent;
+    const semantic = this.#semantic;
+    if (exponent === 0 || semantic === undefined) return options;
+    const wordOfTerm = new Map<string, string>();
+    for (const { word, term } of words) if (!wordOfTerm.has(term)) wordOfTerm.set(term, word);
+    const cosinesOf = searched.map((term) => {
+      const word = term.phrase === true ? undefined : (wordOfTerm.get(term.term) ?? term.nearWord);
+      return word === undefined ? undefined : semantic.wordToolCosines(word);
+    });
+    if (cosinesOf.every((cosines) => cosines === undefined)) return options;
+    return {
+      ...options,
+      hitWeight: (slot, queryIndex, field) => {
+        const cosines = field === DESCRIPTION_FIELD ? cosinesOf[queryIndex] : undefined;
+        return cosines === undefined ? 1 : ((1 + Math.max(0, cosines(slot))) / 2) ** exponent;
+      },
+    };
   }
 
   /**
@@ -616,13 +657,13 @@ export class RankedIndex implements SearchIndex {
     const added: QueryTerm[] = [];
     for (const { word, term } of expanded) {
       const near = nearWords(word)
-        .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine }))
-        .filter((entry): entry is { term: string; cosine: number } => entry.term !== null && entry.term !== term && held(entry.term))
+        .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine, word: entry.word }))
+        .filter((entry): entry is { term: string; cosine: number; word: string } => entry.term !== null && entry.term !== term && held(entry.term))
         .slice(0, NEAR_TERMS);
       for (const entry of near) {
         if (searched.has(entry.term)) continue;
         searched.add(entry.term);
-        added.push({ term: entry.term, boost: weight * entry.cosine * idfWeight(entry.term), prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false });
+        added.push({ term: entry.term, boost: weight * entry.cosine * idfWeight(entry.term), prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false, nearWord: entry.word });
       }
     }
     return added.length === 0 ? terms : [...terms, ...added];

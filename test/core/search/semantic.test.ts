@@ -94,7 +94,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     const [rain = 0, options = 0] = vectors.wordCentralities(vectors.queryVector(query), ["rain", "options"]);
     expect(rain).toBeGreaterThan(options);
     // Near words left out ("rain" would also find "weather"): the centrality alone.
-    const alone = { ...DEFAULT_TUNING, expansionWeight: 0 };
+    const alone = { ...DEFAULT_TUNING, expansionWeight: 0, toolCentralityExponent: 0 };
     expect(createMiniSearchIndex(withMenu, alone).search(query)[0]).toBe("get_weather");
     // Without it, "options" (in that tool's name and description) outweighs "forecast", and the menu comes first.
     expect(createMiniSearchIndex(withMenu, { ...alone, centralityExponent: 0 }).search(query)[0]).toBe("options_menu");
@@ -116,7 +116,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
 
   describe("a request of several sentences (requestSentences)", () => {
     const office = [...catalog, tool("team_calendar", "Shows the meetings of your team this week."), tool("report_builder", "Builds quarterly business reports from sales figures.")];
-    const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false };
+    const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false, toolCentralityExponent: 0 };
 
     it("scores a tool by its best sentence too (sentenceShare): a second ask's tool is not lost in the blend", () => {
       const query = "Cook dinner for my team tonight. Will it rain tomorrow?";
@@ -136,7 +136,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
 
     it("ranks a request of one sentence as the whole request does", () => {
       const ranked = createMiniSearchIndex(office);
-      const whole = createMiniSearchIndex(office, wholeRequestOnly);
+      const whole = createMiniSearchIndex(office, { ...wholeRequestOnly, toolCentralityExponent: DEFAULT_TUNING.toolCentralityExponent });
       for (const query of ["cook dinner for my team tonight and tell me whether it will rain", "read the file contents", "quarterly sales report for the team"]) {
         expect(ranked.search(query)).toEqual(whole.search(query));
       }
