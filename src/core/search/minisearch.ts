@@ -333,6 +333,12 @@ export class RankedIndex implements SearchIndex {
     if (!(tuning.sentenceShare >= 0 && tuning.sentenceShare <= 1)) {
       throw new RangeError(`sentenceShare must be a number from 0 to 1, not ${String(tuning.sentenceShare)}`);
     }
+    if (!Number.isFinite(tuning.toolCentralityExponent) || tuning.toolCentralityExponent < 0) {
+      throw new RangeError(`toolCentralityExponent must be a finite number ≥ 0, not ${String(tuning.toolCentralityExponent)}`);
+    }
+    for (const [field, b] of Object.entries(tuning.fieldB)) {
+      if (!(b >= 0 && b <= 1)) throw new RangeError(`fieldB.${field} must be a number from 0 to 1, not ${String(b)}`);
+    }
     this.#tuning = tuning;
     // Pairs of adjacent words are indexed only when the ranking searches them: otherwise the index is the words'.
     this.#postings = new Bm25Postings(tuning.phraseWeight > 0);

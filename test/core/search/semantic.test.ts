@@ -114,6 +114,30 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     expect(createMiniSearchIndex(cities, { ...DEFAULT_TUNING, expansionWeight: 0 }).search("rain in the city")).toEqual(["city_news", "weather_station"]);
   });
 
+  it("weighs a description's hit by how central the query word is to that tool (toolCentralityExponent)", () => {
+    const tools = [
+      tool("sky_report", "Weather forecast: rain, snow, wind, storms, humidity and temperature for any place, hour by hour and for the next ten days, with alerts."),
+      tool("travel_desk", "Hotel bookings, with the weather."),
+      tool("stock_quotes", "Share prices and market news for listed companies."),
+      tool("music_player", "Play songs, albums and playlists by artist."),
+    ];
+    const withoutIt = { ...DEFAULT_TUNING, toolCentralityExponent: 0 };
+    for (const query of ["weather", "what is the weather", "weather today"]) {
+      // Without it, the short text that mentions the weather in passing outranks the long one about nothing else.
+      expect(createMiniSearchIndex(tools, withoutIt).search(query)[0]).toBe("travel_desk");
+      expect(createMiniSearchIndex(tools).search(query).slice(0, 2)).toEqual(["sky_report", "travel_desk"]);
+    }
+  });
+
+  it("rejects a toolCentralityExponent or a field's b out of range, naming it", () => {
+    for (const toolCentralityExponent of [-1, Number.NaN, Infinity]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, toolCentralityExponent })).toThrow(/toolCentralityExponent/);
+    }
+    for (const b of [-0.1, 1.5, Number.NaN]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, fieldB: { description: b } })).toThrow(/fieldB\.description/);
+    }
+  });
+
   describe("a request of several sentences (requestSentences)", () => {
     const office = [...catalog, tool("team_calendar", "Shows the meetings of your team this week."), tool("report_builder", "Builds quarterly business reports from sales figures.")];
     const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false, toolCentralityExponent: 0 };
