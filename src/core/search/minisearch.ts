@@ -12,7 +12,9 @@
 // catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
 // A request of several sentences is also read sentence by sentence (each word's centrality in its own sentence, a
 // tool's best cosine with one sentence), and pairs of adjacent query words that a name or description holds in a row
-// count on top of their words (phraseWeight). Judged on four retrieval sets of four sources, one left out at a time
+// count on top of their words (phraseWeight). A query word's hit in a description also weighs how central the word
+// is to that tool (toolCentralityExponent: its cosine with the tool's vector), and descriptions have their own BM25
+// length normalisation (fieldB). Judged on four retrieval sets of four sources, one left out at a time
 // (bench/tuning.ts; docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
