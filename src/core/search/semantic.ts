@@ -428,9 +428,8 @@ export class SemanticVectors {
   }
 
   /**
-   * How central `word` (lower-case) is to each tool: the cosine of the word's vector with the tool's centred vector,
-   * worked out for a slot when first asked and kept for the rest of the search (one dot product per tool a query word
-   * hits); undefined for a word the table does not know. As exact as `cosines`: it depends on the catalog's mean.
+   * How central `word` (lower-case) is to each tool: the cosine of the word's vector with the tool's centred vector
+   * (one dot product per call: per description a query word hits); undefined for a word the table does not know. As exact as `cosines`: it depends on the catalog's mean.
    */
   wordToolCosines(word: string): ((slot: number) => number) | undefined {
     const { rows, vectors } = wordTable();
@@ -443,15 +442,8 @@ export class SemanticVectors {
     for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (unit[d] ?? 0) * (mean[d] ?? 0);
     const tools = this.#vectors;
     const inverseNorms = this.#inverseNorms;
-    const known = new Float32Array(this.#slots).fill(Number.NaN);
-    return (slot) => {
-      let cosine = known[slot] ?? 0;
-      if (Number.isNaN(cosine)) {
-        cosine = (dotWithRow(unit, tools, slot * EMBEDDING_DIMENSIONS) - offset) * (inverseNorms[slot] ?? 0);
-        known[slot] = cosine;
-      }
-      return cosine;
-    };
+    // Worked out on each call: a dot product costs less than a per-search array of every slot to keep them in.
+    return (slot) => (dotWithRow(unit, tools, slot * EMBEDDING_DIMENSIONS) - offset) * (inverseNorms[slot] ?? 0);
   }
 
   /**
