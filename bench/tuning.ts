@@ -18,8 +18,8 @@ interface Candidate {
 }
 
 const LEXICAL_ONLY: Partial<RankingTuning> = { semanticWeight: 0, centralityExponent: 0, expansionWeight: 0, lexicalExponent: 1 };
-/** The ranking before request sentences and word pairs were on (docs/search.md, "Kept, dropped, and why"). */
-const PREVIOUS_DEFAULT: Partial<RankingTuning> = { phraseWeight: 0, sentenceShare: 0, sentenceCentrality: false };
+/** The ranking before the tool-side centrality, the description's own b and word pairs at 0.5 (docs/search.md, "Kept, dropped, and why"). */
+const PREVIOUS_DEFAULT: Partial<RankingTuning> = { toolCentralityExponent: 0, fieldB: {}, phraseWeight: 0.25 };
 
 const candidate = (label: string, change: Partial<RankingTuning>): Candidate => ({ label, tuning: { ...DEFAULT_TUNING, ...change } });
 const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAULT_TUNING.boost, name } });
@@ -28,16 +28,20 @@ const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAU
 function candidates(quick: boolean): Candidate[] {
   const list: Candidate[] = [
     candidate("default", {}),
-    candidate("previous default (no sentences, no word pairs)", PREVIOUS_DEFAULT),
+    candidate("previous default (no tool-side centrality, one b, word pairs 0.25)", PREVIOUS_DEFAULT),
+    candidate("no tool-side centrality", { toolCentralityExponent: 0 }),
+    candidate("tool-side centrality^2", { toolCentralityExponent: 2 }),
+    candidate("one b for every field", { fieldB: {} }),
+    candidate("word pairs 0.25", { phraseWeight: 0.25 }),
     candidate("lexical half only", LEXICAL_ONLY),
     candidate("no sentence cosines", { sentenceShare: 0 }),
     candidate("no sentence centrality", { sentenceCentrality: false }),
-    candidate("no word pairs", { phraseWeight: 0 }),
-    candidate("word pairs 0.5", { phraseWeight: 0.5 }),
-    candidate("sentence share 1", { sentenceShare: 1 }),
+    candidate("word pairs 0.75", { phraseWeight: 0.75 }),
   ];
   if (quick) return list;
-  list.push(candidate("word pairs 0.15", { phraseWeight: 0.15 }), candidate("word pairs 1", { phraseWeight: 1 }));
+  list.push(candidate("no word pairs", { phraseWeight: 0 }), candidate("word pairs 1", { phraseWeight: 1 }));
+  list.push(candidate("sentence share 1", { sentenceShare: 1 }), candidate("tool-side centrality^3", { toolCentralityExponent: 3 }));
+  for (const b of [0.3, 0.5]) list.push(candidate(`description b ${b}`, { fieldB: { description: b } }));
   list.push(candidate("sentence share 0.25", { sentenceShare: 0.25 }), candidate("sentence share 0.75", { sentenceShare: 0.75 }));
   list.push(candidate("no word centrality", { centralityExponent: 0 }), candidate("no near words", { expansionWeight: 0 }));
   for (const semanticWeight of [0.25, 0.75]) list.push(candidate(`semantic weight ${semanticWeight}`, { semanticWeight }));

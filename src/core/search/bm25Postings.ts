@@ -21,6 +21,8 @@ export interface Bm25Params {
   k: number;
   b: number;
   d: number;
+  /** A field's own length normalisation, by field id (FIELDS order); a field without one uses `b`. */
+  bByField?: readonly (number | undefined)[];
 }
 
 /** A query term after expansion: the index terms it matches and how much each counts (MiniSearch's derived terms). */

@@ -27,6 +27,8 @@ export interface QueryTerm {
    * the tool (MiniSearch's "quality" factor counts words only), so a pair is evidence on top of its words.
    */
   phrase?: boolean;
+  /** A near word searched for a query word the catalog lacks (minisearch.ts, expansionWeight): the word it is. */
+  nearWord?: string;
 }
 
 /**
@@ -43,6 +45,11 @@ export interface ScoringOptions {
   idfScope: IdfScope;
   prefixWeight: number;
   fuzzyWeight: number;
+  /**
+   * How much a hit of query term `queryIndex` in `field` of the tool at `slot` counts, 0 to 1: its frequency is
+   * scaled by it (minisearch.ts, toolCentralityExponent). Absent: 1. At most 1, so the score bounds hold.
+   */
+  hitWeight?: (slot: number, queryIndex: number, field: number) => number;
   /** The counts of the whole catalog when the index holds a part of it (shardedSearch.ts); absent: the index's own. */
   catalog?: CatalogCounts;
 }
@@ -66,8 +73,9 @@ export interface Ranked {
 }
 
 /** MiniSearch's calcBM25Score, with the IDF computed once per term and field. */
-function bm25(frequency: number, idf: number, fieldLength: number, averageLength: number, params: Bm25Params): number {
-  const { k, b, d } = params;
+function bm25(frequency: number, idf: number, fieldLength: number, averageLength: number, params: Bm25Params, field: number): number {
+  const { k, d } = params;
+  const b = params.bByField?.[field] ?? params.b;
   return idf * (d + (frequency * (k + 1)) / (frequency + k * (1 - b + (b * fieldLength) / averageLength)));
 }
 
@@ -117,7 +125,6 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
   const idf = new Float64Array(termOf.length * FIELD_COUNT);
   const bound = terms.map(() => 0);
   const byTerm = new Map<number, number[]>();
-  const { k, b, d } = options.bm25;
   termOf.forEach((termId, g) => {
     const known = byTerm.get(termId);
     if (known) known.push(g);
@@ -139,7 +146,7 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
       // length bounds it (both lengths tried, so that any b is safe).
       const { maxFrequency, minLength, maxLength } = index.fieldBounds(termId, field);
       const average = averageLength[field] ?? 0;
-      const top = Math.max(bm25(maxFrequency, inverse, minLength, average, { k, b, d }), bm25(maxFrequency, inverse, maxLength, average, { k, b, d }));
+      const top = Math.max(bm25(maxFrequency, inverse, minLength, average, options.bm25, field), bm25(maxFrequency, inverse, maxLength, average, options.bm25, field));
       bound[queryIndex] = (bound[queryIndex] ?? 0) + Math.max(0, c * top);
     }
   });
@@ -194,6 +201,7 @@ export class Bm25Ranker {
     const termScore = this.#termScore;
     const termStamp = this.#termStamp;
     const index = this.#index;
+    const { hitWeight } = options;
     for (let g = p.first[i] ?? 0, end = p.first[i + 1] ?? 0; g < end; g++) {
       const postings = index.postingsOf(p.termOf[g] ?? 0);
       for (let at = 0; at < postings.length; at += 2) {
@@ -209,9 +217,8 @@ export class Bm25Ranker {
         }
         const field = keyField(key);
         const cell = g * FIELD_COUNT + field;
-        const value =
-          (p.coefficient[cell] ?? 0) *
-          bm25(postings[at + 1] ?? 0, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25);
+        const frequency = (postings[at + 1] ?? 0) * (hitWeight === undefined ? 1 : hitWeight(slot, i, field));
+        const value = (p.coefficient[cell] ?? 0) * bm25(frequency, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25, field);
         if (termStamp[slot] === round) termScore[slot] = (termScore[slot] ?? 0) + value;
         else {
           termStamp[slot] = round;
@@ -260,10 +267,10 @@ export class Bm25Ranker {
       const expanded = p.byTerm.get(keySlot(key));
       if (!expanded) continue;
       const field = keyField(key);
-      const frequency = forward[at + 1] ?? 0;
       for (const g of expanded) {
+        const frequency = (forward[at + 1] ?? 0) * (options.hitWeight === undefined ? 1 : options.hitWeight(slot, p.queryOf[g] ?? 0, field));
         const cell = g * FIELD_COUNT + field;
-        hits.push(cell, (p.coefficient[cell] ?? 0) * bm25(frequency, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25));
+        hits.push(cell, (p.coefficient[cell] ?? 0) * bm25(frequency, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25, field));
       }
     }
     // Cells are numbered in scoring order: sorting by cell puts the sums in MiniSearch's order.

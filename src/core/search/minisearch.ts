@@ -12,11 +12,13 @@
 // catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
 // A request of several sentences is also read sentence by sentence (each word's centrality in its own sentence, a
 // tool's best cosine with one sentence), and pairs of adjacent query words that a name or description holds in a row
-// count on top of their words (phraseWeight). Judged on four retrieval sets of four sources, one left out at a time
+// count on top of their words (phraseWeight). A query word's hit in a description also weighs how central the word
+// is to that tool (toolCentralityExponent: its cosine with the tool's vector), and descriptions have their own BM25
+// length normalisation (fieldB). Judged on four retrieval sets of four sources, one left out at a time
 // (bench/tuning.ts; docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
-import { FIELD_BOOST, FIELDS, phraseTerm } from "./fields.ts";
+import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, type IdfScope, type QueryTerm, type Ranked, type ScoringOptions } from "./bm25Rank.ts";
 import type { WholeCatalog } from "./catalogParts.ts";
@@ -103,6 +105,16 @@ export interface RankingTuning {
    * with its own sentence's vector, not the whole request's: the words of a second ask are central to it.
    */
   sentenceCentrality: boolean;
+  /**
+   * With the semantic half: a query word's hit in a tool's description counts its frequency times ((1 + c) / 2) to
+   * this power, c the cosine of the word's vector with the tool's centred vector (0 when negative): a word central to
+   * what the tool does ("weather" in a weather tool) keeps its weight, one its text only mentions in passing ("news"
+   * in "weather news for your city") counts less, down to (1/2)^this. The tool-side twin of centralityExponent.
+   * Words the vectors do not know (and word pairs) count in full. 0 = off.
+   */
+  toolCentralityExponent: number;
+  /** BM25's length normalisation of a field of its own (FieldName → b); the others use bm25.b. */
+  fieldB: Readonly<Partial<Record<FieldName, number>>>;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -119,9 +131,11 @@ export const DEFAULT_TUNING: RankingTuning = {
   fusion: "mix",
   rrfK: 60,
   coverageExponent: 0,
-  phraseWeight: 0.25,
+  phraseWeight: 0.5,
   sentenceShare: 0.5,
   sentenceCentrality: true,
+  toolCentralityExponent: 4,
+  fieldB: { description: 0.4 },
 };
 
 /**
@@ -152,6 +166,9 @@ export interface RankedPartPage {
   /** The best lexical score of the part (the hybrid ranking's divisor is the best of every part's). */
   bestLexical: number;
 }
+
+/** The field whose hits toolCentralityExponent weighs. */
+const DESCRIPTION_FIELD = FIELDS.indexOf("description");
 
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
 export const SEMANTIC_FLOOR = 0.3;
@@ -321,13 +338,19 @@ export class RankedIndex implements SearchIndex {
     if (!(tuning.sentenceShare >= 0 && tuning.sentenceShare <= 1)) {
       throw new RangeError(`sentenceShare must be a number from 0 to 1, not ${String(tuning.sentenceShare)}`);
     }
+    if (!Number.isFinite(tuning.toolCentralityExponent) || tuning.toolCentralityExponent < 0) {
+      throw new RangeError(`toolCentralityExponent must be a finite number ≥ 0, not ${String(tuning.toolCentralityExponent)}`);
+    }
+    for (const [field, b] of Object.entries(tuning.fieldB)) {
+      if (!(b >= 0 && b <= 1)) throw new RangeError(`fieldB.${field} must be a number from 0 to 1, not ${String(b)}`);
+    }
     this.#tuning = tuning;
     // Pairs of adjacent words are indexed only when the ranking searches them: otherwise the index is the words'.
     this.#postings = new Bm25Postings(tuning.phraseWeight > 0);
     this.#ranker = new Bm25Ranker(this.#postings);
     this.#options = {
       fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
-      bm25: tuning.bm25,
+      bm25: { ...tuning.bm25, bByField: FIELDS.map((field) => tuning.fieldB[field]) },
       idfScope: tuning.idfScope,
       prefixWeight: tuning.prefixWeight,
       fuzzyWeight: FUZZY_WEIGHT,
@@ -552,7 +575,33 @@ export class RankedIndex implements SearchIndex {
         ? sentences.flatMap((sentence) => this.#centralWords(sentence.text, sentence.vector))
         : this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
-    return { queryVector, sentences, searched, lexical: this.#ranker.rankAll(searched, this.#scoring(), () => true, this.#position) };
+    return { queryVector, sentences, searched, lexical: this.#ranker.rankAll(searched, this.#withToolCentrality(searched, words), () => true, this.#position) };
+  }
+
+  /**
+   * The scoring options with each hit in a description weighed by how central its query word is to the tool
+   * (RankingTuning.toolCentralityExponent): a search term's word is the query word it was analyzed from (the first,
+   * when several give one term; a near word is its own word); a back-off prefix and a pair count in full.
+   */
+  #withToolCentrality(searched: readonly QueryTerm[], words: readonly CentralWord[]): ScoringOptions {
+    const options = this.#scoring();
+    const exponent = this.#tuning.toolCentralityExponent;
+    const semantic = this.#semantic;
+    if (exponent === 0 || semantic === undefined) return options;
+    const wordOfTerm = new Map<string, string>();
+    for (const { word, term } of words) if (!wordOfTerm.has(term)) wordOfTerm.set(term, word);
+    const cosinesOf = searched.map((term) => {
+      const word = term.phrase === true ? undefined : (wordOfTerm.get(term.term) ?? term.nearWord);
+      return word === undefined ? undefined : semantic.wordToolCosines(word);
+    });
+    if (cosinesOf.every((cosines) => cosines === undefined)) return options;
+    return {
+      ...options,
+      hitWeight: (slot, queryIndex, field) => {
+        const cosines = field === DESCRIPTION_FIELD ? cosinesOf[queryIndex] : undefined;
+        return cosines === undefined ? 1 : ((1 + Math.max(0, cosines(slot))) / 2) ** exponent;
+      },
+    };
   }
 
   /**
@@ -631,13 +680,13 @@ export class RankedIndex implements SearchIndex {
     const added: QueryTerm[] = [];
     for (const { word, term } of expanded) {
       const near = nearWords(word)
-        .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine }))
-        .filter((entry): entry is { term: string; cosine: number } => entry.term !== null && entry.term !== term && held(entry.term))
+        .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine, word: entry.word }))
+        .filter((entry): entry is { term: string; cosine: number; word: string } => entry.term !== null && entry.term !== term && held(entry.term))
         .slice(0, NEAR_TERMS);
       for (const entry of near) {
         if (searched.has(entry.term)) continue;
         searched.add(entry.term);
-        added.push({ term: entry.term, boost: weight * entry.cosine * idfWeight(entry.term), prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false });
+        added.push({ term: entry.term, boost: weight * entry.cosine * idfWeight(entry.term), prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false, nearWord: entry.word });
       }
     }
     return added.length === 0 ? terms : [...terms, ...added];

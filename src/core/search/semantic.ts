@@ -428,6 +428,25 @@ export class SemanticVectors {
   }
 
   /**
+   * How central `word` (lower-case) is to each tool: the cosine of the word's vector with the tool's centred vector
+   * (one dot product per call: per description a query word hits); undefined for a word the table does not know. As exact as `cosines`: it depends on the catalog's mean.
+   */
+  wordToolCosines(word: string): ((slot: number) => number) | undefined {
+    const { rows, vectors } = wordTable();
+    const row = rows.get(word);
+    const unit = new Float32Array(EMBEDDING_DIMENSIONS);
+    if (row === undefined || !unitLength(vectors, row, unit)) return undefined;
+    this.centre();
+    const mean = this.#mean;
+    let offset = 0;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (unit[d] ?? 0) * (mean[d] ?? 0);
+    const tools = this.#vectors;
+    const inverseNorms = this.#inverseNorms;
+    // Worked out on each call: a dot product costs less than a per-search array of every slot to keep them in.
+    return (slot) => (dotWithRow(unit, tools, slot * EMBEDDING_DIMENSIONS) - offset) * (inverseNorms[slot] ?? 0);
+  }
+
+  /**
    * The cosine of a query's vector (queryVector) with every slot's (0 for an empty slot or a tool without a vector), or
    * undefined when the query has none. With q the query's centred unit vector, a tool's cosine is
    * q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.

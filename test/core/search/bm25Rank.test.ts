@@ -13,7 +13,7 @@ const SLOW = { timeout: 60_000 };
 const generated = generatedCatalog(10_000);
 const generatedQuerySet = generatedQueries(generated.words, 60);
 /** The lexical half alone (no word vectors): what MiniSearch's own search is compared with, and the top-k path. */
-const LEXICAL = { ...DEFAULT_TUNING, semanticWeight: 0 };
+const LEXICAL = { ...DEFAULT_TUNING, semanticWeight: 0, fieldB: {} };
 /** The lexical half as MiniSearch has it: words only (word pairs are ours, not MiniSearch's). */
 const AS_MINISEARCH = { ...LEXICAL, phraseWeight: 0 };
 

@@ -94,7 +94,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     const [rain = 0, options = 0] = vectors.wordCentralities(vectors.queryVector(query), ["rain", "options"]);
     expect(rain).toBeGreaterThan(options);
     // Near words left out ("rain" would also find "weather"): the centrality alone.
-    const alone = { ...DEFAULT_TUNING, expansionWeight: 0 };
+    const alone = { ...DEFAULT_TUNING, expansionWeight: 0, toolCentralityExponent: 0 };
     expect(createMiniSearchIndex(withMenu, alone).search(query)[0]).toBe("get_weather");
     // Without it, "options" (in that tool's name and description) outweighs "forecast", and the menu comes first.
     expect(createMiniSearchIndex(withMenu, { ...alone, centralityExponent: 0 }).search(query)[0]).toBe("options_menu");
@@ -114,9 +114,33 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     expect(createMiniSearchIndex(cities, { ...DEFAULT_TUNING, expansionWeight: 0 }).search("rain in the city")).toEqual(["city_news", "weather_station"]);
   });
 
+  it("weighs a description's hit by how central the query word is to that tool (toolCentralityExponent)", () => {
+    const tools = [
+      tool("sky_report", "Weather forecast: rain, snow, wind, storms, humidity and temperature for any place, hour by hour and for the next ten days, with alerts."),
+      tool("travel_desk", "Hotel bookings, with the weather."),
+      tool("stock_quotes", "Share prices and market news for listed companies."),
+      tool("music_player", "Play songs, albums and playlists by artist."),
+    ];
+    const withoutIt = { ...DEFAULT_TUNING, toolCentralityExponent: 0 };
+    for (const query of ["weather", "what is the weather", "weather today"]) {
+      // Without it, the short text that mentions the weather in passing outranks the long one about nothing else.
+      expect(createMiniSearchIndex(tools, withoutIt).search(query)[0]).toBe("travel_desk");
+      expect(createMiniSearchIndex(tools).search(query).slice(0, 2)).toEqual(["sky_report", "travel_desk"]);
+    }
+  });
+
+  it("rejects a toolCentralityExponent or a field's b out of range, naming it", () => {
+    for (const toolCentralityExponent of [-1, Number.NaN, Infinity]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, toolCentralityExponent })).toThrow(/toolCentralityExponent/);
+    }
+    for (const b of [-0.1, 1.5, Number.NaN]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, fieldB: { description: b } })).toThrow(/fieldB\.description/);
+    }
+  });
+
   describe("a request of several sentences (requestSentences)", () => {
     const office = [...catalog, tool("team_calendar", "Shows the meetings of your team this week."), tool("report_builder", "Builds quarterly business reports from sales figures.")];
-    const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false };
+    const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false, toolCentralityExponent: 0 };
 
     it("scores a tool by its best sentence too (sentenceShare): a second ask's tool is not lost in the blend", () => {
       const query = "Cook dinner for my team tonight. Will it rain tomorrow?";
@@ -136,7 +160,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
 
     it("ranks a request of one sentence as the whole request does", () => {
       const ranked = createMiniSearchIndex(office);
-      const whole = createMiniSearchIndex(office, wholeRequestOnly);
+      const whole = createMiniSearchIndex(office, { ...wholeRequestOnly, toolCentralityExponent: DEFAULT_TUNING.toolCentralityExponent });
       for (const query of ["cook dinner for my team tonight and tell me whether it will rain", "read the file contents", "quarterly sales report for the team"]) {
         expect(ranked.search(query)).toEqual(whole.search(query));
       }
