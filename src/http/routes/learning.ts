@@ -54,6 +54,19 @@ export async function deleteToolLearning(request: RouteRequest, call: Call): Pro
   } catch {
     throw badField("tool", "is not valid percent-encoded UTF-8");
   }
+  return forgetTool(given, call);
+}
+
+/**
+ * DELETE /v1/learning/apply: the tool named `apply` (its path is the apply route's, whose POST folds the evidence; a
+ * DELETE there can only mean the tool).
+ */
+export async function deleteApplyToolLearning(_request: RouteRequest, call: Call): Promise<Response> {
+  requireOwner(call.principal);
+  return forgetTool("apply", call);
+}
+
+async function forgetTool(given: string, call: Call): Promise<Response> {
   if (given === "" || given.length > MAX_PATH_NAME) throw badField("tool", `must be 1 to ${MAX_PATH_NAME} characters`);
   const tool = fitToolName(given);
   await flushLearning(call);
