@@ -54,6 +54,7 @@ interface LearningBody {
   version: number;
   appliedAt: string | null;
   tools: { tool: string; terms: { term: string; weight: number; principals: number }[] }[];
+  profiles?: { tool: string; principals: number; terms: { term: string; weight: number }[] }[];
   evidence?: { rows: number; tools: number; principals: number };
 }
 
@@ -137,6 +138,10 @@ describe("learning from calls", () => {
     expect(report).toMatchObject({ enabled: true, version: applied.version });
     expect(report.appliedAt).not.toBeNull();
     expect(report.evidence?.principals).toBe(3);
+    // The callers' profile of the tool the three called: analyzed terms, each principal a third of it.
+    const profile = report.profiles?.find((entry) => entry.tool === TARGET);
+    expect(profile?.principals).toBe(3);
+    expect(profile?.terms.map((term) => term.term).toSorted()).toEqual([...new Set(analyze(TEACHING))].toSorted());
 
     const reset = await send(settings, "/v1/learning", owner, { method: "DELETE" });
     expect(reset.status).toBe(200);
@@ -150,6 +155,7 @@ describe("learning from calls", () => {
     for (let i = 0; i < 4; i++) expect((await searchAndCall(settings, alone, TEACHING, TARGET, "minisearch")).result.isError).toBe(false);
     const applied = await apply(settings);
     expect(applied.tools).toEqual([]);
+    expect(applied.profiles).toEqual([]);
     expect(await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch")).toEqual(before);
     const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
     expect(report.evidence).toMatchObject({ principals: 1 });

@@ -2,7 +2,7 @@
 // ranking has learned, per tool), DELETE /v1/learning and DELETE /v1/learning/:tool (forget), POST
 // /v1/learning/apply (fold the evidence in now). An apply or a reset is handed to this isolate at once; other isolates
 // take it within registryVersionTtlMs.
-import type { LearnedState } from "../../core/learning/evidence.ts";
+import type { CallerProfile, LearnedState } from "../../core/learning/evidence.ts";
 import { fitToolName } from "../../core/tools/toolNames.ts";
 import { learningStub } from "../../durable/stubs.ts";
 import { adoptLearnedState, learningOptions } from "../../isolate/learningCache.ts";
@@ -15,11 +15,17 @@ import type { Call } from "../stage.ts";
 /** The longest tool name a path may give (fitted names are at most 64 characters; an MCP name may be longer). */
 const MAX_PATH_NAME = 256;
 
-function stateBody(state: LearnedState): { version: number; appliedAt: string | null; tools: { tool: string; terms: LearnedState["tools"][string] }[] } {
+function stateBody(state: LearnedState): {
+  version: number;
+  appliedAt: string | null;
+  tools: { tool: string; terms: LearnedState["tools"][string] }[];
+  profiles: ({ tool: string } & CallerProfile)[];
+} {
   return {
     version: state.version,
     appliedAt: state.appliedAt === 0 ? null : new Date(state.appliedAt).toISOString(),
     tools: Object.entries(state.tools).map(([tool, terms]) => ({ tool, terms })),
+    profiles: Object.entries(state.profiles ?? {}).map(([tool, profile]) => ({ tool, ...profile })),
   };
 }
 
