@@ -46,7 +46,7 @@ export interface LearningTuning {
 /** Chosen by the bench's learning section (`node --expose-gc bench/run.ts --learning`) on the four sets. */
 export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({
   weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote",
-  ownTermShare: 0.3, vectorWeight: 1.5, vectorFloor: 0.4, vectorConfidence: 3,
+  ownTermShare: 0.3, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3,
 });
 
 /** The tools nearest a query's vector that a profile may lift (the others count nothing). */
