@@ -13,6 +13,7 @@ import {
   type LearningOptions,
 } from "../src/core/learning/evidence.ts";
 import { DEFAULT_LEARNING_TUNING, LearnedOverlay, withLearning, type LearningTuning } from "../src/core/learning/overlay.ts";
+import type { ToolDefinition } from "../src/core/types.ts";
 import type { MetaToolSet } from "./catalog.ts";
 import { measureRetrieval } from "./metrics.ts";
 import { seededRandom } from "./random.ts";
@@ -81,6 +82,8 @@ export function learningSection(
     const observed = queries.slice(0, half);
     const tested = queries.slice(half);
     const names = new Set(set.catalog.map((tool) => tool.name));
+    const definitions = new Map(set.catalog.map((tool) => [tool.name, tool]));
+    const definitionOf = (name: string): ToolDefinition | undefined => definitions.get(name);
     const run = (mode: SearchMode): LearningFigures => {
       log(`learning: ${set.name} in ${mode}`);
       const index = createSearchIndex(mode, set.catalog);
@@ -90,7 +93,7 @@ export function learningSection(
       let done = 0;
       let version = 0;
       const measure = (): number => {
-        const learned = withLearning(index, overlay);
+        const learned = withLearning(index, overlay, definitionOf);
         return Number(measureRetrieval((query) => learned.searchPage(query, 10).names, tested, names).ndcgAt10.toFixed(4));
       };
       const before = measure();
@@ -103,7 +106,7 @@ export function learningSection(
         for (; done < until; done++) {
           // A fold every LEARNING_FOLD_EVERY of the observed half: later searches see what earlier calls taught.
           if (done > 0 && done % Math.max(1, Math.round(observed.length * LEARNING_FOLD_EVERY)) === 0) fold();
-          const learned = withLearning(index, overlay);
+          const learned = withLearning(index, overlay, definitionOf);
           const query = observed[done];
           if (query === undefined) break;
           const principal = `principal-${done % LEARNING_PRINCIPALS}`;
@@ -143,8 +146,8 @@ export interface LearningTarget {
 }
 
 /**
- * +0.10 nDCG@10 on MetaTool's and Gorilla's tested halves (minisearch); no set lower after learning (the whole observed
- * half) than before, in either mode.
+ * +0.10 nDCG@10 on MetaTool's and Gorilla's tested halves (minisearch); no set lower after learning than before, in
+ * either mode, after 10%, 50% or 100% of the observed half (the value: the smallest of the three gains).
  */
 export function learningTargets(section: LearningSection): LearningTarget[] {
   const targets: LearningTarget[] = [];
@@ -157,12 +160,13 @@ export function learningTargets(section: LearningSection): LearningTarget[] {
   for (const name of SET_NAMES) {
     for (const mode of ["substring", "minisearch"] as const) {
       const set = section[name]?.[mode];
-      const target = `${mode} nDCG@10 on ${name}'s tested half not lower after learning (gain)`;
+      const target = `${mode} nDCG@10 on ${name}'s tested half not lower after 10%, 50% or 100% of learning (least gain)`;
       if (set === undefined) {
         targets.push({ target, value: null, limit: 0, pass: null });
         continue;
       }
-      const gain = set.ndcgAt10.after100 - set.ndcgAt10.before;
+      const { before, after10, after50, after100 } = set.ndcgAt10;
+      const gain = Math.min(after10, after50, after100) - before;
       targets.push({ target, value: Number(gain.toFixed(4)), limit: 0, pass: gain >= 0 });
     }
   }

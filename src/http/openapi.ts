@@ -52,8 +52,9 @@ const LEARNING_STATE = obj({
   version: int,
   appliedAt: { type: ["string", "null"] },
   tools: { type: "array", items: obj({ tool: str, terms: { type: "array", items: obj({ term: str, weight: { type: "number" }, principals: int }) } }) },
+  profiles: { type: "array", items: obj({ tool: str, principals: int, terms: { type: "array", items: obj({ term: str, weight: { type: "number" } }) } }) },
   evidence: obj({ rows: int, tools: int, principals: int }),
-}, ["enabled", "version", "appliedAt", "tools"]);
+}, ["enabled", "version", "appliedAt", "tools", "profiles"]);
 const guardFields: Record<string, Schema> = {
   groups: strings,
   visibility: { enum: ["public", "restricted"] },
@@ -401,6 +402,15 @@ export const OPERATIONS: readonly Operation[] = [
     examples: [
       { summary: "not the owner", token: "user", params: { tool: "get_weather" }, status: 403 },
       { summary: "the owner", token: "owner", params: { tool: "get_weather" }, status: 200 },
+    ],
+  },
+  {
+    method: "DELETE", path: "/v1/learning/apply", summary: "Forgets the evidence of the tool named apply (owner)", owner: true,
+    ok: { 200: { description: "the tool, rows removed and the new version", schema: obj({ tool: str, removed: int, version: int }) } },
+    errors: [...CALLER, "forbidden"],
+    examples: [
+      { summary: "not the owner", token: "user", status: 403 },
+      { summary: "the owner", token: "owner", status: 200 },
     ],
   },
   {

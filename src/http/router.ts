@@ -11,7 +11,7 @@ import { openApiDocument } from "./openapi.ts";
 import { answerApproval, approvalPage } from "./routes/approvals.ts";
 import { resolveConfirmation } from "./routes/confirmations.ts";
 import { execute } from "./routes/execute.ts";
-import { applyLearning, deleteLearning, deleteToolLearning, getLearning } from "./routes/learning.ts";
+import { applyLearning, deleteApplyToolLearning, deleteLearning, deleteToolLearning, getLearning } from "./routes/learning.ts";
 import { prepare } from "./routes/prepare.ts";
 import { search } from "./routes/search.ts";
 import { stats } from "./routes/stats.ts";
@@ -83,7 +83,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { path: "/v1/untrusted/wrap", methods: [["POST", wrapUntrusted]] },
   { path: "/v1/stats", methods: [["GET", stats]] },
   { path: "/v1/learning", methods: [["GET", getLearning], ["DELETE", deleteLearning]] },
-  { path: "/v1/learning/apply", methods: [["POST", applyLearning]] },
+  // A tool named `apply` is forgotten here: this route, matched first, would answer its DELETE with 405.
+  { path: "/v1/learning/apply", methods: [["POST", applyLearning], ["DELETE", deleteApplyToolLearning]] },
   { path: "/v1/learning/:tool", methods: [["DELETE", deleteToolLearning]] },
 ];
 

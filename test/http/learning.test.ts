@@ -54,6 +54,7 @@ interface LearningBody {
   version: number;
   appliedAt: string | null;
   tools: { tool: string; terms: { term: string; weight: number; principals: number }[] }[];
+  profiles?: { tool: string; principals: number; terms: { term: string; weight: number }[] }[];
   evidence?: { rows: number; tools: number; principals: number };
 }
 
@@ -90,6 +91,8 @@ beforeAll(async () => {
     testTool(REFUSED, "Open the currency vault.", { visibility: "restricted" }),
     testTool(SECRET, "Currency secret ledger.", { groups: ["lt_secret"] }),
     ...Array.from({ length: 6 }, (_, i) => testTool(`lt_filler_${i}`, `Filler ${i}: files a record of the weather.`)),
+    // A tool whose name is the apply route's last segment.
+    testTool("apply", "Apply a discount coupon to a basket."),
   ];
   const response = await api("/v1/tools", { method: "PUT", token: owner, body: { tools, context: "learning" } });
   if (response.status !== 200) throw new Error(`registering the tools failed: ${await response.text()}`);
@@ -135,6 +138,10 @@ describe("learning from calls", () => {
     expect(report).toMatchObject({ enabled: true, version: applied.version });
     expect(report.appliedAt).not.toBeNull();
     expect(report.evidence?.principals).toBe(3);
+    // The callers' profile of the tool the three called: analyzed terms, each principal a third of it.
+    const profile = report.profiles?.find((entry) => entry.tool === TARGET);
+    expect(profile?.principals).toBe(3);
+    expect(profile?.terms.map((term) => term.term).toSorted()).toEqual([...new Set(analyze(TEACHING))].toSorted());
 
     const reset = await send(settings, "/v1/learning", owner, { method: "DELETE" });
     expect(reset.status).toBe(200);
@@ -148,6 +155,7 @@ describe("learning from calls", () => {
     for (let i = 0; i < 4; i++) expect((await searchAndCall(settings, alone, TEACHING, TARGET, "minisearch")).result.isError).toBe(false);
     const applied = await apply(settings);
     expect(applied.tools).toEqual([]);
+    expect(applied.profiles).toEqual([]);
     expect(await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch")).toEqual(before);
     const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
     expect(report.evidence).toMatchObject({ principals: 1 });
@@ -201,6 +209,25 @@ describe("learning from calls", () => {
     const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
     expect(report.tools.map((entry) => entry.tool)).not.toContain(TARGET);
     expect(await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch")).not.toContain(TARGET);
+  });
+
+  it("DELETE /v1/learning/apply forgets the tool named apply; POST there still folds the evidence", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    for (const label of ["lt-apply-a", "lt-apply-b", "lt-apply-c"]) {
+      const { shown, result } = await searchAndCall(settings, await caller(label), "apply my coupon", "apply", "minisearch");
+      expect(shown).toContain("apply");
+      expect(result.isError).toBe(false);
+    }
+    expect((await apply(settings)).tools.map((entry) => entry.tool)).toContain("apply");
+    const forgotten = await send(settings, "/v1/learning/apply", owner, { method: "DELETE" });
+    expect(forgotten.status).toBe(200);
+    expect(await json(forgotten)).toMatchObject({ tool: "apply", removed: 3 * new Set(analyze("apply my coupon")).size });
+    const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
+    expect(report.tools.map((entry) => entry.tool)).not.toContain("apply");
+    expect(report.evidence?.rows).toBe(0);
+    // Anyone else gets 403 there too, and a method neither route has is still 405.
+    expect(await errorOf(await send(settings, "/v1/learning/apply", await caller("lt-apply-user"), { method: "DELETE" }))).toMatchObject(anError(403, "forbidden"));
+    expect((await send(settings, "/v1/learning/apply", owner, { method: "PUT", body: {} })).status).toBe(405);
   });
 
   it("learns over MCP, for an upstream MCP server's tool", async () => {

@@ -25,6 +25,8 @@ export const MAX_TERM_LENGTH = 40;
 /** Tool names are catalog names (`^[a-zA-Z0-9_-]{1,64}$`). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const DAY_MS = 86_400_000;
+/** A term of digits alone (a date, an amount, an identifier): it says which request, not which tool, and is not kept. */
+const NUMBER = /^\p{N}+$/u;
 
 /** One call's evidence: the terms of the search that showed `tool`, from `principal`, at `at` (ms). */
 export interface EvidenceEvent {
@@ -50,11 +52,23 @@ export interface LearnedTerm {
   principals: number;
 }
 
+/**
+ * What a tool's callers asked for, as a whole: each principal's terms for the tool, each principal weighing 1/n of it
+ * (its weight spread over its terms), heaviest first. Made only for a tool that `minPrincipals` distinct principals
+ * called: the ranking reads it as one vector (overlay.ts), which finds the tool for words no caller used.
+ */
+export interface CallerProfile {
+  principals: number;
+  terms: { term: string; weight: number }[];
+}
+
 /** The folded evidence: per tool, its learned terms, heaviest first; `version` moves with every fold. */
 export interface LearnedState {
   version: number;
   appliedAt: number;
   tools: Record<string, LearnedTerm[]>;
+  /** Per tool that minPrincipals principals called, its callers' profile (absent in a state folded before profiles). */
+  profiles?: Record<string, CallerProfile>;
 }
 
 export const EMPTY_LEARNED_STATE: LearnedState = Object.freeze({ version: 0, appliedAt: 0, tools: Object.freeze({}) });
@@ -66,7 +80,7 @@ export const EMPTY_LEARNED_STATE: LearnedState = Object.freeze({ version: 0, app
 export function evidenceTerms(query: string): string[] {
   const terms = new Set<string>();
   for (const term of analyze(query)) {
-    if (term.length > MAX_TERM_LENGTH) continue;
+    if (term.length > MAX_TERM_LENGTH || NUMBER.test(term)) continue;
     terms.add(term);
     if (terms.size >= MAX_TERMS_PER_EVENT) break;
   }
@@ -101,9 +115,16 @@ export function reinforced(row: EvidenceRow | undefined, key: Omit<EvidenceRow, 
  */
 export function foldEvidence(rows: Iterable<EvidenceRow>, now: number, options: LearningOptions, version: number): LearnedState {
   const byTool = new Map<string, Map<string, { weight: number; principals: number }>>();
+  /** tool → principal → its terms and their weights (for the callers' profiles). */
+  const callers = new Map<string, Map<string, Map<string, number>>>();
   for (const row of rows) {
     const weight = Math.min(PRINCIPAL_WEIGHT_CAP, decayed(row.weight, row.at, now, options.halfLifeDays));
     if (weight < MIN_EVIDENCE_WEIGHT) continue;
+    let principals = callers.get(row.tool);
+    if (!principals) callers.set(row.tool, (principals = new Map()));
+    let own = principals.get(row.principal);
+    if (!own) principals.set(row.principal, (own = new Map()));
+    own.set(row.term, weight);
     let terms = byTool.get(row.tool);
     if (!terms) byTool.set(row.tool, (terms = new Map()));
     const sum = terms.get(row.term);
@@ -122,7 +143,32 @@ export function foldEvidence(rows: Iterable<EvidenceRow>, now: number, options: 
     learned.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
     tools[tool] = learned.slice(0, options.maxTermsPerTool);
   }
-  return { version, appliedAt: now, tools };
+  return { version, appliedAt: now, tools, profiles: callerProfiles(callers, options) };
+}
+
+/** Each tool's callers' profile (CallerProfile), for the tools that minPrincipals distinct principals called. */
+function callerProfiles(callers: Map<string, Map<string, Map<string, number>>>, options: LearningOptions): Record<string, CallerProfile> {
+  const profiles: Record<string, CallerProfile> = {};
+  for (const [tool, principals] of callers) {
+    if (principals.size < options.minPrincipals) continue;
+    const sums = new Map<string, number>();
+    for (const terms of principals.values()) {
+      // One principal's share is at most 1 / n (less as its evidence decays), spread over its terms by their weights:
+      // many terms from one weigh as few.
+      let total = 0;
+      let strength = 0;
+      for (const weight of terms.values()) {
+        total += weight;
+        strength = Math.max(strength, weight);
+      }
+      for (const [term, weight] of terms) sums.set(term, (sums.get(term) ?? 0) + (weight / total) * strength / principals.size);
+    }
+    const terms = [...sums].map(([term, weight]) => ({ term, weight: Number(weight.toFixed(4)) }))
+      .toSorted((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
+      .slice(0, options.maxTermsPerTool);
+    profiles[tool] = { principals: principals.size, terms };
+  }
+  return profiles;
 }
 
 /** Whether a row still counts as of `now` (a row that no longer does is deleted). */

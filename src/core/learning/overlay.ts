@@ -1,13 +1,21 @@
 // The learned field of each tool (docs/search.md, "Learning from calls"): a small overlay beside a search index of
-// either mode, never inside it (the index, its postings and its snapshots are unchanged). A query's terms are scored
-// against each tool's learned terms (each term's rarity among the learned fields, times the tool's share of that
-// term's evidence, as a share of the whole query); the index's own ranking is read as scores by rank; the two are
-// summed, the learned part weighted and capped. Learned terms move ranks only: they never appear in an answer (the index's `scored`, which
-// says how much of a query a tool matches, is the index's own).
+// either mode, never inside it (the index, its postings and its snapshots are unchanged). Two learned signals:
+// - the learned terms: a query's terms are scored against each tool's learned terms (each term's rarity among the
+//   learned fields, times the tool's share of that term's evidence, as a share of the whole query); a learned term
+//   that the tool's own text already holds counts `ownTermShare` of it (the index already finds the tool by it);
+// - the callers' profile: each tool that enough principals called has a vector, the average of what its callers
+//   asked (their terms' word vectors, less the tool's own terms), and a query near it finds the tool even in words
+//   no caller used.
+// The index's own ranking is read as scores by rank; the learned parts are added, each weighted and capped. Learned
+// terms move ranks only: they never appear in an answer (the index's `scored`, which says how much of a query a tool
+// matches, is the index's own).
 import { analyze } from "../search/analyze.ts";
 import { namedTools } from "../search/exactNames.ts";
+import { toolFieldTexts } from "../search/fields.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "../search/types.ts";
-import type { LearnedState } from "./evidence.ts";
+import type { ToolDefinition } from "../types.ts";
+import type { CallerProfile, LearnedState } from "./evidence.ts";
+import { addTermVector, dot, newVector, toUnit } from "./termVectors.ts";
 
 export interface LearningTuning {
   /** The learned part's cap: a tool that the learned terms match whole (L = 1) gains this much. */
@@ -25,10 +33,50 @@ export interface LearningTuning {
    * learned splits its vote; `saturation` smooths the share); "coverage", its own weight saturated by `saturation`.
    */
   scoring: "vote" | "coverage";
+  /** How much a learned term that the tool's own text (name, description, parameters) holds counts (1: in full). */
+  ownTermShare: number;
+  /** The callers' profile's cap: a query whose vector is the profile's own gains this much (0: profiles unused). */
+  vectorWeight: number;
+  /** The cosine below which a profile counts nothing; from it to 1 the profile's part grows from 0 to its cap. */
+  vectorFloor: number;
+  /** A profile of n principals counts n / (n + vectorConfidence) of its part: few callers move little. */
+  vectorConfidence: number;
 }
 
-/** Chosen by the bench's learning section (`npm run bench -- --learning`) on the four sets. */
-export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({ weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote" });
+/** Chosen by the bench's learning section (`node --expose-gc bench/run.ts --learning`) on the four sets. */
+export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({
+  weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote",
+  ownTermShare: 0.3, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3,
+});
+
+/** The tools nearest a query's vector that a profile may lift (the others count nothing). */
+const VECTOR_CANDIDATES = 10;
+
+/** A tool's definition by name, when the catalog holds it (the overlay reads the tool's own terms from it). */
+export type DefinitionOf = (name: string) => ToolDefinition | undefined;
+
+/** Each definition's own terms, as the index analyzes them; kept while the definition object lives. */
+const ownTermsCache = new WeakMap<ToolDefinition, ReadonlySet<string>>();
+
+/** The terms of a tool's own text (name, description, parameter names and descriptions), analyzed. */
+export function ownTerms(definition: ToolDefinition): ReadonlySet<string> {
+  let terms = ownTermsCache.get(definition);
+  if (terms === undefined) {
+    const texts = toolFieldTexts(definition);
+    terms = new Set(analyze(`${texts.name} ${texts.description} ${texts.parameterNames} ${texts.parameterDescriptions}`));
+    ownTermsCache.set(definition, terms);
+  }
+  return terms;
+}
+
+interface ProfileVectors {
+  /** The definitions the vectors were made with (a changed definition remakes them). */
+  definitions: Map<string, ToolDefinition | undefined>;
+  /** The mean of the profiles' unit vectors, which centres them and the query. */
+  mean: Float64Array;
+  /** Per tool, its profile's unit vector less the mean, at unit length, and its principals. */
+  vectors: Map<string, { vector: Float64Array; principals: number }>;
+}
 
 /** Most distinct query terms scored (a long message is scored by its first ones, like the ranked index). */
 const MAX_QUERY_TERMS = 40;
@@ -38,11 +86,14 @@ export class LearnedOverlay {
   readonly version: number;
   /** term → the tools that learned it, each with its term weight. */
   readonly #postings = new Map<string, { tool: string; weight: number }[]>();
+  readonly #profiles: Readonly<Record<string, CallerProfile>>;
   readonly #tuning: LearningTuning;
+  #profileVectors: ProfileVectors | undefined;
 
   constructor(state: LearnedState, tuning: LearningTuning = DEFAULT_LEARNING_TUNING) {
     this.version = state.version;
     this.#tuning = tuning;
+    this.#profiles = tuning.vectorWeight > 0 ? (state.profiles ?? {}) : {};
     for (const [tool, terms] of Object.entries(state.tools)) {
       for (const { term, weight } of terms) {
         let posting = this.#postings.get(term);
@@ -54,18 +105,23 @@ export class LearnedOverlay {
 
   /** Whether any tool has learned anything. */
   get empty(): boolean {
-    return this.#postings.size === 0;
+    return this.#postings.size === 0 && Object.keys(this.#profiles).length === 0;
   }
 
   /**
    * Each tool whose learned terms a query matches, with how much of the query they cover (0 to 1): each query term
    * weighs its rarity among the learned fields of a catalog of `catalogSize` tools (a term no tool learned counts as
-   * the rarest, times `unlearnedShare`), and a tool earns a matched term's rarity times its vote (or saturated weight).
+   * the rarest, times `unlearnedShare`), and a tool earns a matched term's rarity times its vote (or saturated weight),
+   * times `ownTermShare` when the tool's own text (read through `definitionOf`) holds the term.
    */
-  match(query: string, catalogSize: number): Map<string, number> {
+  match(query: string, catalogSize: number, definitionOf?: DefinitionOf): Map<string, number> {
     const matches = new Map<string, number>();
-    if (this.empty) return matches;
+    if (this.#postings.size === 0) return matches;
     const terms = [...new Set(analyze(query))].slice(0, MAX_QUERY_TERMS);
+    const own = (tool: string, term: string): number => {
+      const definition = definitionOf?.(tool);
+      return definition !== undefined && ownTerms(definition).has(term) ? this.#tuning.ownTermShare : 1;
+    };
     const vote = this.#tuning.scoring === "vote";
     let total = 0;
     const size = Math.max(catalogSize, 1);
@@ -74,14 +130,70 @@ export class LearnedOverlay {
       const rarity = this.#rarity(size, posting?.length ?? 0);
       const share = posting === undefined ? rarity * this.#tuning.unlearnedShare : rarity;
       total += share;
-      const mass = vote ? (posting ?? []).reduce((sum, { weight }) => sum + weight, 0) + this.#tuning.saturation : 0;
-      for (const { tool, weight } of posting ?? []) {
+      // A tool whose own text holds the term learned it at ownTermShare of its weight (its vote, and the vote's whole).
+      const weights = (posting ?? []).map(({ tool, weight }) => ({ tool, weight: weight * own(tool, term) }));
+      const mass = vote ? weights.reduce((sum, { weight }) => sum + weight, 0) + this.#tuning.saturation : 0;
+      for (const { tool, weight } of weights) {
         const gain = vote ? rarity * (weight / mass) : rarity * this.#saturated(weight);
-        matches.set(tool, (matches.get(tool) ?? 0) + gain);
+        if (gain > 0) matches.set(tool, (matches.get(tool) ?? 0) + gain);
       }
     }
     for (const [tool, sum] of matches) matches.set(tool, total > 0 ? Math.min(sum / total, 1) : 0);
     return matches;
+  }
+
+  /**
+   * Each tool whose callers' profile is near the query (among the VECTOR_CANDIDATES nearest), with how near (0 to 1:
+   * the cosine from vectorFloor up, times the profile's confidence). The profiles and the query are centred on the
+   * profiles' mean, so that what every request says ("can you find me") brings no tool nearer.
+   */
+  nearProfiles(query: string, definitionOf?: DefinitionOf): Map<string, number> {
+    const near = new Map<string, number>();
+    const { mean, vectors } = this.#vectors(definitionOf);
+    if (vectors.size === 0) return near;
+    const wanted = newVector();
+    let known = false;
+    for (const term of new Set(analyze(query).slice(0, MAX_QUERY_TERMS))) known = addTermVector(term, 1, wanted) || known;
+    if (!known || !toUnit(wanted)) return near;
+    for (let d = 0; d < wanted.length; d++) wanted[d] = (wanted[d] ?? 0) - (mean[d] ?? 0);
+    if (!toUnit(wanted)) return near;
+    const { vectorFloor, vectorConfidence } = this.#tuning;
+    const cosines = [...vectors].map(([tool, { vector, principals }]) => ({ tool, cosine: dot(wanted, vector), principals }))
+      .toSorted((a, b) => b.cosine - a.cosine || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0))
+      .slice(0, VECTOR_CANDIDATES);
+    for (const { tool, cosine, principals } of cosines) {
+      if (cosine <= vectorFloor) break;
+      near.set(tool, (principals / (principals + vectorConfidence)) * (cosine - vectorFloor) / (1 - vectorFloor));
+    }
+    return near;
+  }
+
+  /** The profiles' vectors, made again only when a profiled tool's definition changed. */
+  #vectors(definitionOf: DefinitionOf | undefined): ProfileVectors {
+    const tools = Object.keys(this.#profiles);
+    const held = this.#profileVectors;
+    if (held !== undefined && tools.every((tool) => held.definitions.get(tool) === definitionOf?.(tool))) return held;
+    const definitions = new Map(tools.map((tool) => [tool, definitionOf?.(tool)]));
+    const units = new Map<string, { vector: Float64Array; principals: number }>();
+    const mean = newVector();
+    for (const [tool, { principals, terms }] of Object.entries(this.#profiles)) {
+      const definition = definitions.get(tool);
+      // What the tool's own text says, the index finds already: the profile is what its callers said beyond it.
+      const own = definition === undefined ? undefined : ownTerms(definition);
+      const vector = newVector();
+      for (const { term, weight } of terms) if (own?.has(term) !== true) addTermVector(term, weight, vector);
+      if (!toUnit(vector)) continue;
+      units.set(tool, { vector, principals });
+      for (let d = 0; d < mean.length; d++) mean[d] = (mean[d] ?? 0) + (vector[d] ?? 0);
+    }
+    for (let d = 0; d < mean.length; d++) mean[d] = (mean[d] ?? 0) / Math.max(units.size, 1);
+    const vectors = new Map<string, { vector: Float64Array; principals: number }>();
+    for (const [tool, { vector, principals }] of units) {
+      for (let d = 0; d < vector.length; d++) vector[d] = (vector[d] ?? 0) - (mean[d] ?? 0);
+      if (toUnit(vector)) vectors.set(tool, { vector, principals });
+    }
+    this.#profileVectors = { definitions, mean, vectors };
+    return this.#profileVectors;
   }
 
   #rarity(size: number, holders: number): number {
@@ -101,11 +213,14 @@ export class LearnedOverlay {
  * `index` with `overlay` folded into its ranking: the same catalog, pages and totals (a tool that only its learned
  * terms match joins the matches), ranks moved by the learned field. An empty overlay returns `index` itself.
  */
-export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undefined): SearchIndex {
+export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undefined, definitionOf?: DefinitionOf): SearchIndex {
   if (overlay === undefined || overlay.empty) return index;
-  const { weight, rankScale, depth } = overlay.tuning;
+  const { weight, rankScale, depth, vectorWeight } = overlay.tuning;
   const searchPage = (query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage => {
-    const learned = overlay.match(query, index.size);
+    // The learned part of each tool: its learned terms' share, and its callers' profile's nearness, each capped.
+    const learned = new Map<string, number>();
+    for (const [name, share] of overlay.match(query, index.size, definitionOf)) learned.set(name, weight * share);
+    for (const [name, near] of overlay.nearProfiles(query, definitionOf)) learned.set(name, (learned.get(name) ?? 0) + vectorWeight * near);
     if (learned.size === 0) return index.searchPage(query, count, accept);
     // The index calls `accept` for every tool it matches (to count them): the learned ones it matched are noted.
     const matchedByIndex = new Set<string>();
@@ -119,15 +234,15 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
     // A learned match below the head scores at most what the head's end does; one the index did not match, nothing.
     const below = rankScale / (rankScale + head.names.length);
     let added = 0;
-    for (const [name, share] of learned) {
+    for (const [name, part] of learned) {
       const inHead = scores.get(name);
       if (inHead === undefined) {
         if (!matchedByIndex.has(name)) {
           if (!accept(name)) continue;
           added++;
         }
-        scores.set(name, (matchedByIndex.has(name) ? below : 0) + weight * share);
-      } else scores.set(name, inHead + weight * share);
+        scores.set(name, (matchedByIndex.has(name) ? below : 0) + part);
+      } else scores.set(name, inHead + part);
     }
     // A tool the request names stays first, as the index placed it (docs/search.md, "A request that names a tool").
     const named = new Set(namedTools(index, query).filter((name) => scores.has(name)));

@@ -45,6 +45,50 @@ describe("evidenceTerms", () => {
   });
 });
 
+describe("evidenceTerms and numbers", () => {
+  it("keeps no term of digits alone (dates, amounts, identifiers say which request, not which tool)", () => {
+    expect(evidenceTerms("cancel appointment 90123456 on 2023-04-12 for 15 dollars")).toEqual(evidenceTerms("cancel appointment on for dollars"));
+    expect(evidenceTerms("order 12 apples and 250 pears").some((term) => /^\d+$/.test(term))).toBe(false);
+  });
+});
+
+describe("callers' profiles", () => {
+  it("are made only for a tool that minPrincipals distinct principals called", () => {
+    const two = rowsOf(["a", "b"].map((principal) => ({ principal, tool: "convert", query: "currency payroll" })));
+    expect(foldEvidence(two, 0, OPTIONS, 1).profiles).toEqual({});
+    const oneManyTimes = rowsOf(Array.from({ length: 20 }, (_, i) => ({ principal: "a", tool: "convert", query: `currency payroll word${"xyz"[i % 3]}` })));
+    expect(foldEvidence(oneManyTimes, 0, OPTIONS, 1).profiles).toEqual({});
+    const three = rowsOf(["a", "b", "c"].map((principal) => ({ principal, tool: "convert", query: `currency ${principal}pay` })));
+    expect(foldEvidence(three, 0, OPTIONS, 1).profiles?.convert?.principals).toBe(3);
+  });
+
+  it("weigh each principal at most 1 / n, however many terms it brings, and keep only analyzed terms", () => {
+    const calls = [
+      { principal: "a", tool: "convert", query: "currency" },
+      { principal: "b", tool: "convert", query: "currency" },
+      // One principal with many words: its share is spread over them.
+      { principal: "c", tool: "convert", query: "salary payroll invoice ledger bank" },
+    ];
+    const profile = foldEvidence(rowsOf(calls), 0, { ...OPTIONS, maxTermsPerTool: 32 }, 1).profiles?.convert;
+    const weights = new Map(profile?.terms.map(({ term, weight }) => [term, weight]));
+    const currency = analyze("currency")[0] ?? "";
+    expect(weights.get(currency)).toBeCloseTo(2 / 3, 3);
+    const others = [...weights].filter(([term]) => term !== currency);
+    expect(others).toHaveLength(5);
+    expect(others.reduce((sum, [, weight]) => sum + weight, 0)).toBeCloseTo(1 / 3, 3);
+    for (const [term] of weights) expect(analyze("currency salary payroll invoice ledger bank")).toContain(term);
+  });
+
+  it("decay: a principal whose evidence no longer counts is not a caller", () => {
+    const late = rowsOf([
+      { principal: "a", tool: "convert", query: "currency", at: 0 },
+      { principal: "b", tool: "convert", query: "currency", at: 60 * DAY },
+      { principal: "c", tool: "convert", query: "currency", at: 60 * DAY },
+    ]);
+    expect(foldEvidence(late, 60 * DAY, OPTIONS, 1).profiles).toEqual({});
+  });
+});
+
 describe("isEvidenceEvent", () => {
   it("takes a well-formed event and refuses malformed ones", () => {
     expect(isEvidenceEvent({ tool: "get_weather", terms: ["weather"], principal: "p", at: 1 })).toBe(true);

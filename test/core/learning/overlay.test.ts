@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { SEARCH_MODES } from "../../../src/core/config.ts";
 import type { LearnedState } from "../../../src/core/learning/evidence.ts";
 import { evidenceTerms } from "../../../src/core/learning/evidence.ts";
-import { LearnedOverlay, withLearning } from "../../../src/core/learning/overlay.ts";
+import { DEFAULT_LEARNING_TUNING, LearnedOverlay, ownTerms, withLearning } from "../../../src/core/learning/overlay.ts";
+import { analyze } from "../../../src/core/search/analyze.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 
@@ -80,6 +81,48 @@ describe("withLearning", () => {
     expect(matches.get("b")).toBeGreaterThan(matches.get("a") ?? 0);
     expect(matches.get("b")).toBeLessThanOrEqual(1);
     expect(overlay.version).toBe(1);
+  });
+});
+
+describe("the tool's own terms and its callers' profile", () => {
+  const definitions = new Map(CATALOG.map((definition) => [definition.name, definition]));
+  const definitionOf = (name: string): ToolDefinition | undefined => definitions.get(name);
+
+  it("a learned term the tool's own text holds counts ownTermShare of one it lacks", () => {
+    const state = stateOf({ currency_convert: "currency spreadsheet", payroll_report: "currency spreadsheet" });
+    const overlay = new LearnedOverlay(state);
+    const [currency] = analyze("currency");
+    expect(ownTerms(CATALOG[0] ?? tool("x", ""))).toContain(currency);
+    const plain = overlay.match("currency", CATALOG.length);
+    expect(plain.get("currency_convert")).toBeCloseTo(plain.get("payroll_report") ?? 0);
+    const own = overlay.match("currency", CATALOG.length, definitionOf);
+    expect(own.get("currency_convert") ?? 0).toBeLessThan(own.get("payroll_report") ?? 0);
+    // A term neither tool's text holds counts alike for both.
+    const lacking = overlay.match("spreadsheet", CATALOG.length, definitionOf);
+    expect(lacking.get("currency_convert")).toBeCloseTo(lacking.get("payroll_report") ?? 0);
+  });
+
+  it.each(SEARCH_MODES)("a profile finds its tool for words no caller used, and only near it (%s)", (mode) => {
+    const index = createSearchIndex(mode, CATALOG);
+    const profiles = {
+      filler_3: { principals: 5, terms: evidenceTerms("holiday vacation travel trip hotel").map((term) => ({ term, weight: 0.2 })) },
+      filler_4: { principals: 5, terms: evidenceTerms("guitar piano music song").map((term) => ({ term, weight: 0.25 })) },
+    };
+    const state: LearnedState = { version: 1, appliedAt: 0, tools: {}, profiles };
+    const learned = withLearning(index, new LearnedOverlay(state), definitionOf);
+    // No caller said "tourism" or "resort", and no tool's text holds them.
+    for (const [query, profiled] of [["tourism resort", "filler_3"], ["violin concert", "filler_4"]] as const) {
+      expect(index.searchPage(query, 3).names).not.toContain(profiled);
+      expect(learned.searchPage(query, 3).names).toContain(profiled);
+      // The other profile is not near: it stays where the index put it.
+      const other = profiled === "filler_3" ? "filler_4" : "filler_3";
+      expect(learned.searchPage(query, 3).names.includes(other)).toBe(index.searchPage(query, 3).names.includes(other));
+    }
+    // A request near no profile ranks as the index ranks it.
+    expect(learned.searchPage("weather forecast", 3)).toEqual(index.searchPage("weather forecast", 3));
+    // Profiles off: nothing moves.
+    const off = withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, vectorWeight: 0 }), definitionOf);
+    expect(off).toBe(index);
   });
 });
 
