@@ -1,4 +1,5 @@
 // The one error type of the HTTP layer and its JSON answer: `{"error": {"code", "message"}}`.
+import { SnapshotError } from "../core/search/snapshotCodec.ts";
 
 /** Every error code an answer may carry (the Errors table of docs/http-api.md says when each is given, with its status). */
 export type ErrorCode =
@@ -12,7 +13,7 @@ export type ErrorCode =
   | "payload_too_large" | "too_many_items" // 413
   | "rate_limited" | "too_many_sessions" // 429
   | "internal" // 500
-  | "misconfigured" | "auth_unavailable"; // 503
+  | "misconfigured" | "auth_unavailable" | "index_rebuilding"; // 503
 
 /** Each code's HTTP status (a Record over the union: a new code cannot be left out); the OpenAPI document reads it. */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -26,7 +27,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   payload_too_large: 413, too_many_items: 413,
   rate_limited: 429, too_many_sessions: 429,
   internal: 500,
-  misconfigured: 503, auth_unavailable: 503,
+  misconfigured: 503, auth_unavailable: 503, index_rebuilding: 503,
 };
 
 export class HttpError extends Error {
@@ -57,6 +58,12 @@ export function errorResponse(error: HttpError): Response {
 /** Anything thrown by a route: HttpErrors answer as themselves; everything else is logged and hidden. */
 export function toErrorResponse(error: unknown, request: Request): Response {
   if (error instanceof HttpError) return errorResponse(error);
+  if (error instanceof SnapshotError) {
+    // A stored snapshot found damaged when first read: nothing from it was answered, the isolate has dropped it and
+    // builds from the definitions on the next request, so the caller only has to ask again.
+    console.error(`stored snapshot damaged on ${request.method} ${new URL(request.url).pathname}: ${error.message}`);
+    return errorResponse(new HttpError(503, "index_rebuilding", "a stored search index was found damaged and is being rebuilt: retry", { "retry-after": "1" }));
+  }
   const detail = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
   console.error(`internal error on ${request.method} ${new URL(request.url).pathname}: ${detail}`);
   return errorResponse(new HttpError(500, "internal", "internal error"));

@@ -126,6 +126,7 @@ const upstreamAnswer = obj({ upstream: upstreamDetail, version: int }, ["upstrea
 /** Errors every route with a caller may answer (the stage, the router's catch-all). */
 const CALLER: readonly ErrorCode[] = [
   "unauthorized", "invalid_token", "insufficient_scope", "banned", "misconfigured", "auth_unavailable", "internal", "method_not_allowed",
+  "index_rebuilding",
 ];
 const BODY: readonly ErrorCode[] = ["invalid_json", "invalid_request", "too_deep", "payload_too_large"];
 const SESSION: readonly ErrorCode[] = ["invalid_session_id", "rate_limited", "too_many_sessions"];

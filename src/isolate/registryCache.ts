@@ -12,7 +12,8 @@
 // dropped), it builds from the texts as before and, when the registry object names it the writer (the first to ask),
 // writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts. The
 // large sections of a snapshot are checked when first read: one found corrupt then fails the request that read it
-// and is dropped, and the isolate builds from the texts on its next request (forgetCorruptSnapshot).
+// (503 index_rebuilding: retry) and is dropped, and the isolate builds from the texts on its next request
+// (forgetCorruptSnapshot).
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/guard/executionGuard.ts";

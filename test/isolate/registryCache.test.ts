@@ -182,7 +182,7 @@ describe("registry snapshots for cold isolates", () => {
     expect(servedBy(reread)).toEqual(expected);
   });
 
-  it("a definition text found corrupt when first read is never answered: that request fails, the next is built from the texts", async () => {
+  it("a definition text found corrupt when first read is never answered: that request answers 503 (retry), the next is built from the texts", async () => {
     const description = "Late probe: its text is checked when it is first read.";
     await put("late_probe", description);
     resetIsolateRegistry();
@@ -204,8 +204,11 @@ describe("registry snapshots for cold isolates", () => {
     resetIsolateRegistry();
     // The snapshot decodes (the texts are checked when read): the search reading them fails, answering nothing.
     const refused = await search();
-    expect(refused.status).toBe(500);
-    expect(await refused.text()).not.toContain("Mate probe");
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    const refusedText = await refused.text();
+    expect(refusedText).not.toContain("Mate probe");
+    expect(JSON.parse(refusedText)).toMatchObject({ error: { code: "index_rebuilding" } });
     // The next request builds from the texts (the snapshot dropped) and answers as before.
     const rebuilt = await search();
     expect(rebuilt.status).toBe(200);
