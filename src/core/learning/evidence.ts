@@ -152,6 +152,9 @@ function callerProfiles(callers: Map<string, Map<string, Map<string, number>>>, 
   for (const [tool, principals] of callers) {
     if (principals.size < options.minPrincipals) continue;
     const sums = new Map<string, number>();
+    /** How many of the tool's principals asked with each term: a term enters the profile only once minPrincipals did. */
+    const askers = new Map<string, number>();
+    for (const terms of principals.values()) for (const term of terms.keys()) askers.set(term, (askers.get(term) ?? 0) + 1);
     for (const terms of principals.values()) {
       // One principal's share is at most 1 / n (less as its evidence decays), spread over its terms by their weights:
       // many terms from one weigh as few.
@@ -161,8 +164,11 @@ function callerProfiles(callers: Map<string, Map<string, Map<string, number>>>, 
         total += weight;
         strength = Math.max(strength, weight);
       }
-      for (const [term, weight] of terms) sums.set(term, (sums.get(term) ?? 0) + (weight / total) * strength / principals.size);
+      for (const [term, weight] of terms) {
+        if ((askers.get(term) ?? 0) >= options.minPrincipals) sums.set(term, (sums.get(term) ?? 0) + (weight / total) * strength / principals.size);
+      }
     }
+    if (sums.size === 0) continue;
     const terms = [...sums].map(([term, weight]) => ({ term, weight: Number(weight.toFixed(4)) }))
       .toSorted((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
       .slice(0, options.maxTermsPerTool);

@@ -62,21 +62,24 @@ describe("callers' profiles", () => {
     expect(foldEvidence(three, 0, OPTIONS, 1).profiles?.convert?.principals).toBe(3);
   });
 
-  it("weigh each principal at most 1 / n, however many terms it brings, and keep only analyzed terms", () => {
+  it("weigh each principal at most 1 / n, however many terms it brings, and keep only terms minPrincipals principals asked with", () => {
     const calls = [
       { principal: "a", tool: "convert", query: "currency" },
       { principal: "b", tool: "convert", query: "currency" },
-      // One principal with many words: its share is spread over them.
-      { principal: "c", tool: "convert", query: "salary payroll invoice ledger bank" },
+      // One principal with many words: its share is spread over them, and the words no one else asked with stay out.
+      { principal: "c", tool: "convert", query: "currency salary payroll invoice ledger bank" },
     ];
     const profile = foldEvidence(rowsOf(calls), 0, { ...OPTIONS, maxTermsPerTool: 32 }, 1).profiles?.convert;
-    const weights = new Map(profile?.terms.map(({ term, weight }) => [term, weight]));
     const currency = analyze("currency")[0] ?? "";
-    expect(weights.get(currency)).toBeCloseTo(2 / 3, 3);
-    const others = [...weights].filter(([term]) => term !== currency);
-    expect(others).toHaveLength(5);
-    expect(others.reduce((sum, [, weight]) => sum + weight, 0)).toBeCloseTo(1 / 3, 3);
-    for (const [term] of weights) expect(analyze("currency salary payroll invoice ledger bank")).toContain(term);
+    expect(profile?.terms).toEqual([{ term: currency, weight: Number((1 / 3 + 1 / 3 + 1 / 18).toFixed(4)) }]);
+    // Two principals asking with "bank" as well do not bring it in (three did not); a third does.
+    const two = foldEvidence(rowsOf([...calls, { principal: "a", tool: "convert", query: "bank" }]), 0, { ...OPTIONS, maxTermsPerTool: 32 }, 1);
+    expect(two.profiles?.convert?.terms.map(({ term }) => term)).toEqual([currency]);
+    const three = foldEvidence(rowsOf([...calls, { principal: "a", tool: "convert", query: "bank" }, { principal: "b", tool: "convert", query: "bank" }]), 0, { ...OPTIONS, maxTermsPerTool: 32 }, 1);
+    expect(three.profiles?.convert?.terms.map(({ term }) => term).toSorted()).toEqual([currency, analyze("bank")[0] ?? ""].toSorted());
+    for (const [term] of new Map(three.profiles?.convert?.terms.map(({ term, weight }) => [term, weight]))) {
+      expect(analyze("currency salary payroll invoice ledger bank")).toContain(term);
+    }
   });
 
   it("decay: a principal whose evidence no longer counts is not a caller", () => {
