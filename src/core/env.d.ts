@@ -15,6 +15,8 @@ declare class TextEncoder {
 }
 // Base64 to a byte per character (mcp/modern.ts reads Base64-sentinel header values).
 declare function atob(data: string): string;
+// A byte per character to Base64 (base64url.ts).
+declare function btoa(data: string): string;
 // UTF-8 decoding: index snapshots (search/snapshotCodec.ts), the word-vector table's words (search/wordVectors.ts); bad bytes refused (mcp/modern.ts reads Base64-sentinel
 // header values).
 declare class TextDecoder {

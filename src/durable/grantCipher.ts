@@ -3,7 +3,7 @@
 // that a sealed grant copied to another principal's row, or kept past its upstream's removal, never opens.
 // Sealed text is `v1.<base64url iv>.<base64url ciphertext+tag>`.
 
-import { toBase64Url } from "./oauthClient.ts";
+import { toBase64Url } from "../core/base64url.ts";
 
 const VERSION = "v1";
 const HKDF_INFO = "toolgate upstream grants v1";

@@ -5,6 +5,7 @@
 // S256 and a resource indicator (RFC 8707), refresh and revocation (RFC 7009). No I/O of its own: the caller passes
 // the fetch (the Durable Object's, which refuses redirects, caps answers and applies the upstream's URL rule).
 import { isRecord } from "../core/records.ts";
+import { toBase64Url } from "../core/base64url.ts";
 
 export type OAuthFetch = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -58,11 +59,6 @@ export class OAuthError extends Error {
 const MAX_JSON_CHARS = 64 * 1024;
 const TOKEN_CHARS = 8 * 1024;
 
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
 
 /** A random URL-safe token of `bytes` random bytes (state, PKCE verifier, nonces). */
 export function randomToken(bytes = 32): string {

@@ -2,12 +2,8 @@
 // secret: MCP_STATE_SECRET, else one derived from AUTH_JWT_SECRET. Each purpose has its own derivation label, so that
 // nothing signed for one purpose opens as another. Sealed text is `base64url(payload).base64url(mac)`.
 import type { Settings } from "./settings.ts";
+import { toBase64Url } from "../core/base64url.ts";
 
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
 
 export function fromBase64Url(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;

@@ -6,6 +6,7 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 import type { JWTPayload, JWTVerifyGetKey } from "jose";
 import { isRecord } from "../../core/records.ts";
 import type { OAuthSettings } from "../../isolate/settings.ts";
+import { toBase64Url } from "../../core/base64url.ts";
 
 export class ProviderError extends Error {}
 
@@ -75,18 +76,13 @@ export async function discover(settings: OAuthSettings): Promise<Discovery> {
   return discovery;
 }
 
-export function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
 
 export function randomSecret(): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 async function challengeOf(verifier: string): Promise<string> {
-  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
 }
 
 /** What the callback needs of the redirect that started the sign-in (kept server-side by the provider library). */

@@ -13,7 +13,7 @@ import { ANONYMOUS_PRINCIPAL_ID } from "../../core/guard/authority.ts";
 import { isRecord } from "../../core/records.ts";
 import type { Principal } from "../../core/types.ts";
 import { GROUP_NAME_MAX, MAX_ENABLED_GROUPS } from "../groups.ts";
-import { base64url } from "./oidc.ts";
+import { toBase64Url } from "../../core/base64url.ts";
 
 export interface ClaimNames {
   levelClaim: string;
@@ -93,7 +93,7 @@ export function principalFromSignIn(claims: Readonly<Record<string, unknown>>, n
  * base64url (one principal, one user id, in its grant listings too).
  */
 export function grantUserId(principalId: string): string {
-  return base64url(new TextEncoder().encode(principalId));
+  return toBase64Url(new TextEncoder().encode(principalId));
 }
 
 function isPrincipal(value: unknown): value is Principal {

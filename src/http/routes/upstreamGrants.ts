@@ -5,7 +5,8 @@
 // principal's own object, toolgate's client metadata document, and DELETE .../grant. The link's ticket and the state
 // are the connect page's and the callback's only credentials (isolate/upstreamSignIn.ts): no bearer token reaches a
 // browser.
-import { pkceChallenge, randomToken, toBase64Url, clientMetadata } from "../../durable/oauthClient.ts";
+import { toBase64Url } from "../../core/base64url.ts";
+import { pkceChallenge, randomToken, clientMetadata } from "../../durable/oauthClient.ts";
 import { UPSTREAM_ID_PATTERN } from "../../core/tools/definition.ts";
 import { principalStub, upstreamStub } from "../../durable/stubs.ts";
 import { signInPaths } from "../../durable/upstreamOAuth.ts";
