@@ -546,15 +546,12 @@ async function coldOnly(): Promise<void> {
   const coldHttpSection = "missing" in data || flags["no-http"] === true ? { skipped: "--no-http or no eval data" }
     : await coldHttp({ repository: fileURLToPath(new URL("..", import.meta.url)), catalog: registrableCatalog(enlargedCatalog(data.real, 10_000)), log });
   const targets = coldTargets(coldIsolates);
-  const summary = {
+  printSummary({
     command: commandLine(),
     method: COLD_METHOD,
     coldIsolates,
     coldHttp: coldHttpSection,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  }, targets);
 }
 
 function autoDiscoverOnly(): void {
@@ -568,14 +565,11 @@ function qualityOnly(): void {
   const data = loadBenchData();
   const quality = "missing" in data ? { skipped: data.missing } : qualitySection(data.meta, log);
   const targets = "skipped" in quality ? [] : qualityTargets(quality);
-  const summary = {
+  printSummary({
     command: "node --expose-gc bench/run.ts --quality",
     method: QUALITY_METHOD,
     quality,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  }, targets);
 }
 
 /** 100,000 tools through the search shards (bench/bigCatalog.ts): p99 search through wrangler dev against 50 ms. */
@@ -592,29 +586,23 @@ async function bigCatalogOnly(): Promise<void> {
   const http = flags["no-http"] === true ? { skipped: "--no-http" }
     : await bigCatalogHttp({ repository: fileURLToPath(new URL("..", import.meta.url)), catalog, queries, shardCalls, log });
   const targets = MODES.map((mode) => atMost(`${mode} search p99 ms at ${BIG_CATALOG_TOOLS} tools through wrangler dev (sharded)`, "skipped" in http ? undefined : http.modes[mode]?.p99Ms, 50));
-  const summary = {
+  printSummary({
     command: `node --expose-gc bench/run.ts --big-catalog${flags["no-http"] === true ? " --no-http" : ""}`,
     method: "bench/bigCatalog.ts: the enlarged real catalog (bench/catalog.ts) at 100,000 tools; in process: heap of the registry, of one index over every tool and of one shard's part, and one sharded search's calls and CPU (every part in this thread); through wrangler dev (searchShards {aboveTools 20,000, count 8}): the tools registered in bulk PUT pages of 5,000, the first search per mode, then 200 searches one at a time (100 keyword, 100 sentence queries): wall p50 and p99, then one search after 12 s idle (every shard evicted by local workerd, read back from its snapshot)",
     loadAverage: loadavg().map((value) => Number(value.toFixed(1))),
     bigCatalog: { inProcess, http },
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  }, targets);
 }
 
 function learningOnly(): void {
   const data = loadBenchData();
   const learning = "missing" in data ? { skipped: data.missing } : learningSection(data.meta, log);
   const targets = "skipped" in learning ? [] : learningTargets(learning);
-  const summary = {
+  printSummary({
     command: "node --expose-gc bench/run.ts --learning",
     method: LEARNING_METHOD,
     learning,
-    targets,
-    targetsMet: `${targets.filter((t) => t.pass === true).length}/${targets.length}`,
-  };
-  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  }, targets);
 }
 
 async function main(): Promise<void> {
