@@ -12,7 +12,7 @@ import type { McpTool, McpToolAnnotations } from "../core/upstream/mcpTool.ts";
 import { upstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import type { UpstreamToolGuard } from "../core/upstream/toolGuard.ts";
 import { acceptQuarantined, planImport } from "../core/upstream/pins.ts";
-import { encodeToolCursor, TOOL_PAGE } from "../core/upstream/toolPage.ts";
+import { encodeToolCursor, QUARANTINE_PAGE, TOOL_PAGE } from "../core/upstream/toolPage.ts";
 import type { ToolPageStart } from "../core/upstream/toolPage.ts";
 import type { AcceptChoice, QuarantinedTool } from "../core/upstream/pins.ts";
 import type { UpstreamCallOutcome } from "../core/upstream/result.ts";
@@ -63,9 +63,17 @@ export interface UpstreamDetail extends UpstreamSummary {
   toolNames: { name: string; upstreamName: string; annotations: McpToolAnnotations; visibility: Visibility; risk: Risk; confirm: DeclaredConfirm | "off" }[];
   /** The cursor of the next page of `toolNames`; absent on the last page. */
   nextCursor?: string;
-  /** Each held tool with `digest`, what POST accept names it by. */
+  /** One page of the held tools (QUARANTINE_PAGE), in list order, each with `digest`, what POST accept names it by. */
   quarantine: (QuarantinedTool & { digest: string })[];
+  /** The cursor of the next page of `quarantine`; absent on the last page. */
+  quarantineNextCursor?: string;
   rejectedTools: RejectedTool[];
+}
+
+/** Which page of each list GET /v1/upstreams/:id shows (the first of each when absent). */
+export interface DetailPages {
+  tools?: { start?: ToolPageStart; limit: number };
+  quarantine?: { start?: ToolPageStart; limit: number };
 }
 
 export type UpstreamAnswer<T> = { ok: true; value: T; registry?: RegistryVersion } | { ok: false; code: "not_found" | "too_many_tools" | "not_in_quarantine" | "quarantine_changed"; message: string };
@@ -124,9 +132,9 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /** The detail with the page of `toolNames` after `start` (from the first without one). */
-  detail(start?: ToolPageStart, limit: number = TOOL_PAGE.defaultLimit): UpstreamDetail | null {
+  detail(pages: DetailPages = {}): UpstreamDetail | null {
     const head = this.store.head();
-    return head ? this.describe(head, start, limit) : null;
+    return head ? this.describe(head, pages) : null;
   }
 
   /**
@@ -491,9 +499,11 @@ export class UpstreamObject extends DurableObject<Env> {
   }
 
   /** The stored state described, with one page of its tools (every caller saved what it describes). */
-  private describe(head: UpstreamHead, start?: ToolPageStart, limit: number = TOOL_PAGE.defaultLimit): UpstreamDetail {
+  private describe(head: UpstreamHead, pages: DetailPages = {}): UpstreamDetail {
     const { config } = head;
-    const page = this.store.acceptedPage(start, limit);
+    const page = this.store.acceptedPage(pages.tools?.start, pages.tools?.limit ?? TOOL_PAGE.defaultLimit);
+    const held = this.store.quarantinePage(pages.quarantine?.start, pages.quarantine?.limit ?? QUARANTINE_PAGE.defaultLimit);
+    const lastHeld = held.held.at(-1);
     const last = page.tools.at(-1);
     return {
       ...this.summarize(head, this.store.counts()),
@@ -510,7 +520,8 @@ export class UpstreamObject extends DurableObject<Env> {
         };
       }),
       ...(page.more && last ? { nextCursor: encodeToolCursor({ position: last.position, name: last.tool.name }) } : {}),
-      quarantine: this.store.quarantined().map((held) => ({ ...held, digest: held.hash })),
+      quarantine: held.held.map(({ tool }) => ({ ...tool, digest: tool.hash })),
+      ...(held.more && lastHeld ? { quarantineNextCursor: encodeToolCursor({ position: lastHeld.position, name: lastHeld.tool.name }) } : {}),
       rejectedTools: this.store.rejectedTools(),
     };
   }

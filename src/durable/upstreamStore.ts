@@ -138,7 +138,30 @@ export class UpstreamStore {
    * place; `more` when tools follow. Only those rows are read.
    */
   acceptedPage(start: ToolPageStart | undefined, limit: number): { tools: { tool: McpTool; position: number }[]; more: boolean } {
-    const columns = "SELECT key, position, body FROM upstream_accepted";
+    const { rows, more } = this.page("upstream_accepted", start, limit);
+    return {
+      tools: rows.map((row) => {
+        const tool: McpTool = JSON.parse(row.body);
+        return { tool, position: row.position };
+      }),
+      more,
+    };
+  }
+
+  /** The same for the tools quarantine holds (QUARANTINE_PAGE): each with its place in the server's list. */
+  quarantinePage(start: ToolPageStart | undefined, limit: number): { held: { tool: QuarantinedTool; position: number }[]; more: boolean } {
+    const { rows, more } = this.page("upstream_quarantine", start, limit);
+    return {
+      held: rows.map((row) => {
+        const tool: QuarantinedTool = JSON.parse(row.body);
+        return { tool, position: row.position };
+      }),
+      more,
+    };
+  }
+
+  private page(table: Table, start: ToolPageStart | undefined, limit: number): { rows: { key: string; position: number; body: string }[]; more: boolean } {
+    const columns = `SELECT key, position, body FROM ${table}`;
     const rows = start === undefined
       ? this.storage.sql.exec<{ key: string; position: number; body: string }>(`${columns} ORDER BY position, key LIMIT ?`, limit + 1).toArray()
       : this.storage.sql.exec<{ key: string; position: number; body: string }>(
@@ -148,19 +171,7 @@ export class UpstreamStore {
         start.name,
         limit + 1,
       ).toArray();
-    const tools = rows.slice(0, limit).map((row) => {
-      const tool: McpTool = JSON.parse(row.body);
-      return { tool, position: row.position };
-    });
-    return { tools, more: rows.length > limit };
-  }
-
-  /** Every held tool, in list order. */
-  quarantined(): QuarantinedTool[] {
-    return this.rows("upstream_quarantine").map((row) => {
-      const held: QuarantinedTool = JSON.parse(row.body);
-      return held;
-    });
+    return { rows: rows.slice(0, limit), more: rows.length > limit };
   }
 
   /** What was left out (at most UPSTREAM_LIMITS.rejectedShown and one line for the rest). */

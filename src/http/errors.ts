@@ -55,15 +55,22 @@ export function errorResponse(error: HttpError): Response {
   );
 }
 
+/**
+ * A stored snapshot found damaged when first read, as the answer the caller gets (HTTP and MCP alike): nothing from it
+ * was answered, the isolate has dropped it and builds from the definitions on the next request, so the caller only has
+ * to ask again. Anything else: undefined.
+ */
+export function snapshotRefusal(error: unknown, where: string): HttpError | undefined {
+  if (!(error instanceof SnapshotError)) return undefined;
+  console.error(`stored snapshot damaged on ${where}: ${error.message}`);
+  return new HttpError(503, "index_rebuilding", "a stored search index was found damaged and is being rebuilt: retry", { "Retry-After": "1" });
+}
+
 /** Anything thrown by a route: HttpErrors answer as themselves; everything else is logged and hidden. */
 export function toErrorResponse(error: unknown, request: Request): Response {
   if (error instanceof HttpError) return errorResponse(error);
-  if (error instanceof SnapshotError) {
-    // A stored snapshot found damaged when first read: nothing from it was answered, the isolate has dropped it and
-    // builds from the definitions on the next request, so the caller only has to ask again.
-    console.error(`stored snapshot damaged on ${request.method} ${new URL(request.url).pathname}: ${error.message}`);
-    return errorResponse(new HttpError(503, "index_rebuilding", "a stored search index was found damaged and is being rebuilt: retry", { "retry-after": "1" }));
-  }
+  const damaged = snapshotRefusal(error, `${request.method} ${new URL(request.url).pathname}`);
+  if (damaged !== undefined) return errorResponse(damaged);
   const detail = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
   console.error(`internal error on ${request.method} ${new URL(request.url).pathname}: ${detail}`);
   return errorResponse(new HttpError(500, "internal", "internal error"));

@@ -2,7 +2,7 @@
 // a Record over the ErrorCode union). test/http/openapi.test.ts keeps it honest: every route of ROUTES and MCP_ROUTES
 // is documented and every documented path and method exists, every ErrorCode is listed by an operation, and every
 // example request below is sent through the real router and must get the status it documents.
-import { TOOL_PAGE } from "../core/upstream/toolPage.ts";
+import { QUARANTINE_PAGE, TOOL_PAGE } from "../core/upstream/toolPage.ts";
 import { CORE_VERSION } from "../core/version.ts";
 import { ERROR_STATUS } from "./errors.ts";
 import type { ErrorCode } from "./errors.ts";
@@ -119,6 +119,7 @@ const upstreamDetail = obj({
   },
   nextCursor: { type: "string", description: "the next page of toolNames (GET /v1/upstreams/:id?cursor=…); absent on the last page" },
   quarantine: { type: "array", items: obj({ name: str, reason: { enum: ["changed", "new"] }, hash: str, digest: str, tool: anyObject, diff: { type: "array", items: obj({ field: str, before: { type: ["string", "null"] }, after: { type: ["string", "null"] } }) }, since: int }) },
+  quarantineNextCursor: { type: "string", description: "the next page of quarantine (GET /v1/upstreams/:id?quarantineCursor=…); absent on the last page" },
   rejectedTools: { type: "array", items: obj({ name: str, reason: str }) },
 });
 const upstreamAnswer = obj({ upstream: upstreamDetail, version: int }, ["upstream"]);
@@ -218,6 +219,8 @@ export const OPERATIONS: readonly Operation[] = [
     query: {
       cursor: { type: "string", description: "the nextCursor of the page before" },
       limit: { type: "integer", minimum: 1, maximum: TOOL_PAGE.maxLimit, default: TOOL_PAGE.defaultLimit, description: "tools in toolNames" },
+      quarantineCursor: { type: "string", description: "the quarantineNextCursor of the page before" },
+      quarantineLimit: { type: "integer", minimum: 1, maximum: QUARANTINE_PAGE.maxLimit, default: QUARANTINE_PAGE.defaultLimit, description: "held tools in quarantine" },
     },
     ok: { 200: { description: "the upstream", schema: obj({ upstream: upstreamDetail }, ["upstream"]) } },
     errors: [...CALLER, "forbidden", "invalid_request", "rate_limited", "upstream_not_found"],

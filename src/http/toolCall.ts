@@ -14,7 +14,7 @@ import { sessionStub } from "../durable/stubs.ts";
 import { currentRegistry } from "../isolate/registryCache.ts";
 import { countUsage } from "./usage.ts";
 import { learnFromCall } from "./learning.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, snapshotRefusal } from "./errors.ts";
 import { enforceRateLimit, tooManySessions } from "./limits.ts";
 import { searchSession } from "./sessionSearch.ts";
 import type { Call } from "./stage.ts";
@@ -126,6 +126,13 @@ export async function callTool(
     if (error instanceof HttpError) {
       audit("rate_limited");
       throw error;
+    }
+    // A stored snapshot found damaged while loading the catalog: nothing ran, and the next call is served from the
+    // texts, so the caller is told to retry (503 index_rebuilding), as a search or prepare would be.
+    const damaged = snapshotRefusal(error, `tools/call ${name.slice(0, 64)}`);
+    if (damaged !== undefined) {
+      audit("error");
+      throw damaged;
     }
     // registry.execute() never throws; anything that still does (a failed RPC, a bug) is a tool error, not a 500.
     console.error(`execute ${name}: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);

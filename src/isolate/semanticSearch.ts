@@ -56,6 +56,11 @@ function stateOf(semantic: SemanticConfig): ProviderState {
   return state;
 }
 
+/** The names whose vectors this isolate holds (tests: what a removed tool leaves behind). */
+export function heldToolVectorNames(): string[] {
+  return state === undefined ? [] : [...state.known.keys()];
+}
+
 /** Forget this isolate's vectors, query cache and breaker (tests: a cold isolate). */
 export function resetSemanticState(): void {
   state = undefined;
@@ -84,6 +89,9 @@ async function readVersionVectors(env: Env, st: ProviderState, provider: Embeddi
     if (known?.digest === entry.digest) vectors.set(entry.tool.name, known.vector);
     else missing.push(entry);
   }
+  // Names this version no longer has leave the isolate's memory with it (a version still served keeps its own map):
+  // a catalog that turns over would otherwise grow the isolate's vectors without bound.
+  for (const name of st.known.keys()) if (!vectors.has(name)) st.known.delete(name);
   return { vectors, missing };
 }
 

@@ -3,7 +3,7 @@
 // errors (with no id) under their HTTP status.
 import type { McpConfig } from "../core/config.ts";
 import type { Settings } from "../isolate/settings.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError, snapshotRefusal } from "../http/errors.ts";
 import { SCOPE_GATEWAY } from "../http/oauth/paths.ts";
 
 export const MCP_PATH = "/mcp";
@@ -30,7 +30,9 @@ function rpcCodeOf(error: HttpError): number {
 /** Anything thrown on the HTTP side of /mcp, as a JSON-RPC error; never a stack trace. */
 export function mcpErrorResponse(error: unknown, request: Request): Response {
   let http: HttpError;
+  const damaged = snapshotRefusal(error, `${request.method} ${new URL(request.url).pathname}`);
   if (error instanceof HttpError) http = error;
+  else if (damaged !== undefined) http = damaged;
   else {
     const detail = error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ""}` : String(error);
     console.error(`internal error on ${request.method} ${new URL(request.url).pathname}: ${detail}`);

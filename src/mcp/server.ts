@@ -22,7 +22,7 @@ import { CORE_VERSION } from "../core/version.ts";
 import type { McpSessionRecord } from "../durable/sessionObject.ts";
 import { sessionStub } from "../durable/stubs.ts";
 import type { Call } from "../http/stage.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError, snapshotRefusal } from "../http/errors.ts";
 import { enforceRateLimit } from "../http/limits.ts";
 import { approvalUrl } from "../http/approvalLinks.ts";
 import { callTool as callThroughGuard } from "../http/toolCall.ts";
@@ -58,8 +58,9 @@ const ANY_TOOL_CALL = z.object({ method: z.literal("tools/call"), params: z.unkn
 const warnings = new WarnOnce(console);
 
 /** Errors leave a handler as JSON-RPC errors: a refusal with its HTTP code in `data`, a bug as "internal error". */
-function asRpcError(error: unknown): McpError {
-  if (error instanceof McpError) return error;
+function asRpcError(caught: unknown): McpError {
+  if (caught instanceof McpError) return caught;
+  const error = snapshotRefusal(caught, "mcp") ?? caught;
   if (error instanceof HttpError) {
     const retryAfter = error.headers["Retry-After"];
     return new McpError(SERVER_ERROR, error.message, {

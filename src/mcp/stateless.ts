@@ -24,7 +24,7 @@ import { isRecord } from "../core/records.ts";
 import type { ConfirmationRequest, SignInRequest } from "../core/types.ts";
 import { CORE_VERSION } from "../core/version.ts";
 import { sessionStub } from "../durable/stubs.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError, snapshotRefusal } from "../http/errors.ts";
 import { enforceRateLimit } from "../http/limits.ts";
 import type { Call } from "../http/stage.ts";
 import { callTool as callThroughGuard } from "../http/toolCall.ts";
@@ -427,6 +427,8 @@ export async function serveModern(request: Request, call: Call, groups: string[]
   } catch (error) {
     if (error instanceof RpcRefusal) return rpcError(id, error.status, error.code, error.message, error.data);
     if (error instanceof HttpError) return fromHttpError(id, error);
+    const damaged = snapshotRefusal(error, "mcp");
+    if (damaged !== undefined) return fromHttpError(id, damaged);
     console.error(`mcp: ${error instanceof Error ? `${error.message}\n${error.stack ?? ""}` : String(error)}`);
     return rpcError(id, 200, MODERN_ERROR.internal, "internal error");
   }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createToolgate, ToolgateError } from "@toolgate/client";
 import type { FetchLike } from "@toolgate/client";
-import { BASE, fetchWithEnv, sessionId, token } from "../http/helpers.ts";
+import { BASE, fetchWithEnv, sessionId, suiteConfig, token } from "../http/helpers.ts";
 import { clientFor, workerFetch } from "./support.ts";
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -19,7 +19,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 const limitedFetch: FetchLike = (input, init) => {
   const { method, headers, body, signal } = init;
   return fetchWithEnv(
-    { TOOL_SEARCH_CONFIG: JSON.stringify({ maxDirectTools: 5, limits: { rateLimitPerMinute: 1 } }) },
+    suiteConfig({ maxDirectTools: 5, limits: { rateLimitPerMinute: 1 } }),
     new Request<unknown, IncomingRequestCfProperties>(input, { method, headers, body, signal }),
   );
 };

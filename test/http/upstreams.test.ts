@@ -25,6 +25,7 @@ interface Detail extends Summary {
   nextCursor?: string;
   toolNames: { name: string; upstreamName: string; annotations: Record<string, boolean>; visibility: string; risk: string; confirm: string }[];
   quarantine: { name: string; reason: string; digest: string; diff: { field: string; before: string | null; after: string | null }[] }[];
+  quarantineNextCursor?: string;
   rejectedTools: { name: string; reason: string }[];
 }
 interface UpstreamAnswer {
@@ -251,6 +252,23 @@ describe("an upstream MCP server", () => {
     });
     const addedLater = upstream.quarantine.find((held) => held.name === "added_later");
     expect(addedLater).toMatchObject({ reason: "new" });
+    expect(upstream.quarantineNextCursor).toBeUndefined();
+    // Quarantine is paged on its own (each entry carries its diff): one a page, in list order, each shown once.
+    const heldPages: string[][] = [];
+    let quarantineCursor = "";
+    do {
+      const query = `?quarantineLimit=1${quarantineCursor === "" ? "" : `&quarantineCursor=${quarantineCursor}`}`;
+      const page = await json<UpstreamAnswer>(await api(`/v1/upstreams/${id}${query}`, { token: owner }));
+      expect(page.upstream).toMatchObject({ tools: 8, quarantined: 2 });
+      heldPages.push(page.upstream.quarantine.map((held) => held.name));
+      quarantineCursor = page.upstream.quarantineNextCursor ?? "";
+    } while (quarantineCursor !== "" && heldPages.length < 5);
+    expect(heldPages.flat().toSorted()).toEqual(["added_later", "changing"]);
+    expect(heldPages.map((names) => names.length)).toEqual([1, 1]);
+    for (const query of ["?quarantineLimit=0", "?quarantineLimit=501", "?quarantineLimit=x", "?quarantineCursor=nope", "?quarantineLimit=1&quarantineLimit=2"]) {
+      const refused = await api(`/v1/upstreams/${id}${query}`, { token: owner });
+      expect(await errorOf(refused)).toMatchObject(anError(400, "invalid_request"));
+    }
     // Held: neither searchable nor executable.
     expect(await searchNames("weather")).not.toContain(`${id}__changing`);
     const sid = sessionId("up-pin");

@@ -11,7 +11,11 @@ import { currentRegistry, registrySearchIndex, resetIsolateRegistry } from "../.
 import type { LoadedRegistry } from "../../src/isolate/registryCache.ts";
 import { loadSettings } from "../../src/isolate/settings.ts";
 import type { Settings } from "../../src/isolate/settings.ts";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { SESSION_META_KEY } from "../../src/mcp/stateless.ts";
 import { api, json, sessionId, token } from "../http/helpers.ts";
+import { connect } from "../mcp/helpers.ts";
+import { modernMeta, modernRpc } from "../mcp/modernHelpers.ts";
 
 let owner = "";
 let settings: Settings;
@@ -218,6 +222,55 @@ describe("registry snapshots for cold isolates", () => {
     const reread = await latest();
     expect(reread.source).toBe("snapshot");
     expect(reread.registry.get("late_probe")?.definition.description).toBe(description);
+  });
+});
+
+describe("a damaged snapshot reached over MCP", () => {
+  it("answers search_tools with index_rebuilding (retry in 1 s) in both revisions, never the damaged text, then serves from the texts", async () => {
+    const description = "Mcp probe: its text is checked when it is first read.";
+    await put("mcp_probe", description);
+    resetIsolateRegistry();
+    const { client } = await connect(owner);
+    const built = await client.callTool({ name: "search_tools", arguments: { query: "mcp probe" } });
+    expect(JSON.stringify(built)).toContain(description);
+
+    /** Damages the stored snapshot where it keeps the probe's text, and makes this isolate cold again. */
+    const damage = async (): Promise<void> => {
+      const needle = new TextEncoder().encode(description);
+      await onRegistryStorage((sql) => {
+        const rows = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part").toArray();
+        const row = rows.find((candidate) => indexOf(new Uint8Array(candidate.data), needle) >= 0);
+        if (row === undefined) throw new Error("the description is not in the stored snapshot");
+        const bytes = new Uint8Array(row.data);
+        bytes[indexOf(bytes, needle)] = "N".charCodeAt(0);
+        sql.exec("UPDATE snapshot_chunks SET data = ? WHERE part = ?", bytes, row.part);
+      });
+      resetIsolateRegistry();
+    };
+
+    // 2025-11-25 (the SDK's server): a JSON-RPC error carrying the HTTP code and the retry, not "internal error".
+    await damage();
+    const refused: unknown = await client.callTool({ name: "search_tools", arguments: { query: "mcp probe" } }).then(
+      (answer) => JSON.stringify(answer),
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(McpError);
+    expect(refused).toMatchObject({ data: { status: 503, code: "index_rebuilding", retryAfterSeconds: 1 } });
+    expect(JSON.stringify(refused)).not.toContain("Ncp probe");
+    const rebuilt = await client.callTool({ name: "search_tools", arguments: { query: "mcp probe" } });
+    expect(JSON.stringify(rebuilt)).toContain(description);
+
+    // 2026-07-28 (one POST per request): the same refusal, then the same answer as before.
+    resetIsolateRegistry();
+    expect((await latest()).source).toBe("snapshot");
+    await damage();
+    const call = { name: "search_tools", arguments: { query: "mcp probe" }, _meta: modernMeta({ [SESSION_META_KEY]: sessionId("mcp-late") }) };
+    const modernRefused = await modernRpc(owner, "tools/call", call);
+    const refusedText = await modernRefused.text();
+    expect(refusedText).not.toContain("Ncp probe");
+    expect(JSON.parse(refusedText)).toMatchObject({ error: { data: { status: 503, code: "index_rebuilding", retryAfterSeconds: 1 } } });
+    const modernRebuilt = await modernRpc(owner, "tools/call", call);
+    expect(await modernRebuilt.text()).toContain(description);
   });
 });
 

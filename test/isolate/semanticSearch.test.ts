@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { REGISTRY_OBJECT_NAME } from "../../src/durable/names.ts";
 import { resetIsolateRegistry } from "../../src/isolate/registryCache.ts";
-import { resetSemanticState } from "../../src/isolate/semanticSearch.ts";
+import { heldToolVectorNames, resetSemanticState } from "../../src/isolate/semanticSearch.ts";
 import { hashedEmbedding } from "../fixtures/hashedEmbeddings.ts";
 import { anError, errorOf, fetchWithEnv, json, ownerToken, request, sessionId, token } from "../http/helpers.ts";
 
@@ -260,8 +260,14 @@ describe("stored tool vectors", () => {
     expect(Object.keys(after)).toEqual([gamma]);
     expect(after[gamma]).not.toBe(before[gamma]);
 
+    // This isolate read them for a search, then forgets a removed tool's vector at the next version it reads.
+    await search(openAi(first.url), "prune the hedge");
+    expect(heldToolVectorNames()).toEqual(expect.arrayContaining(names));
     await owned("DELETE", `/v1/tools/${alpha}`);
     expect(Object.keys(await vectorRows([...names, inContext])).toSorted()).toEqual([beta, gamma, inContext].toSorted());
+    await search(openAi(first.url), "prune the hedge");
+    expect(heldToolVectorNames()).toEqual(expect.arrayContaining([beta, gamma]));
+    expect(heldToolVectorNames()).not.toContain(alpha);
     await owned("DELETE", `/v1/contexts/prune-${tag}`);
     expect(Object.keys(await vectorRows([...names, inContext])).toSorted()).toEqual([beta, gamma].toSorted());
 

@@ -248,7 +248,33 @@ function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonl
   return visibility;
 }
 
-/** Other visible tools sharing a group with the returned ones, catalog order, at most MAX_RELATED. */
+/** Per catalog: each group's tools, in catalog order, with their places (built once per catalog). */
+const groupMembers = new WeakMap<readonly ToolDefinition[], Map<string, { tool: ToolDefinition; at: number }[]>>();
+
+function membersByGroup(catalog: readonly ToolDefinition[]): Map<string, { tool: ToolDefinition; at: number }[]> {
+  let members = groupMembers.get(catalog);
+  if (members === undefined) {
+    members = new Map();
+    catalog.forEach((tool, at) => {
+      for (const group of new Set(tool.groups ?? [])) {
+        let list = members?.get(group);
+        if (list === undefined) {
+          list = [];
+          members?.set(group, list);
+        }
+        list.push({ tool, at });
+      }
+    });
+    groupMembers.set(catalog, members);
+  }
+  return members;
+}
+
+/**
+ * Other visible tools sharing a group with the returned ones, catalog order, at most MAX_RELATED. Only the returned
+ * tools' groups are walked (not the catalog): the first MAX_RELATED of their union in catalog order are each among
+ * the first MAX_RELATED of their own group.
+ */
 function relatedNames(
   catalog: readonly ToolDefinition[],
   returned: readonly ToolDefinition[],
@@ -258,14 +284,19 @@ function relatedNames(
   for (const tool of returned) for (const group of tool.groups ?? []) groups.add(group);
   if (groups.size === 0) return [];
   const returnedNames = new Set(returned.map((tool) => tool.name));
-  const related: string[] = [];
-  for (const tool of catalog) {
-    if (related.length >= MAX_RELATED) break;
-    if (returnedNames.has(tool.name) || !tool.groups?.some((group) => groups.has(group)) || !visible(tool)) continue;
-    returnedNames.add(tool.name);
-    related.push(tool.name);
+  const members = membersByGroup(catalog);
+  const candidates = new Map<string, number>();
+  for (const group of groups) {
+    let taken = 0;
+    for (const { tool, at } of members.get(group) ?? []) {
+      if (taken >= MAX_RELATED) break;
+      if (returnedNames.has(tool.name) || !visible(tool)) continue;
+      taken += 1;
+      const seen = candidates.get(tool.name);
+      if (seen === undefined || at < seen) candidates.set(tool.name, at);
+    }
   }
-  return related;
+  return [...candidates].toSorted((a, b) => a[1] - b[1]).slice(0, MAX_RELATED).map(([name]) => name);
 }
 
 /**

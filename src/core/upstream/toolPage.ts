@@ -5,6 +5,13 @@
 /** Tools one page shows when the caller asks for no limit, and the most it may ask for; a cursor's longest text. */
 export const TOOL_PAGE = Object.freeze({ defaultLimit: 500, maxLimit: 2_000, maxCursorChars: 2_048 });
 
+/**
+ * The same for the tools quarantine holds (`quarantineCursor`, `quarantineLimit`): each entry carries its diff (the
+ * held definition beside the pinned one), so a page holds fewer; a refresh that changed thousands of tools would
+ * otherwise answer them all at once.
+ */
+export const QUARANTINE_PAGE = Object.freeze({ defaultLimit: 100, maxLimit: 500 });
+
 /** Where a page starts: after the tool at this place with this name. */
 export interface ToolPageStart {
   position: number;

@@ -5,11 +5,11 @@ import { TOOL_SECRET_PREFIX } from "../../core/boundary/secrets.ts";
 import { readUpstreamAuth, UPSTREAM_LIMITS, upstreamUrlRefusal } from "../../core/upstream/config.ts";
 import type { UpstreamConfig } from "../../core/upstream/config.ts";
 import { NEW_TOOLS_POLICIES } from "../../core/upstream/pins.ts";
-import { decodeToolCursor, TOOL_PAGE } from "../../core/upstream/toolPage.ts";
+import { decodeToolCursor, QUARANTINE_PAGE, TOOL_PAGE } from "../../core/upstream/toolPage.ts";
 import type { ToolPageStart } from "../../core/upstream/toolPage.ts";
 import type { AcceptChoice } from "../../core/upstream/pins.ts";
 import type { UpstreamGuardSettings } from "../../core/upstream/toolGuard.ts";
-import type { UpstreamAnswer } from "../../durable/upstreamObject.ts";
+import type { DetailPages, UpstreamAnswer } from "../../durable/upstreamObject.ts";
 import { registryStub, upstreamStub } from "../../durable/stubs.ts";
 import { currentRegistry, noteRegistryVersion } from "../../isolate/registryCache.ts";
 import { storeToolVectors } from "../../isolate/semanticSearch.ts";
@@ -179,28 +179,40 @@ export async function listUpstreams(_request: RouteRequest, call: Call): Promise
   return Response.json({ upstreams: summaries.filter((summary) => summary !== null) });
 }
 
-/** `?cursor=…&limit=…` of GET /v1/upstreams/:id: which page of `toolNames` to show. */
-function readToolPage(url: string): { start?: ToolPageStart; limit: number } {
-  const params = queryParams(url, ["cursor", "limit"]);
-  const limitText = params.get("limit");
-  let limit: number = TOOL_PAGE.defaultLimit;
+/** One `…cursor` / `…limit` pair of GET /v1/upstreams/:id's query: which page of a list to show. */
+function readPage(
+  params: ReadonlyMap<string, string>,
+  names: { cursor: string; limit: string; nextCursor: string },
+  bounds: { defaultLimit: number; maxLimit: number },
+): { start?: ToolPageStart; limit: number } {
+  const limitText = params.get(names.limit);
+  let limit = bounds.defaultLimit;
   if (limitText !== undefined) {
     limit = /^[0-9]{1,9}$/.test(limitText) ? Number(limitText) : 0;
-    if (limit < 1 || limit > TOOL_PAGE.maxLimit) throw badField("limit", `must be an integer from 1 to ${TOOL_PAGE.maxLimit}`);
+    if (limit < 1 || limit > bounds.maxLimit) throw badField(names.limit, `must be an integer from 1 to ${bounds.maxLimit}`);
   }
-  const cursorText = params.get("cursor");
+  const cursorText = params.get(names.cursor);
   if (cursorText === undefined) return { limit };
   const start = decodeToolCursor(cursorText);
-  if (start === undefined) throw badField("cursor", "is not a cursor this route gave (send the nextCursor of the page before, as it came)");
+  if (start === undefined) throw badField(names.cursor, `is not a cursor this route gave (send the ${names.nextCursor} of the page before, as it came)`);
   return { start, limit };
+}
+
+/** `?cursor&limit` (the registered tools) and `?quarantineCursor&quarantineLimit` (the held ones). */
+function readDetailPages(url: string): DetailPages {
+  const params = queryParams(url, ["cursor", "limit", "quarantineCursor", "quarantineLimit"]);
+  return {
+    tools: readPage(params, { cursor: "cursor", limit: "limit", nextCursor: "nextCursor" }, TOOL_PAGE),
+    quarantine: readPage(params, { cursor: "quarantineCursor", limit: "quarantineLimit", nextCursor: "quarantineNextCursor" }, QUARANTINE_PAGE),
+  };
 }
 
 export async function getUpstream(request: RouteRequest, call: Call): Promise<Response> {
   requireOwner(call.principal);
   const id = upstreamId(request);
-  const { start, limit } = readToolPage(request.url);
+  const pages = readDetailPages(request.url);
   await enforceRateLimit(call);
-  const detail = await upstreamStub(call.env, id).detail(start, limit);
+  const detail = await upstreamStub(call.env, id).detail(pages);
   if (detail === null) throw new HttpError(404, "upstream_not_found", "no upstream MCP server with this id");
   return Response.json({ upstream: detail });
 }

@@ -1,3 +1,4 @@
+import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { defaultConfig, type GatewayConfig } from "../../../src/core/config.ts";
 import { texts } from "../../../src/core/locale.ts";
@@ -5,7 +6,7 @@ import type { SearchMode } from "../../../src/core/config.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { createSubstringIndex } from "../../../src/core/search/substring.ts";
 import {
-  compactToolNames, MAX_RELATED, parseSearchToolsParams, runSearchTools, SEARCH_TOOLS_NAME, searchToolsDefinition,
+  compactToolNames, MAX_RELATED, parseSearchToolsParams, runSearchTools, SEARCH_TOOLS_NAME, searchToolsAnswer, searchToolsDefinition,
   type SearchToolsParams,
 } from "../../../src/core/turn/searchTools.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
@@ -271,6 +272,36 @@ describe.each(MODES)("runSearchTools over the %s index", (mode) => {
     expect(result.tools.map((t) => t.name)).toEqual(["g_tool_0"]);
     expect(result.related).toHaveLength(MAX_RELATED);
     expect(result.related?.[0]).toBe("g_tool_1");
+  });
+
+  it("lists as related exactly what a walk of the whole catalog would (groups shared, visible, catalog order, capped)", () => {
+    const groupNames = ["a", "b", "c", "d", "e"];
+    const arbitraryCatalog = fc.array(fc.subarray(groupNames, { maxLength: 3 }), { minLength: 1, maxLength: 60 }).map((groupsOfEach) =>
+      groupsOfEach.map((groups, i) => tool(`t_${i}`, `tool ${i}`, groups.length > 0 ? { groups } : {})));
+    fc.assert(fc.property(
+      arbitraryCatalog,
+      fc.array(fc.nat(), { maxLength: 4 }),
+      fc.option(fc.subarray(groupNames), { nil: undefined }),
+      (tools, picks, enabledGroups) => {
+        const shown = new Set<ToolDefinition>();
+        const isShown = (candidate: ToolDefinition): boolean =>
+          enabledGroups === undefined || (candidate.groups ?? []).length === 0 || (candidate.groups ?? []).some((group) => enabledGroups.includes(group));
+        for (const candidate of tools) if (isShown(candidate)) shown.add(candidate);
+        const page: ToolDefinition[] = [];
+        for (const pick of picks) {
+          const picked = tools[pick % tools.length];
+          if (picked !== undefined && shown.has(picked) && !page.includes(picked)) page.push(picked);
+        }
+        const answer = searchToolsAnswer({ query: "x" }, { names: page.map((picked) => picked.name), total: page.length }, { catalog: tools, enabledGroups, config: config() });
+        // The plain walk: every tool of the catalog, in order.
+        const groups = new Set(page.flatMap((picked) => picked.groups ?? []));
+        const expected = tools
+          .filter((candidate) => !page.includes(candidate) && shown.has(candidate) && (candidate.groups ?? []).some((group) => groups.has(group)))
+          .slice(0, MAX_RELATED)
+          .map((candidate) => candidate.name);
+        expect(answer.related ?? []).toEqual(expected);
+      },
+    ), { numRuns: 300 });
   });
 
   it("never returns search_tools itself, even when a client catalog carries it", () => {
