@@ -541,7 +541,7 @@ export class RankedIndex implements SearchIndex {
     let total = 0;
     if (this.#tuning.fusion === "rrf" && cosines !== undefined) {
       const k = this.#tuning.rrfK;
-      const lexicalOrder = Array.from(hits).sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (position[a] ?? 0) - (position[b] ?? 0));
+      const lexicalOrder = Array.from(hits).toSorted((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (position[a] ?? 0) - (position[b] ?? 0));
       const bySimilarity = Int32Array.from(cosines.keys()).toSorted((a, b) => (cosines[b] ?? 0) - (cosines[a] ?? 0));
       const semanticRank = new Int32Array(cosines.length);
       bySimilarity.forEach((slot, rank) => {
