@@ -148,14 +148,15 @@ describe("SearchIndexCache with updates", () => {
   });
 });
 
-describe("pairs of adjacent words", () => {
-  const tool = (name: string, description: string): ToolDefinition => ({ name, description, parameters: { type: "object", properties: {} } });
-  const tools = [tool("get_weather", "Weather forecast for a city"), tool("send_mail", "Send a mail, with the weather report")];
+const describedTool = (name: string, description: string): ToolDefinition => ({ name, description, parameters: { type: "object", properties: {} } });
 
-  /** How many tools hold each term asked about (0: unknown). */
-  function frequencies(postings: Bm25Postings): number[] {
-    return ["weather forecast", "get weather", "send mail", "forecast weather", "weather report", "weather", "mail weather", "a b c"].map((term) => postings.toolFrequency(term));
-  }
+/** How many tools hold each term asked about (0: unknown). */
+function frequencies(postings: Bm25Postings): number[] {
+  return ["weather forecast", "get weather", "send mail", "forecast weather", "weather report", "weather", "mail weather", "a b c"].map((term) => postings.toolFrequency(term));
+}
+
+describe("pairs of adjacent words", () => {
+  const tools = [describedTool("get_weather", "Weather forecast for a city"), describedTool("send_mail", "Send a mail, with the weather report")];
 
   it("are found by their two words, built, updated, restored and changed after a restore", () => {
     const built = new Bm25Postings(true);
@@ -169,8 +170,8 @@ describe("pairs of adjacent words", () => {
     restored.restore(new SnapshotReader(out.finish()));
     expect(frequencies(restored)).toEqual(expected);
     // A change thaws the restored state: the pairs are then found by their words' ids too.
-    restored.addTools([tool("forecast_weather", "Forecast weather; send mail")]);
-    built.addTools([tool("forecast_weather", "Forecast weather; send mail")]);
+    restored.addTools([describedTool("forecast_weather", "Forecast weather; send mail")]);
+    built.addTools([describedTool("forecast_weather", "Forecast weather; send mail")]);
     const grown = [1, 0, 2, 1, 1, 3, 1, 0];
     expect(frequencies(restored)).toEqual(grown);
     expect(frequencies(built)).toEqual(grown);
