@@ -179,12 +179,25 @@ export class Bm25Postings {
       this.#lengthSum[field] = (this.#lengthSum[field] ?? 0) + length;
     }
     // Local term ids → global ones.
-    const globalIds = new Int32Array(collector.terms.length);
-    collector.terms.forEach((term, local) => {
+    const localTerms = collector.terms;
+    const globalIds = new Int32Array(localTerms.length);
+    const pairs = collector.pairs();
+    for (let local = 0; local < localTerms.length; local++) {
+      const term = localTerms[local] ?? "";
       // A pair's terms come before it.
-      const pair = collector.pairOf(local);
-      globalIds[local] = pair === undefined ? this.#intern(term) : this.#internPair(globalIds[pair[0]] ?? 0, globalIds[pair[1]] ?? 0, term);
-    });
+      const first = pairs.first[local] ?? -1;
+      globalIds[local] = first === -1 ? this.#intern(term) : this.#internPair(globalIds[first] ?? 0, globalIds[pairs.second[local] ?? 0] ?? 0, term);
+    }
+    // The new terms' statistics per field, all at once (no term is added below: the views stay valid).
+    const cells = this.#terms.length * FIELD_COUNT;
+    this.#fieldCount.padTo(cells, 0);
+    this.#maxFrequency.padTo(cells, 0);
+    this.#minLength.padTo(cells, UNSEEN_LENGTH);
+    this.#maxLength.padTo(cells, 0);
+    const fieldCount = this.#fieldCount.view();
+    const maxFrequency = this.#maxFrequency.view();
+    const minLength = this.#minLength.view();
+    const maxLength = this.#maxLength.view();
     const { postingTerm, postingTool, postingField, postingCount } = collector.postings();
     const postingTotal = postingTerm.length;
     // One pass over the postings in catalog order: each tool's forward list (postings come tool by tool: one run of
@@ -206,11 +219,11 @@ export class Bm25Postings {
       lists[2 * k] = (firstSlot + tool) * FIELD_BITS + field;
       lists[2 * k + 1] = frequency;
       const cell = term * FIELD_COUNT + field;
-      this.#fieldCount.set(cell, this.#fieldCount.at(cell) + 1);
+      fieldCount[cell] = (fieldCount[cell] ?? 0) + 1;
       const length = lengths[tool * FIELD_COUNT + field] ?? 0;
-      if (frequency > this.#maxFrequency.at(cell)) this.#maxFrequency.set(cell, frequency);
-      if (length < this.#minLength.at(cell)) this.#minLength.set(cell, length);
-      if (length > this.#maxLength.at(cell)) this.#maxLength.set(cell, length);
+      if (frequency > (maxFrequency[cell] ?? 0)) maxFrequency[cell] = frequency;
+      if (length < (minLength[cell] ?? 0)) minLength[cell] = length;
+      if (length > (maxLength[cell] ?? 0)) maxLength[cell] = length;
     }
     let run = 0;
     for (let tool = 0; tool < tools.length; tool++) {
@@ -292,13 +305,7 @@ export class Bm25Postings {
     const id = this.#terms.push(term) - 1;
     this.#postings.push(NO_POSTINGS);
     this.#toolCount.push(0);
-    // Per field, appended in order (the arrays stay dense).
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      this.#fieldCount.push(0);
-      this.#maxFrequency.push(0);
-      this.#minLength.push(UNSEEN_LENGTH);
-      this.#maxLength.push(0);
-    }
+    // Its statistics per field are appended by addTools, for every new term at once.
     return id;
   }
 

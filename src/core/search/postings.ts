@@ -82,10 +82,9 @@ export class PostingCollector {
     return id;
   }
 
-  /** The two term ids pair `termId` is made of, or undefined for a word. */
-  pairOf(termId: number): [first: number, second: number] | undefined {
-    const first = this.#pairFirst.at(termId);
-    return first === -1 ? undefined : [first, this.#pairSecond.at(termId)];
+  /** Per term: the first and second term ids of a pair (first: -1 for a word). Views, valid until the next addText. */
+  pairs(): { first: Int32Array; second: Int32Array } {
+    return { first: this.#pairFirst.view(), second: this.#pairSecond.view() };
   }
 
   /**
