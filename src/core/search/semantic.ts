@@ -566,7 +566,10 @@ function dotsWithRow2(w: Float32Array, a: Float32Array, b: Float32Array, rows: F
   out[2] = b0 + b1 + b2 + b3;
 }
 
-/** dotsWithRow2 with a third sentence (`c`, into out[3]). */
+/**
+ * dotsWithRow2 with a third sentence (`c`, into out[3]). Written out twice on purpose: a loop over an array of vectors
+ * reads them through the array in the innermost loop, which is what these two avoid.
+ */
 function dotsWithRow3(w: Float32Array, a: Float32Array, b: Float32Array, c: Float32Array, rows: Float32Array, at: number, out: Float64Array): void {
   let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
   let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
