@@ -8,6 +8,7 @@
 import type { ToolDefinition } from "../types.ts";
 import { emptyFieldParts, FIELDS, isPhraseTerm, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
+import { PairTable } from "./pairTable.ts";
 import { PostingCollector } from "./postings.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 
@@ -75,7 +76,9 @@ export class Bm25Postings {
     this.#phrases = phrases;
   }
 
+  /** Word → its term id; a pair of terms (fields.ts, phraseTerm) is found by its two words' ids in #pairIds instead. */
   readonly #termIds = new Map<string, number>();
+  readonly #pairIds = new PairTable();
   #terms: string[] = [];
   /**
    * Per term: `[slot * 8 + field, frequency, …]` sorted by key. A build's lists are views of one buffer; a list that
@@ -131,7 +134,15 @@ export class Bm25Postings {
   }
 
   termId(term: string): number | undefined {
-    return this.#frozen ? frozenTermId(this.#frozen, this.#terms, term) : this.#termIds.get(term);
+    if (this.#frozen) return frozenTermId(this.#frozen, this.#terms, term);
+    const id = this.#termIds.get(term);
+    if (id !== undefined || !isPhraseTerm(term)) return id;
+    const space = term.indexOf(" ");
+    const first = this.#termIds.get(term.slice(0, space));
+    const second = this.#termIds.get(term.slice(space + 1));
+    if (first === undefined || second === undefined) return undefined;
+    const pair = this.#pairIds.get(first, second);
+    return pair === -1 ? undefined : pair;
   }
 
   /** In how many live tools `term` occurs (0 for a term never seen, or no longer held). */
@@ -168,7 +179,25 @@ export class Bm25Postings {
       this.#lengthSum[field] = (this.#lengthSum[field] ?? 0) + length;
     }
     // Local term ids → global ones.
-    const globalIds = Int32Array.from(collector.terms, (term) => this.#intern(term));
+    const localTerms = collector.terms;
+    const globalIds = new Int32Array(localTerms.length);
+    const pairs = collector.pairs();
+    for (let local = 0; local < localTerms.length; local++) {
+      const term = localTerms[local] ?? "";
+      // A pair's terms come before it.
+      const first = pairs.first[local] ?? -1;
+      globalIds[local] = first === -1 ? this.#intern(term) : this.#internPair(globalIds[first] ?? 0, globalIds[pairs.second[local] ?? 0] ?? 0, term);
+    }
+    // The new terms' statistics per field, all at once (no term is added below: the views stay valid).
+    const cells = this.#terms.length * FIELD_COUNT;
+    this.#fieldCount.padTo(cells, 0);
+    this.#maxFrequency.padTo(cells, 0);
+    this.#minLength.padTo(cells, UNSEEN_LENGTH);
+    this.#maxLength.padTo(cells, 0);
+    const fieldCount = this.#fieldCount.view();
+    const maxFrequency = this.#maxFrequency.view();
+    const minLength = this.#minLength.view();
+    const maxLength = this.#maxLength.view();
     const { postingTerm, postingTool, postingField, postingCount } = collector.postings();
     const postingTotal = postingTerm.length;
     // One pass over the postings in catalog order: each tool's forward list (postings come tool by tool: one run of
@@ -190,11 +219,11 @@ export class Bm25Postings {
       lists[2 * k] = (firstSlot + tool) * FIELD_BITS + field;
       lists[2 * k + 1] = frequency;
       const cell = term * FIELD_COUNT + field;
-      this.#fieldCount.set(cell, this.#fieldCount.at(cell) + 1);
+      fieldCount[cell] = (fieldCount[cell] ?? 0) + 1;
       const length = lengths[tool * FIELD_COUNT + field] ?? 0;
-      if (frequency > this.#maxFrequency.at(cell)) this.#maxFrequency.set(cell, frequency);
-      if (length < this.#minLength.at(cell)) this.#minLength.set(cell, length);
-      if (length > this.#maxLength.at(cell)) this.#maxLength.set(cell, length);
+      if (frequency > (maxFrequency[cell] ?? 0)) maxFrequency[cell] = frequency;
+      if (length < (minLength[cell] ?? 0)) minLength[cell] = length;
+      if (length > (maxLength[cell] ?? 0)) maxLength[cell] = length;
     }
     let run = 0;
     for (let tool = 0; tool < tools.length; tool++) {
@@ -245,27 +274,38 @@ export class Bm25Postings {
     this.#live--;
   }
 
+  /** The id of a word, added if new. */
   #intern(term: string): number {
     const known = this.#termIds.get(term);
     if (known !== undefined) return known;
-    const id = this.#terms.push(term) - 1;
+    const id = this.#newTerm(term);
     this.#termIds.set(term, id);
-    this.#postings.push(NO_POSTINGS);
-    this.#toolCount.push(0);
-    // Per field, appended in order (the arrays stay dense).
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      this.#fieldCount.push(0);
-      this.#maxFrequency.push(0);
-      this.#minLength.push(UNSEEN_LENGTH);
-      this.#maxLength.push(0);
-    }
-    // A pair of terms (fields.ts, phraseTerm) is matched only as itself: never as a prefix, a typo or a back-off.
-    if (isPhraseTerm(term)) return id;
     if (term.length > this.#longestTermLength) this.#longestTermLength = term.length;
     const byLength = this.#byLength.get(term.length);
     if (byLength) byLength.push(id);
     else this.#byLength.set(term.length, [id]);
     this.#unsorted.push(term);
+    return id;
+  }
+
+  /**
+   * The id of the pair of the words `first` and `second` (its text `term`), added if new. A pair is matched only as
+   * itself: never as a prefix, a typo or a back-off.
+   */
+  #internPair(first: number, second: number, term: string): number {
+    const known = this.#pairIds.get(first, second);
+    if (known !== -1) return known;
+    const id = this.#newTerm(term);
+    this.#pairIds.set(first, second, id);
+    return id;
+  }
+
+  /** A new term's id, with no postings. */
+  #newTerm(term: string): number {
+    const id = this.#terms.push(term) - 1;
+    this.#postings.push(NO_POSTINGS);
+    this.#toolCount.push(0);
+    // Its statistics per field are appended by addTools, for every new term at once.
     return id;
   }
 
@@ -393,9 +433,20 @@ export class Bm25Postings {
     const forward = frozen.forward.verifyAll().slice();
     this.#frozen = undefined;
     const { postingStarts, forwardStarts, forwardEnds } = frozen;
+    const pairs: number[] = [];
     for (let id = 0; id < this.#terms.length; id++) {
-      this.#termIds.set(this.#terms[id] ?? "", id);
+      const term = this.#terms[id] ?? "";
+      if (isPhraseTerm(term)) pairs.push(id);
+      else this.#termIds.set(term, id);
       this.#postings.push(postings.subarray(postingStarts[id] ?? 0, postingStarts[id + 1] ?? 0));
+    }
+    // Pairs once every word is known (a pair's words are terms of the index: a build interns them first).
+    for (const id of pairs) {
+      const term = this.#terms[id] ?? "";
+      const space = term.indexOf(" ");
+      const first = this.#termIds.get(term.slice(0, space));
+      const second = this.#termIds.get(term.slice(space + 1));
+      if (first !== undefined && second !== undefined) this.#pairIds.set(first, second, id);
     }
     for (let length = 0; length + 1 < frozen.lengthStarts.length; length++) {
       const ids = Array.from(frozen.lengthOrder.subarray(frozen.lengthStarts[length] ?? 0, frozen.lengthStarts[length + 1] ?? 0));
@@ -414,7 +465,7 @@ export class Bm25Postings {
     const weights: number[] = [];
     const frozen = this.#frozen;
     if (frozen) return this.#expandFrozen(frozen, term, prefix, fuzzy, prefixWeight, fuzzyWeight);
-    const own = this.#termIds.get(term);
+    const own = this.termId(term);
     if (own !== undefined) {
       termIds.push(own);
       weights.push(1);

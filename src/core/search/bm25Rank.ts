@@ -163,6 +163,9 @@ export class Bm25Ranker {
   #quality = new Uint32Array(0);
   #seen = new Uint32Array(0);
   #kind = new Uint8Array(0);
+  /** The slots one term hits (#scoreTerm), and every slot a query hits (#scoreAll), in the order first hit. */
+  #touched = new Int32Array(0);
+  #matched = new Int32Array(0);
   #termRound = 0;
   #queryRound = 0;
 
@@ -180,6 +183,8 @@ export class Bm25Ranker {
       this.#quality = new Uint32Array(size);
       this.#seen = new Uint32Array(size);
       this.#kind = new Uint8Array(size);
+      this.#touched = new Int32Array(size);
+      this.#matched = new Int32Array(size);
       this.#termRound = 0;
       this.#queryRound = 0;
     }
@@ -193,13 +198,15 @@ export class Bm25Ranker {
   }
 
   /**
-   * Scores query term `i` into `#termScore` (every tool it hits; their slots pushed on `touched`), in MiniSearch's
-   * order: expanded term by expanded term, each tool's fields in field order.
+   * Scores query term `i` into `#termScore` (every tool it hits; their slots into `#touched`, how many returned), in
+   * MiniSearch's order: expanded term by expanded term, each tool's fields in field order.
    */
-  #scoreTerm(p: Plan, i: number, options: ScoringOptions, touched: number[], onlyCandidates?: Uint8Array): void {
+  #scoreTerm(p: Plan, i: number, options: ScoringOptions, onlyCandidates?: Uint8Array): number {
     const round = ++this.#termRound;
     const termScore = this.#termScore;
     const termStamp = this.#termStamp;
+    const touched = this.#touched;
+    let count = 0;
     const index = this.#index;
     const { hitWeight } = options;
     for (let g = p.first[i] ?? 0, end = p.first[i + 1] ?? 0; g < end; g++) {
@@ -211,7 +218,7 @@ export class Bm25Ranker {
           // Past the pruning point: a tool that is not a candidate is only counted.
           if (termStamp[slot] !== round) {
             termStamp[slot] = round;
-            touched.push(slot);
+            touched[count++] = slot;
           }
           continue;
         }
@@ -223,38 +230,58 @@ export class Bm25Ranker {
         else {
           termStamp[slot] = round;
           termScore[slot] = value;
-          touched.push(slot);
+          touched[count++] = slot;
         }
       }
     }
+    return count;
   }
 
   /** Every accepted match, best first (ties by `position`). */
   rankAll(terms: readonly QueryTerm[], options: ScoringOptions, accept: (slot: number) => boolean, position: ArrayLike<number>): Ranked {
-    this.#prepare();
-    const p = plan(this.#index, terms, options);
-    const matched: number[] = [];
-    const seen = this.#seen;
-    const round = this.#queryRound;
-    for (let i = 0; i < terms.length; i++) {
-      const touched: number[] = [];
-      this.#scoreTerm(p, i, options, touched);
-      for (const slot of touched) {
-        if (seen[slot] !== round) {
-          seen[slot] = round;
-          this.#sum[slot] = 0;
-          this.#quality[slot] = 0;
-          matched.push(slot);
-        }
-        this.#sum[slot] = (this.#sum[slot] ?? 0) + (this.#termScore[slot] ?? 0);
-        this.#quality[slot] = (this.#quality[slot] ?? 0) + (p.quality[i] ?? 1);
-      }
-    }
-    const accepted = matched.filter(accept);
-    const score = this.#termScore;
-    for (const slot of accepted) score[slot] = (this.#sum[slot] ?? 0) * (this.#quality[slot] ?? 0);
+    const { slots: matched, scores: score } = this.scoreAll(terms, options);
+    const accepted = Array.from(matched).filter(accept);
     accepted.sort((a, b) => (score[b] ?? 0) - (score[a] ?? 0) || (position[a] ?? 0) - (position[b] ?? 0));
     return { slots: accepted, total: accepted.length, scores: accepted.map((slot) => score[slot] ?? 0) };
+  }
+
+  /**
+   * Every match, unordered (rankAll's scores, without the sort: a caller that reads them all needs no order): the
+   * slots hit, in the order first hit, and each one's score by slot in `scores`. Both are this ranker's buffers, valid
+   * until its next query.
+   */
+  scoreAll(terms: readonly QueryTerm[], options: ScoringOptions): { slots: Int32Array; scores: Float64Array } {
+    this.#prepare();
+    const p = plan(this.#index, terms, options);
+    const matched = this.#matched;
+    let count = 0;
+    const seen = this.#seen;
+    const round = this.#queryRound;
+    const sum = this.#sum;
+    const quality = this.#quality;
+    const termScore = this.#termScore;
+    const touched = this.#touched;
+    for (let i = 0; i < terms.length; i++) {
+      const hit = this.#scoreTerm(p, i, options);
+      const counts = p.quality[i] ?? 1;
+      for (let t = 0; t < hit; t++) {
+        const slot = touched[t] ?? 0;
+        if (seen[slot] !== round) {
+          seen[slot] = round;
+          sum[slot] = 0;
+          quality[slot] = 0;
+          matched[count++] = slot;
+        }
+        sum[slot] = (sum[slot] ?? 0) + (termScore[slot] ?? 0);
+        quality[slot] = (quality[slot] ?? 0) + counts;
+      }
+    }
+    // The sums are done: the term scores' array holds the scores now.
+    for (let m = 0; m < count; m++) {
+      const slot = matched[m] ?? 0;
+      termScore[slot] = (sum[slot] ?? 0) * (quality[slot] ?? 0);
+    }
+    return { slots: matched.subarray(0, count), scores: termScore };
   }
 
   /** The exact score of one tool, from its own terms (the forward list), summed in MiniSearch's order. */
@@ -323,9 +350,10 @@ export class Bm25Ranker {
         // A tool no scored term hit gets at most the other terms' bounds, times how many they are.
         if (rest * (n - j) < this.#kthScore(candidates, k)) open = false;
       }
-      const touched: number[] = [];
-      this.#scoreTerm(p, byBound[j] ?? 0, options, touched, open ? undefined : kind);
-      for (const slot of touched) {
+      const hit = this.#scoreTerm(p, byBound[j] ?? 0, options, open ? undefined : kind);
+      const touched = this.#touched;
+      for (let t = 0; t < hit; t++) {
+        const slot = touched[t] ?? 0;
         if (seen[slot] !== round) {
           seen[slot] = round;
           sum[slot] = 0;

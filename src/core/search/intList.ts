@@ -36,6 +36,18 @@ export class IntList {
     this.#length = 0;
   }
 
+  /** Appends `value` until the list is `length` long (no-op when it is already). */
+  padTo(length: number, value: number): void {
+    if (length <= this.#length) return;
+    if (length > this.#values.length) {
+      const grown = new Int32Array(Math.max(length, this.#values.length * 2));
+      grown.set(this.#values.subarray(0, this.#length));
+      this.#values = grown;
+    }
+    this.#values.fill(value, this.#length, length);
+    this.#length = length;
+  }
+
   /** Appends `value`; returns its index. */
   push(value: number): number {
     if (this.#length === this.#values.length) {

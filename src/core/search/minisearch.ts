@@ -20,7 +20,7 @@ import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
-import { Bm25Ranker, type IdfScope, type QueryTerm, type Ranked, type ScoringOptions } from "./bm25Rank.ts";
+import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import type { WholeCatalog } from "./catalogParts.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
@@ -151,6 +151,17 @@ export interface RankedPartReader {
   readonly postings: Bm25Postings;
   readonly semantic: SemanticVectors | undefined;
   readonly tuning: RankingTuning;
+}
+
+/**
+ * The hybrid ranking's lexical half, unordered: the slots its words hit and each one's score by slot (the ranker's
+ * buffers, valid until its next query), the best score and its slot (-1: no match).
+ */
+interface LexicalMatches {
+  slots: Int32Array;
+  scores: Float64Array;
+  best: number;
+  bestSlot: number;
 }
 
 /** A ranking's first slots, their scores, how many it accepts in all, and its best lexical score (0 unless hybrid). */
@@ -512,28 +523,33 @@ export class RankedIndex implements SearchIndex {
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
     const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
     const share = this.#tuning.sentenceShare;
-    const cosines =
-      queryVector !== undefined && share > 0 && sentences.length > 1
-        ? this.#semantic?.mixedCosines(queryVector, sentences.map((sentence) => sentence.vector), share)
-        : this.#semantic?.cosines(queryVector);
+    let cosines: Float32Array | undefined;
+    if (queryVector !== undefined && this.#semantic !== undefined) {
+      cosines = this.#cosineBuffer(this.#semantic.slotCount);
+      const parts = share > 0 && sentences.length > 1 ? sentences.map((sentence) => sentence.vector) : [];
+      this.#semantic.mixedCosinesInto(queryVector, parts, share, cosines);
+    }
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
-    const scores = lexical.scores ?? [];
+    const { slots: hits, scores } = lexical;
     // As a part: the best of the whole catalog, once the parts have said theirs.
-    const best = this.#whole?.bestLexical ?? scores[0] ?? 0;
-    const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
-    const top = new TopK(count === Infinity ? this.#slotTools.length : count, (slot) => this.#position[slot] ?? 0);
+    const best = this.#whole?.bestLexical ?? lexical.best;
+    const slotNames = this.#slotNames;
+    const acceptSlot = (slot: number): boolean => accept(slotNames[slot] ?? "");
+    const position = this.#position;
+    const top = new TopK(count === Infinity ? this.#slotTools.length : count, (slot) => position[slot] ?? 0);
     let total = 0;
-    const lexicalHit = new Uint8Array(this.#slotTools.length);
     if (this.#tuning.fusion === "rrf" && cosines !== undefined) {
       const k = this.#tuning.rrfK;
+      const lexicalOrder = Array.from(hits).toSorted((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (position[a] ?? 0) - (position[b] ?? 0));
       const bySimilarity = Int32Array.from(cosines.keys()).toSorted((a, b) => (cosines[b] ?? 0) - (cosines[a] ?? 0));
       const semanticRank = new Int32Array(cosines.length);
       bySimilarity.forEach((slot, rank) => {
         semanticRank[slot] = rank + 1;
       });
       const fused = new Float64Array(cosines.length);
-      lexical.slots.forEach((slot, i) => {
+      const lexicalHit = new Uint8Array(cosines.length);
+      lexicalOrder.forEach((slot, i) => {
         lexicalHit[slot] = 1;
         fused[slot] = 1 / (k + i + 1);
       });
@@ -542,22 +558,43 @@ export class RankedIndex implements SearchIndex {
         total++;
         top.offer(slot, (fused[slot] ?? 0) + weight / (k + (semanticRank[slot] ?? 0)));
       });
-      return { ...top.sortedWithScores(), total, bestLexical: scores[0] ?? 0 };
+      return { ...top.sortedWithScores(), total, bestLexical: lexical.best };
     }
     const coverageExponent = this.#tuning.coverageExponent;
-    const semanticWeight = coverageExponent === 0 || lexical.slots[0] === undefined ? weight : weight * (1 - this.#coverage(searched, lexical.slots[0])) ** coverageExponent;
-    lexical.slots.forEach((slot, i) => {
+    const semanticWeight = coverageExponent === 0 || lexical.bestSlot === -1 ? weight : weight * (1 - this.#coverage(searched, lexical.bestSlot)) ** coverageExponent;
+    const lexicalHit = this.#hitBuffer(this.#slotTools.length);
+    for (let h = 0; h < hits.length; h++) {
+      const slot = hits[h] ?? 0;
       lexicalHit[slot] = 1;
-      if (!acceptSlot(slot)) return;
+      if (!acceptSlot(slot)) continue;
       total++;
-      top.offer(slot, (best > 0 ? ((scores[i] ?? 0) / best) ** lexicalExponent : 0) + semanticWeight * (cosines?.[slot] ?? 0));
-    });
-    cosines?.forEach((cosine, slot) => {
-      if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
-      total++;
-      top.offer(slot, semanticWeight * cosine);
-    });
-    return { ...top.sortedWithScores(), total, bestLexical: scores[0] ?? 0 };
+      top.offer(slot, (best > 0 ? ((scores[slot] ?? 0) / best) ** lexicalExponent : 0) + semanticWeight * (cosines?.[slot] ?? 0));
+    }
+    if (cosines !== undefined) {
+      const slotTools = this.#slotTools;
+      for (let slot = 0; slot < cosines.length; slot++) {
+        const cosine = cosines[slot] ?? 0;
+        if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || slotTools[slot] === undefined || !acceptSlot(slot)) continue;
+        total++;
+        top.offer(slot, semanticWeight * cosine);
+      }
+    }
+    for (let h = 0; h < hits.length; h++) lexicalHit[hits[h] ?? 0] = 0;
+    return { ...top.sortedWithScores(), total, bestLexical: lexical.best };
+  }
+
+  /** A search's buffer of every slot's cosine (reused: a search runs to completion before the next). */
+  #cosines = new Float32Array(0);
+  #cosineBuffer(slots: number): Float32Array {
+    if (this.#cosines.length < slots) this.#cosines = new Float32Array(Math.max(slots, Math.ceil(1.25 * this.#cosines.length)));
+    return this.#cosines.subarray(0, slots);
+  }
+
+  /** A search's marks of the slots its words hit (reused; all 0 between searches). */
+  #lexicalHits = new Uint8Array(0);
+  #hitBuffer(slots: number): Uint8Array {
+    if (this.#lexicalHits.length < slots) this.#lexicalHits = new Uint8Array(Math.max(slots, Math.ceil(1.25 * this.#lexicalHits.length)));
+    return this.#lexicalHits;
   }
 
   /** The hybrid ranking's lexical half: every match of the query's words, weighed by centrality, with near words. */
@@ -565,7 +602,7 @@ export class RankedIndex implements SearchIndex {
     queryVector: Float32Array | undefined;
     sentences: { text: string; vector: Float32Array }[];
     searched: readonly QueryTerm[];
-    lexical: Ranked;
+    lexical: LexicalMatches;
   } {
     // The query's vector, once: it weighs the query's words and scores every tool.
     const queryVector = this.#semantic?.queryVector(query);
@@ -575,7 +612,20 @@ export class RankedIndex implements SearchIndex {
         ? sentences.flatMap((sentence) => this.#centralWords(sentence.text, sentence.vector))
         : this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
-    return { queryVector, sentences, searched, lexical: this.#ranker.rankAll(searched, this.#withToolCentrality(searched, words), () => true, this.#position) };
+    const { slots, scores } = this.#ranker.scoreAll(searched, this.#withToolCentrality(searched, words));
+    // The best score, and its tool (of equal scores, the first in the catalog: rankAll's first).
+    let best = 0;
+    let bestSlot = -1;
+    const position = this.#position;
+    for (let h = 0; h < slots.length; h++) {
+      const slot = slots[h] ?? 0;
+      const score = scores[slot] ?? 0;
+      if (bestSlot === -1 || score > best || (score === best && (position[slot] ?? 0) < (position[bestSlot] ?? 0))) {
+        best = score;
+        bestSlot = slot;
+      }
+    }
+    return { queryVector, sentences, searched, lexical: { slots, scores, best, bestSlot } };
   }
 
   /**
@@ -754,7 +804,7 @@ export class RankedIndex implements SearchIndex {
       if (count < 0) {
         // Only the best lexical score of the part (the hybrid ranking's first round): no page.
         const { lexical } = this.#lexicalHalf(query, queryTerms(query, this.#statistics(), this.#tuning));
-        return { slots: [], names: [], scores: [], total: 0, bestLexical: lexical.scores?.[0] ?? 0 };
+        return { slots: [], names: [], scores: [], total: 0, bestLexical: lexical.best };
       }
       if (withRelevance) {
         const page = this.#scored(query, count, accept);

@@ -20,8 +20,11 @@ function mix(hash: number): number {
 export class PieceTable {
   /** Analyzes a new piece into its term ids. */
   readonly #analyze: (piece: string) => readonly number[];
-  /** Open addressing with linear probing: piece id + 1, or EMPTY_SLOT. */
-  #slots = new Int32Array(INITIAL_SLOTS);
+  /**
+   * Open addressing with linear probing, two ints per slot: piece id + 1 (or EMPTY_SLOT), and the piece's hash (a probe
+   * rejects another piece without reading anything else).
+   */
+  #slots = new Int32Array(2 * INITIAL_SLOTS);
   /**
    * The characters of every piece, one after the other: a piece is compared with the text from a typed array rather
    * than from a string cut out of a text (one of 13 or more characters is a view of its text, read through it).
@@ -84,12 +87,12 @@ export class PieceTable {
 
   /** The id of the piece `text[start..end)`, added (and analyzed) if it is new. */
   #find(text: string, start: number, end: number, hash: number): number {
-    const mask = this.#slots.length - 1;
+    const slots = this.#slots;
+    const mask = slots.length / 2 - 1;
     for (let slot = mix(hash) & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.#slots[slot] ?? EMPTY_SLOT;
+      const entry = slots[2 * slot] ?? EMPTY_SLOT;
       if (entry === EMPTY_SLOT) return this.#add(text, start, end, hash, slot);
-      const id = entry - 1;
-      if (this.#hashes.at(id) === hash && this.#holds(id, text, start, end)) return id;
+      if (slots[2 * slot + 1] === hash && this.#holds(entry - 1, text, start, end)) return entry - 1;
     }
   }
 
@@ -115,19 +118,22 @@ export class PieceTable {
     this.#termStarts.push(this.#terms.length);
     this.#wordsFrom.push(-1);
     this.#wordsTo.push(-1);
-    this.#slots[slot] = id + 1;
+    this.#slots[2 * slot] = id + 1;
+    this.#slots[2 * slot + 1] = hash;
     // At most half full, so that probes stay short.
-    if (2 * this.#hashes.length > this.#slots.length) this.#grow();
+    if (4 * this.#hashes.length > this.#slots.length) this.#grow();
     return id;
   }
 
   #grow(): void {
     const slots = new Int32Array(this.#slots.length * 2);
-    const mask = slots.length - 1;
+    const mask = slots.length / 2 - 1;
     for (let id = 0; id < this.#hashes.length; id++) {
-      let slot = mix(this.#hashes.at(id)) & mask;
-      while (slots[slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
-      slots[slot] = id + 1;
+      const hash = this.#hashes.at(id);
+      let slot = mix(hash) & mask;
+      while (slots[2 * slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
+      slots[2 * slot] = id + 1;
+      slots[2 * slot + 1] = hash;
     }
     this.#slots = slots;
   }

@@ -461,6 +461,22 @@ export class SemanticVectors {
    * cosines alone.
    */
   mixedCosines(vector: Float32Array, parts: readonly Float32Array[], share: number): Float32Array {
+    const cosines = new Float32Array(this.#slots);
+    this.mixedCosinesInto(vector, parts, share, cosines);
+    return cosines;
+  }
+
+  /** How many slots there are (mixedCosinesInto's output needs room for as many). */
+  get slotCount(): number {
+    return this.#slots;
+  }
+
+  /**
+   * mixedCosines into `out` (a search's buffer, reused: at least slotCount long; every slot is written). Each row is
+   * read once for the request's dot product and its sentences' (up to three at a time); each dot product is summed
+   * as dotWithRow sums it, in the same order, so the cosines are the same to the last bit.
+   */
+  mixedCosinesInto(vector: Float32Array, parts: readonly Float32Array[], share: number, out: Float32Array): void {
     this.centre();
     const mean = this.#mean;
     const offsetOf = (v: Float32Array): number => {
@@ -469,25 +485,120 @@ export class SemanticVectors {
       return offset;
     };
     const offset = offsetOf(vector);
-    const partOffsets = parts.map(offsetOf);
     const mixed = parts.length > 0 && share > 0;
     const slots = this.#slots;
-    const cosines = new Float32Array(slots);
+    if (out.length < slots) throw new RangeError(`mixedCosinesInto needs room for ${slots} slots, not ${out.length}`);
     const tools = this.#vectors;
     const inverseNorms = this.#inverseNorms;
-    // The one loop a search runs over every tool.
+    if (!mixed) {
+      // The one loop a search runs over every tool.
+      for (let slot = 0; slot < slots; slot++) {
+        const inverseNorm = inverseNorms[slot] ?? 0;
+        out[slot] = inverseNorm === 0 ? 0 : (dotWithRow(vector, tools, slot * EMBEDDING_DIMENSIONS) - offset) * inverseNorm;
+      }
+      return;
+    }
+    const partOffsets = parts.map(offsetOf);
+    // The first (up to) three sentences are read with the request in one pass over each row; more, one at a time.
+    const first = parts[0] ?? vector;
+    const second = parts[1] ?? first;
+    const third = parts[2] ?? second;
+    const firstOffset = partOffsets[0] ?? 0;
+    const secondOffset = partOffsets[1] ?? firstOffset;
+    const thirdOffset = partOffsets[2] ?? secondOffset;
+    const fused = Math.min(parts.length, 3);
+    const dots = this.#dots;
     for (let slot = 0; slot < slots; slot++) {
       const inverseNorm = inverseNorms[slot] ?? 0;
-      if (inverseNorm === 0) continue;
-      const at = slot * EMBEDDING_DIMENSIONS;
-      let dot = dotWithRow(vector, tools, at) - offset;
-      if (mixed) {
-        let best = -Infinity;
-        for (let p = 0; p < parts.length; p++) best = Math.max(best, dotWithRow(parts[p] ?? vector, tools, at) - (partOffsets[p] ?? 0));
-        dot = (1 - share) * dot + share * best;
+      if (inverseNorm === 0) {
+        out[slot] = 0;
+        continue;
       }
-      cosines[slot] = dot * inverseNorm;
+      const at = slot * EMBEDDING_DIMENSIONS;
+      if (fused === 3) dotsWithRow3(vector, first, second, third, tools, at, dots);
+      else if (fused === 2) dotsWithRow2(vector, first, second, tools, at, dots);
+      else {
+        dots[0] = dotWithRow(vector, tools, at);
+        dots[1] = dotWithRow(first, tools, at);
+      }
+      let dot = (dots[0] ?? 0) - offset;
+      let best = Math.max(-Infinity, (dots[1] ?? 0) - firstOffset);
+      if (fused > 1) best = Math.max(best, (dots[2] ?? 0) - secondOffset);
+      if (fused > 2) best = Math.max(best, (dots[3] ?? 0) - thirdOffset);
+      for (let p = 3; p < parts.length; p++) best = Math.max(best, dotWithRow(parts[p] ?? vector, tools, at) - (partOffsets[p] ?? 0));
+      dot = (1 - share) * dot + share * best;
+      out[slot] = dot * inverseNorm;
     }
-    return cosines;
   }
+
+  /** Scratch for the dot products of one row (mixedCosinesInto). */
+  readonly #dots = new Float64Array(4);
+}
+
+/**
+ * The dot products of `w`, `a` and `b` with the row of `rows` starting at `at`, into `out[0..3)`: the row read once,
+ * each sum in dotWithRow's order (four partial sums, added at the end).
+ */
+function dotsWithRow2(w: Float32Array, a: Float32Array, b: Float32Array, rows: Float32Array, at: number, out: Float64Array): void {
+  let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  let b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+    const x0 = rows[at + d] ?? 0;
+    const x1 = rows[at + d + 1] ?? 0;
+    const x2 = rows[at + d + 2] ?? 0;
+    const x3 = rows[at + d + 3] ?? 0;
+    w0 += (w[d] ?? 0) * x0;
+    w1 += (w[d + 1] ?? 0) * x1;
+    w2 += (w[d + 2] ?? 0) * x2;
+    w3 += (w[d + 3] ?? 0) * x3;
+    a0 += (a[d] ?? 0) * x0;
+    a1 += (a[d + 1] ?? 0) * x1;
+    a2 += (a[d + 2] ?? 0) * x2;
+    a3 += (a[d + 3] ?? 0) * x3;
+    b0 += (b[d] ?? 0) * x0;
+    b1 += (b[d + 1] ?? 0) * x1;
+    b2 += (b[d + 2] ?? 0) * x2;
+    b3 += (b[d + 3] ?? 0) * x3;
+  }
+  out[0] = w0 + w1 + w2 + w3;
+  out[1] = a0 + a1 + a2 + a3;
+  out[2] = b0 + b1 + b2 + b3;
+}
+
+/**
+ * dotsWithRow2 with a third sentence (`c`, into out[3]). Written out twice on purpose: a loop over an array of vectors
+ * reads them through the array in the innermost loop, which is what these two avoid.
+ */
+function dotsWithRow3(w: Float32Array, a: Float32Array, b: Float32Array, c: Float32Array, rows: Float32Array, at: number, out: Float64Array): void {
+  let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  let b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+  let c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+    const x0 = rows[at + d] ?? 0;
+    const x1 = rows[at + d + 1] ?? 0;
+    const x2 = rows[at + d + 2] ?? 0;
+    const x3 = rows[at + d + 3] ?? 0;
+    w0 += (w[d] ?? 0) * x0;
+    w1 += (w[d + 1] ?? 0) * x1;
+    w2 += (w[d + 2] ?? 0) * x2;
+    w3 += (w[d + 3] ?? 0) * x3;
+    a0 += (a[d] ?? 0) * x0;
+    a1 += (a[d + 1] ?? 0) * x1;
+    a2 += (a[d + 2] ?? 0) * x2;
+    a3 += (a[d + 3] ?? 0) * x3;
+    b0 += (b[d] ?? 0) * x0;
+    b1 += (b[d + 1] ?? 0) * x1;
+    b2 += (b[d + 2] ?? 0) * x2;
+    b3 += (b[d + 3] ?? 0) * x3;
+    c0 += (c[d] ?? 0) * x0;
+    c1 += (c[d + 1] ?? 0) * x1;
+    c2 += (c[d + 2] ?? 0) * x2;
+    c3 += (c[d + 3] ?? 0) * x3;
+  }
+  out[0] = w0 + w1 + w2 + w3;
+  out[1] = a0 + a1 + a2 + a3;
+  out[2] = b0 + b1 + b2 + b3;
+  out[3] = c0 + c1 + c2 + c3;
 }

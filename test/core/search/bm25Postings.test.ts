@@ -1,7 +1,8 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
-import { withinOneEdit } from "../../../src/core/search/bm25Postings.ts";
+import { Bm25Postings, withinOneEdit } from "../../../src/core/search/bm25Postings.ts";
+import { SnapshotReader, SnapshotWriter } from "../../../src/core/search/snapshotCodec.ts";
 import { SearchIndexCache } from "../../../src/core/search/indexCache.ts";
 import { createMiniSearchIndex } from "../../../src/core/search/minisearch.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
@@ -144,5 +145,37 @@ describe("SearchIndexCache with updates", () => {
     expect(cache.get("v2", "substring", () => v2)).toBe(substring);
     expect(builds).toEqual(["minisearch", "substring"]);
     expect(answers(substring)).toEqual(answers(createSearchIndex("substring", v2)));
+  });
+});
+
+const describedTool = (name: string, description: string): ToolDefinition => ({ name, description, parameters: { type: "object", properties: {} } });
+
+/** How many tools hold each term asked about (0: unknown). */
+function frequencies(postings: Bm25Postings): number[] {
+  return ["weather forecast", "get weather", "send mail", "forecast weather", "weather report", "weather", "mail weather", "a b c"].map((term) => postings.toolFrequency(term));
+}
+
+describe("pairs of adjacent words", () => {
+  const tools = [describedTool("get_weather", "Weather forecast for a city"), describedTool("send_mail", "Send a mail, with the weather report")];
+
+  it("are found by their two words, built, updated, restored and changed after a restore", () => {
+    const built = new Bm25Postings(true);
+    built.addTools(tools);
+    // "get" is a stop word; "a" and "with the" are dropped, so "mail weather" is a pair.
+    const expected = [1, 0, 1, 0, 1, 2, 1, 0];
+    expect(frequencies(built)).toEqual(expected);
+    const out = new SnapshotWriter();
+    built.toSnapshot(out);
+    const restored = new Bm25Postings(true);
+    restored.restore(new SnapshotReader(out.finish()));
+    expect(frequencies(restored)).toEqual(expected);
+    // A change thaws the restored state: the pairs are then found by their words' ids too.
+    restored.addTools([describedTool("forecast_weather", "Forecast weather; send mail")]);
+    built.addTools([describedTool("forecast_weather", "Forecast weather; send mail")]);
+    const grown = [1, 0, 2, 1, 1, 3, 1, 0];
+    expect(frequencies(restored)).toEqual(grown);
+    expect(frequencies(built)).toEqual(grown);
+    built.removeSlot(0);
+    expect(frequencies(built)).toEqual([0, 0, 2, 1, 1, 2, 1, 0]);
   });
 });
