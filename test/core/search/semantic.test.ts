@@ -129,6 +129,42 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     }
   });
 
+  it("weighs a name's hit by how central the query word is to that tool (nameCentralityExponent)", () => {
+    const others = [tool("music_player", "Play songs, albums and playlists by artist."), tool("stock_quotes", "Share prices and market news for listed companies.")];
+    // The cosine's own weight near 0: only the lexical half orders, and the shorter name would come first.
+    const lexicalOrder = { ...DEFAULT_TUNING, semanticWeight: 1e-6 };
+    const cases = [
+      { tools: [tool("weather_rooms", "Hotel rooms and bookings for travellers."), tool("weather_station_pro", "Rain, wind and temperature forecasts.")], query: "weather tomorrow" },
+      { tools: [tool("book_trips", "Flights and hotels for your trips."), tool("book_reading_list", "Novels, authors and reading recommendations.")], query: "a good book" },
+    ];
+    for (const { tools, query } of cases) {
+      const [passing, about] = tools.map((entry) => entry.name);
+      expect(createMiniSearchIndex([...tools, ...others], { ...lexicalOrder, nameCentralityExponent: 0 }).search(query).slice(0, 2)).toEqual([passing, about]);
+      expect(createMiniSearchIndex([...tools, ...others], { ...lexicalOrder, nameCentralityExponent: 1 }).search(query).slice(0, 2)).toEqual([about, passing]);
+    }
+  });
+
+  it("weighs a back-off prefix's hit by the centrality of the word it was cut from (backoffCentrality)", () => {
+    // No tool holds "surfaces": it backs off to "surf", which a surf report holds; "surfaces" is not what it is about.
+    const tools = [
+      tool("wave_report", "Today's surf, tides and swell."),
+      tool("floor_care", "Cleaning products for floors and carpets."),
+      tool("music_player", "Play songs, albums and playlists by artist."),
+      tool("stock_quotes", "Share prices and market news for listed companies."),
+    ];
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, backoffCentrality: false }).search("clean surfaces").slice(0, 2)).toEqual(["wave_report", "floor_care"]);
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, backoffCentrality: true }).search("clean surfaces").slice(0, 2)).toEqual(["floor_care", "wave_report"]);
+  });
+
+  it("rejects a nameCentralityExponent out of range or a backoffCentrality that is not a boolean, naming it", () => {
+    for (const nameCentralityExponent of [-1, Number.NaN, Infinity]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, nameCentralityExponent })).toThrow(/nameCentralityExponent/);
+    }
+    for (const backoffCentrality of [1, "yes", undefined]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, backoffCentrality } as unknown as typeof DEFAULT_TUNING)).toThrow(/backoffCentrality/);
+    }
+  });
+
   it("rejects a toolCentralityExponent or a field's b out of range, naming it", () => {
     for (const toolCentralityExponent of [-1, Number.NaN, Infinity]) {
       expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, toolCentralityExponent })).toThrow(/toolCentralityExponent/);
