@@ -12,10 +12,11 @@
 // catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
 // A request of several sentences is also read sentence by sentence (each word's centrality in its own sentence, a
 // tool's best cosine with one sentence), and pairs of adjacent query words that a name or description holds in a row
-// count on top of their words (phraseWeight). A query word's hit in a description also weighs how central the word
-// is to that tool (toolCentralityExponent: its cosine with the tool's vector), and descriptions have their own BM25
-// length normalisation (fieldB). Judged on four retrieval sets of four sources, one left out at a time
-// (bench/tuning.ts; docs/search.md, "How ranking works").
+// count on top of their words (phraseWeight). A query word's hit in a description or a name also weighs how central
+// the word is to that tool (toolCentralityExponent, nameCentralityExponent: its cosine with the tool's vector; a
+// back-off prefix's hit, the word it was cut from: backoffCentrality), descriptions have their own BM25 length
+// normalisation (fieldB), and a term's IDF counts the tools that hold it in any field (idfScope "tool"). Judged on
+// four retrieval sets of four sources, one left out at a time (bench/tuning.ts; docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
@@ -52,8 +53,8 @@ export interface RankingTuning {
   /** Words dropped from queries only (before stemming; analyze.ts's REQUEST_FRAMING_WORDS is one such list). */
   queryStopWords: ReadonlySet<string>;
   /**
-   * Whose count a term's BM25 IDF is: per field, as MiniSearch counts (the default), or tools that hold it anywhere
-   * (bm25Rank.ts; bench/tuning.ts --variants measures it).
+   * Whose count a term's BM25 IDF is: tools that hold it anywhere (the default, as BM25F counts), or per field, as
+   * MiniSearch counts (bm25Rank.ts; bench/tuning.ts measures both).
    */
   idfScope: IdfScope;
   /**
