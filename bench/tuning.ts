@@ -18,8 +18,8 @@ interface Candidate {
 }
 
 const LEXICAL_ONLY: Partial<RankingTuning> = { semanticWeight: 0, centralityExponent: 0, expansionWeight: 0, lexicalExponent: 1 };
-/** The ranking before name hits and back-off prefixes weighed their centrality and the IDF counted whole tools (docs/search.md, "Kept, dropped, and why"). */
-const PREVIOUS_DEFAULT: Partial<RankingTuning> = { nameCentralityExponent: 0, backoffCentrality: false, idfScope: "field" };
+/** The ranking before name hits and back-off prefixes weighed their word's centrality (docs/search.md, "Kept, dropped, and why"). */
+const PREVIOUS_DEFAULT: Partial<RankingTuning> = { nameCentralityExponent: 0, backoffCentrality: false };
 
 const candidate = (label: string, change: Partial<RankingTuning>): Candidate => ({ label, tuning: { ...DEFAULT_TUNING, ...change } });
 const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAULT_TUNING.boost, name } });
@@ -28,10 +28,10 @@ const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAU
 function candidates(quick: boolean): Candidate[] {
   const list: Candidate[] = [
     candidate("default", {}),
-    candidate("previous default (names and back-off prefixes not weighed, IDF per field)", PREVIOUS_DEFAULT),
+    candidate("previous default (names and back-off prefixes not weighed)", PREVIOUS_DEFAULT),
     candidate("name hits not weighed", { nameCentralityExponent: 0 }),
     candidate("back-off prefixes not weighed", { backoffCentrality: false }),
-    candidate("IDF per field", { idfScope: "field" }),
+    candidate("IDF over whole tools", { idfScope: "tool" }),
     candidate("name centrality^2", { nameCentralityExponent: 2 }),
     candidate("tool-side centrality^3", { toolCentralityExponent: 3 }),
     candidate("k 0.9", { bm25: { ...DEFAULT_TUNING.bm25, k: 0.9 } }),
@@ -56,7 +56,7 @@ function candidates(quick: boolean): Candidate[] {
   list.push(candidate("k 1.6", { bm25: { ...DEFAULT_TUNING.bm25, k: 1.6 } }));
   for (const prefixWeight of [0.4, 0.7]) list.push(candidate(`prefix ${prefixWeight}`, { prefixWeight }));
   list.push(candidate("idf^1.5", { idfExponent: 1.5 }));
-  list.push(candidate("name centrality^0.5", { nameCentralityExponent: 0.5 }));
+  list.push(candidate("name centrality^0.5", { nameCentralityExponent: 0.5 }), candidate("IDF over whole tools alone", { ...PREVIOUS_DEFAULT, idfScope: "tool" }));
   return list;
 }
 

@@ -15,8 +15,8 @@
 // count on top of their words (phraseWeight). A query word's hit in a description or a name also weighs how central
 // the word is to that tool (toolCentralityExponent, nameCentralityExponent: its cosine with the tool's vector; a
 // back-off prefix's hit, the word it was cut from: backoffCentrality), descriptions have their own BM25 length
-// normalisation (fieldB), and a term's IDF counts the tools that hold it in any field (idfScope "tool"). Judged on
-// four retrieval sets of four sources, one left out at a time (bench/tuning.ts; docs/search.md, "How ranking works").
+// normalisation (fieldB). Judged on four retrieval sets of four sources, one left out at a time (bench/tuning.ts;
+// docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
@@ -53,8 +53,8 @@ export interface RankingTuning {
   /** Words dropped from queries only (before stemming; analyze.ts's REQUEST_FRAMING_WORDS is one such list). */
   queryStopWords: ReadonlySet<string>;
   /**
-   * Whose count a term's BM25 IDF is: tools that hold it anywhere (the default, as BM25F counts), or per field, as
-   * MiniSearch counts (bm25Rank.ts; bench/tuning.ts measures both).
+   * Whose count a term's BM25 IDF is: per field, as MiniSearch counts (the default), or tools that hold it anywhere
+   * (as BM25F counts; bm25Rank.ts; bench/tuning.ts measures both).
    */
   idfScope: IdfScope;
   /**
@@ -134,7 +134,7 @@ export const DEFAULT_TUNING: RankingTuning = {
   prefixWeight: 0.55,
   idfExponent: 1,
   queryStopWords: new Set(),
-  idfScope: "tool",
+  idfScope: "field",
   semanticWeight: 0.5,
   centralityExponent: 2,
   lexicalExponent: 0.75,

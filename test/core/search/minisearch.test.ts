@@ -120,7 +120,7 @@ describe("createMiniSearchIndex: ranking", () => {
     ];
     // The lexical half alone (semanticWeight 0): the word vectors would also tell a ferry from an agency.
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "tool", semanticWeight: 0 }).search("find a ferry")[0]).toBe("harbour_timetables");
-    // Counted per field (MiniSearch's IDF), "find" is as rare as can be among names.
+    // Counted per field (MiniSearch's IDF, the default), "find" is as rare as can be among names.
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "field", semanticWeight: 0 }).search("find a ferry")[0]).toBe("find_agency");
   });
 
