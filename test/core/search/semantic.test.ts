@@ -17,6 +17,8 @@ const catalog = [
   tool("recipe_search", "Finds cooking recipes by ingredient."),
 ];
 const LEXICAL = { ...DEFAULT_TUNING, semanticWeight: 0 };
+/** Tools about something else, beside the few a test compares. */
+const UNRELATED = [tool("stock_quotes", "Share prices and market news for listed companies."), tool("music_player", "Play songs, albums and playlists by artist.")];
 
 /** The semantic vectors of `tools`, as an index build makes them (their words read with their terms). */
 function vectorsOf(tools: readonly ToolDefinition[]): SemanticVectors {
@@ -118,8 +120,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     const tools = [
       tool("sky_report", "Weather forecast: rain, snow, wind, storms, humidity and temperature for any place, hour by hour and for the next ten days, with alerts."),
       tool("travel_desk", "Hotel bookings, with the weather."),
-      tool("stock_quotes", "Share prices and market news for listed companies."),
-      tool("music_player", "Play songs, albums and playlists by artist."),
+      ...UNRELATED,
     ];
     const withoutIt = { ...DEFAULT_TUNING, toolCentralityExponent: 0 };
     for (const query of ["weather", "what is the weather", "weather today"]) {
@@ -130,7 +131,6 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
   });
 
   it("weighs a name's hit by how central the query word is to that tool (nameCentralityExponent)", () => {
-    const others = [tool("music_player", "Play songs, albums and playlists by artist."), tool("stock_quotes", "Share prices and market news for listed companies.")];
     // The cosine's own weight near 0: only the lexical half orders, and the shorter name would come first.
     const lexicalOrder = { ...DEFAULT_TUNING, semanticWeight: 1e-6 };
     const cases = [
@@ -139,8 +139,8 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     ];
     for (const { tools, query } of cases) {
       const [passing, about] = tools.map((entry) => entry.name);
-      expect(createMiniSearchIndex([...tools, ...others], { ...lexicalOrder, nameCentralityExponent: 0 }).search(query).slice(0, 2)).toEqual([passing, about]);
-      expect(createMiniSearchIndex([...tools, ...others], { ...lexicalOrder, nameCentralityExponent: 1 }).search(query).slice(0, 2)).toEqual([about, passing]);
+      expect(createMiniSearchIndex([...tools, ...UNRELATED], { ...lexicalOrder, nameCentralityExponent: 0 }).search(query).slice(0, 2)).toEqual([passing, about]);
+      expect(createMiniSearchIndex([...tools, ...UNRELATED], { ...lexicalOrder, nameCentralityExponent: 1 }).search(query).slice(0, 2)).toEqual([about, passing]);
     }
   });
 
@@ -149,8 +149,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     const tools = [
       tool("wave_report", "Today's surf, tides and swell."),
       tool("floor_care", "Cleaning products for floors and carpets."),
-      tool("music_player", "Play songs, albums and playlists by artist."),
-      tool("stock_quotes", "Share prices and market news for listed companies."),
+      ...UNRELATED,
     ];
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, backoffCentrality: false }).search("clean surfaces").slice(0, 2)).toEqual(["wave_report", "floor_care"]);
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, backoffCentrality: true }).search("clean surfaces").slice(0, 2)).toEqual(["floor_care", "wave_report"]);
