@@ -18,8 +18,8 @@ interface Candidate {
 }
 
 const LEXICAL_ONLY: Partial<RankingTuning> = { semanticWeight: 0, centralityExponent: 0, expansionWeight: 0, lexicalExponent: 1 };
-/** The ranking before the tool-side centrality, the description's own b and word pairs at 0.5 (docs/search.md, "Kept, dropped, and why"). */
-const PREVIOUS_DEFAULT: Partial<RankingTuning> = { toolCentralityExponent: 0, fieldB: {}, phraseWeight: 0.25 };
+/** The ranking before name hits and back-off prefixes weighed their word's centrality (docs/search.md, "Kept, dropped, and why"). */
+const PREVIOUS_DEFAULT: Partial<RankingTuning> = { nameCentralityExponent: 0, backoffCentrality: false };
 
 const candidate = (label: string, change: Partial<RankingTuning>): Candidate => ({ label, tuning: { ...DEFAULT_TUNING, ...change } });
 const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAULT_TUNING.boost, name } });
@@ -28,19 +28,21 @@ const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAU
 function candidates(quick: boolean): Candidate[] {
   const list: Candidate[] = [
     candidate("default", {}),
-    candidate("previous default (no tool-side centrality, one b, word pairs 0.25)", PREVIOUS_DEFAULT),
+    candidate("previous default (names and back-off prefixes not weighed)", PREVIOUS_DEFAULT),
+    candidate("name hits not weighed", { nameCentralityExponent: 0 }),
+    candidate("back-off prefixes not weighed", { backoffCentrality: false }),
+    candidate("IDF over whole tools", { idfScope: "tool" }),
+    candidate("name centrality^2", { nameCentralityExponent: 2 }),
+    candidate("tool-side centrality^3", { toolCentralityExponent: 3 }),
+    candidate("k 0.9", { bm25: { ...DEFAULT_TUNING.bm25, k: 0.9 } }),
     candidate("no tool-side centrality", { toolCentralityExponent: 0 }),
-    candidate("tool-side centrality^2", { toolCentralityExponent: 2 }),
-    candidate("one b for every field", { fieldB: {} }),
-    candidate("word pairs 0.25", { phraseWeight: 0.25 }),
     candidate("lexical half only", LEXICAL_ONLY),
-    candidate("no sentence cosines", { sentenceShare: 0 }),
-    candidate("no sentence centrality", { sentenceCentrality: false }),
-    candidate("word pairs 0.75", { phraseWeight: 0.75 }),
   ];
   if (quick) return list;
+  list.push(candidate("one b for every field", { fieldB: {} }), candidate("word pairs 0.25", { phraseWeight: 0.25 }), candidate("word pairs 0.75", { phraseWeight: 0.75 }));
+  list.push(candidate("no sentence cosines", { sentenceShare: 0 }), candidate("no sentence centrality", { sentenceCentrality: false }));
   list.push(candidate("no word pairs", { phraseWeight: 0 }), candidate("word pairs 1", { phraseWeight: 1 }));
-  list.push(candidate("sentence share 1", { sentenceShare: 1 }), candidate("tool-side centrality^3", { toolCentralityExponent: 3 }));
+  list.push(candidate("sentence share 1", { sentenceShare: 1 }), candidate("tool-side centrality^2", { toolCentralityExponent: 2 }));
   for (const b of [0.3, 0.5]) list.push(candidate(`description b ${b}`, { fieldB: { description: b } }));
   list.push(candidate("sentence share 0.25", { sentenceShare: 0.25 }), candidate("sentence share 0.75", { sentenceShare: 0.75 }));
   list.push(candidate("no word centrality", { centralityExponent: 0 }), candidate("no near words", { expansionWeight: 0 }));
@@ -51,10 +53,10 @@ function candidates(quick: boolean): Candidate[] {
   list.push(candidate("semantic weight by coverage", { coverageExponent: 1 }));
   for (const name of [1.5, 4]) list.push(candidate(`name boost ${name}`, withBoost(name)));
   for (const b of [0, 0.5]) list.push(candidate(`b ${b}`, { bm25: { ...DEFAULT_TUNING.bm25, b } }));
-  for (const k of [0.9, 1.6]) list.push(candidate(`k ${k}`, { bm25: { ...DEFAULT_TUNING.bm25, k } }));
+  list.push(candidate("k 1.6", { bm25: { ...DEFAULT_TUNING.bm25, k: 1.6 } }));
   for (const prefixWeight of [0.4, 0.7]) list.push(candidate(`prefix ${prefixWeight}`, { prefixWeight }));
   list.push(candidate("idf^1.5", { idfExponent: 1.5 }));
-  list.push(candidate("idf over tools", { idfScope: "tool" }));
+  list.push(candidate("name centrality^0.5", { nameCentralityExponent: 0.5 }), candidate("IDF over whole tools alone", { ...PREVIOUS_DEFAULT, idfScope: "tool" }));
   return list;
 }
 

@@ -12,10 +12,11 @@
 // catalog lacks also searches for its near words that it holds. semanticWeight 0 is the lexical half alone.
 // A request of several sentences is also read sentence by sentence (each word's centrality in its own sentence, a
 // tool's best cosine with one sentence), and pairs of adjacent query words that a name or description holds in a row
-// count on top of their words (phraseWeight). A query word's hit in a description also weighs how central the word
-// is to that tool (toolCentralityExponent: its cosine with the tool's vector), and descriptions have their own BM25
-// length normalisation (fieldB). Judged on four retrieval sets of four sources, one left out at a time
-// (bench/tuning.ts; docs/search.md, "How ranking works").
+// count on top of their words (phraseWeight). A query word's hit in a description or a name also weighs how central
+// the word is to that tool (toolCentralityExponent, nameCentralityExponent: its cosine with the tool's vector; a
+// back-off prefix's hit, the word it was cut from: backoffCentrality), descriptions have their own BM25 length
+// normalisation (fieldB). Judged on four retrieval sets of four sources, one left out at a time (bench/tuning.ts;
+// docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
@@ -53,7 +54,7 @@ export interface RankingTuning {
   queryStopWords: ReadonlySet<string>;
   /**
    * Whose count a term's BM25 IDF is: per field, as MiniSearch counts (the default), or tools that hold it anywhere
-   * (bm25Rank.ts; bench/tuning.ts --variants measures it).
+   * (as BM25F counts; bm25Rank.ts; bench/tuning.ts measures both).
    */
   idfScope: IdfScope;
   /**
@@ -113,6 +114,16 @@ export interface RankingTuning {
    * Words the vectors do not know (and word pairs) count in full. 0 = off.
    */
   toolCentralityExponent: number;
+  /**
+   * The same weighing for a query word's hit in a tool's name: ((1 + c) / 2) to this power, c the word's cosine with
+   * the tool's centred vector. 0 = off (a name hit counts in full).
+   */
+  nameCentralityExponent: number;
+  /**
+   * With toolCentralityExponent or nameCentralityExponent: a hit of an unknown query word's back-off prefix weighs
+   * the centrality of the query word in the tool ("surfaces" → "surf" in a surf report: low), not full weight.
+   */
+  backoffCentrality: boolean;
   /** BM25's length normalisation of a field of its own (FieldName → b); the others use bm25.b. */
   fieldB: Readonly<Partial<Record<FieldName, number>>>;
 }
@@ -135,6 +146,8 @@ export const DEFAULT_TUNING: RankingTuning = {
   sentenceShare: 0.5,
   sentenceCentrality: true,
   toolCentralityExponent: 4,
+  nameCentralityExponent: 1,
+  backoffCentrality: true,
   fieldB: { description: 0.4 },
 };
 
@@ -178,8 +191,9 @@ export interface RankedPartPage {
   bestLexical: number;
 }
 
-/** The field whose hits toolCentralityExponent weighs. */
+/** The fields whose hits toolCentralityExponent and nameCentralityExponent weigh. */
 const DESCRIPTION_FIELD = FIELDS.indexOf("description");
+const NAME_FIELD = FIELDS.indexOf("name");
 
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
 export const SEMANTIC_FLOOR = 0.3;
@@ -225,22 +239,24 @@ function idfWeightOf(stats: TermStatistics): (term: string) => number {
   };
 }
 
+/** The longest known prefix of a word the catalog does not hold ("rental" → "rent"), or undefined. */
+function backoffPrefix(term: string, stats: TermStatistics): string | undefined {
+  if (!ASCII_WORD.test(term)) return undefined;
+  const shortest = Math.max(MIN_BACKOFF_LENGTH, Math.ceil(MIN_BACKOFF_SHARE * term.length));
+  // From the longest term the catalog may hold, not from the word's length: a 2,000-letter made-up word would
+  // otherwise cut and look up 1,200 prefixes of up to 2,000 letters.
+  for (let length = Math.min(term.length - 1, stats.longestTerm ?? Infinity); length >= shortest; length--) {
+    const prefix = term.slice(0, length);
+    if (stats.toolFrequency(prefix) > 0) return prefix;
+  }
+  return undefined;
+}
+
 /** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
 function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[]; pairs: Map<string, number> } {
   const known = (term: string): boolean => stats.toolFrequency(term) > 0;
   const idfWeight = idfWeightOf(stats);
-  /** The longest known prefix of an unknown word ("rental" → "rent"), or undefined. */
-  const backoff = (term: string): string | undefined => {
-    if (!ASCII_WORD.test(term)) return undefined;
-    const shortest = Math.max(MIN_BACKOFF_LENGTH, Math.ceil(MIN_BACKOFF_SHARE * term.length));
-    // From the longest term the catalog may hold, not from the word's length: a 2,000-letter made-up word would
-    // otherwise cut and look up 1,200 prefixes of up to 2,000 letters.
-    for (let length = Math.min(term.length - 1, stats.longestTerm ?? Infinity); length >= shortest; length--) {
-      const prefix = term.slice(0, length);
-      if (known(prefix)) return prefix;
-    }
-    return undefined;
-  };
+  const backoff = (term: string): string | undefined => backoffPrefix(term, stats);
   const counts = new Map<string, number>();
   const sequence = analyzeQuery(query, tuning.queryStopWords);
   for (const term of sequence) counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -349,9 +365,11 @@ export class RankedIndex implements SearchIndex {
     if (!(tuning.sentenceShare >= 0 && tuning.sentenceShare <= 1)) {
       throw new RangeError(`sentenceShare must be a number from 0 to 1, not ${String(tuning.sentenceShare)}`);
     }
-    if (!Number.isFinite(tuning.toolCentralityExponent) || tuning.toolCentralityExponent < 0) {
-      throw new RangeError(`toolCentralityExponent must be a finite number ≥ 0, not ${String(tuning.toolCentralityExponent)}`);
+    for (const setting of ["toolCentralityExponent", "nameCentralityExponent"] as const) {
+      const value = tuning[setting];
+      if (!Number.isFinite(value) || value < 0) throw new RangeError(`${setting} must be a finite number ≥ 0, not ${String(value)}`);
     }
+    if (typeof tuning.backoffCentrality !== "boolean") throw new RangeError(`backoffCentrality must be true or false, not ${String(tuning.backoffCentrality)}`);
     for (const [field, b] of Object.entries(tuning.fieldB)) {
       if (!(b >= 0 && b <= 1)) throw new RangeError(`fieldB.${field} must be a number from 0 to 1, not ${String(b)}`);
     }
@@ -636,10 +654,12 @@ export class RankedIndex implements SearchIndex {
   #withToolCentrality(searched: readonly QueryTerm[], words: readonly CentralWord[]): ScoringOptions {
     const options = this.#scoring();
     const exponent = this.#tuning.toolCentralityExponent;
+    const nameExponent = this.#tuning.nameCentralityExponent;
     const semantic = this.#semantic;
-    if (exponent === 0 || semantic === undefined) return options;
+    if ((exponent === 0 && nameExponent === 0) || semantic === undefined) return options;
     const wordOfTerm = new Map<string, string>();
     for (const { word, term } of words) if (!wordOfTerm.has(term)) wordOfTerm.set(term, word);
+    for (const [prefix, { word }] of this.#backoffWords(words)) if (!wordOfTerm.has(prefix)) wordOfTerm.set(prefix, word);
     const cosinesOf = searched.map((term) => {
       const word = term.phrase === true ? undefined : (wordOfTerm.get(term.term) ?? term.nearWord);
       return word === undefined ? undefined : semantic.wordToolCosines(word);
@@ -648,10 +668,27 @@ export class RankedIndex implements SearchIndex {
     return {
       ...options,
       hitWeight: (slot, queryIndex, field) => {
-        const cosines = field === DESCRIPTION_FIELD ? cosinesOf[queryIndex] : undefined;
-        return cosines === undefined ? 1 : ((1 + Math.max(0, cosines(slot))) / 2) ** exponent;
+        const power = field === DESCRIPTION_FIELD ? exponent : field === NAME_FIELD ? nameExponent : 0;
+        const cosines = power === 0 ? undefined : cosinesOf[queryIndex];
+        return cosines === undefined ? 1 : ((1 + Math.max(0, cosines(slot))) / 2) ** power;
       },
     };
+  }
+
+  /**
+   * With backoffCentrality: each back-off prefix searched (an unknown query word's longest known prefix) and the
+   * query word it stands for, whose centralities it then weighs ("surf" from "surfaces"). Empty otherwise.
+   */
+  #backoffWords(words: readonly CentralWord[]): Map<string, CentralWord> {
+    const found = new Map<string, CentralWord>();
+    if (!this.#tuning.backoffCentrality) return found;
+    const stats = this.#statistics();
+    for (const word of words) {
+      if (stats.toolFrequency(word.term) > 0) continue;
+      const prefix = backoffPrefix(word.term, stats);
+      if (prefix !== undefined && !found.has(prefix)) found.set(prefix, word);
+    }
+    return found;
   }
 
   /**

@@ -121,7 +121,7 @@ describe("createMiniSearchIndex: ranking", () => {
     // The lexical half alone (semanticWeight 0): the word vectors would also tell a ferry from an agency.
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "tool", semanticWeight: 0 }).search("find a ferry")[0]).toBe("harbour_timetables");
     // Counted per field (MiniSearch's IDF, the default), "find" is as rare as can be among names.
-    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, semanticWeight: 0 }).search("find a ferry")[0]).toBe("find_agency");
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "field", semanticWeight: 0 }).search("find a ferry")[0]).toBe("find_agency");
   });
 
   it("with phraseWeight, ranks a tool that says two query words in a row above one that holds them apart", () => {
@@ -250,13 +250,13 @@ describe("buildIndex", () => {
 describe("retrieval quality on MetaTool (the bench's targets)", () => {
   everyTestNeedsEvalData();
   // 2,497 searches, most with words seen for the first time (their near words are worked out once: semantic.ts).
-  it("reaches nDCG@10 ≥ 0.653 and success@5 ≥ 0.756 over every query whose tools are all in the catalog", { timeout: 90_000 }, () => {
+  it("reaches nDCG@10 ≥ 0.657 and success@5 ≥ 0.759 over every query whose tools are all in the catalog", { timeout: 90_000 }, () => {
     const { tools, queries } = evalMetaTool;
     const metaIndex = createMiniSearchIndex(tools.map((t) => tool(t.name, t.description)));
     const quality = measureRetrieval((query) => metaIndex.search(query), queries, new Set(tools.map((t) => t.name)));
     expect(quality.queries).toBe(queries.length);
-    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.653);
-    expect(quality.successAt5).toBeGreaterThanOrEqual(0.756);
+    expect(quality.ndcgAt10).toBeGreaterThanOrEqual(0.657);
+    expect(quality.successAt5).toBeGreaterThanOrEqual(0.759);
     expect(quality.recallAt5).toBeGreaterThanOrEqual(0.65);
   });
 });

@@ -17,6 +17,8 @@ const catalog = [
   tool("recipe_search", "Finds cooking recipes by ingredient."),
 ];
 const LEXICAL = { ...DEFAULT_TUNING, semanticWeight: 0 };
+/** Tools about something else, beside the few a test compares. */
+const UNRELATED = [tool("stock_quotes", "Share prices and market news for listed companies."), tool("music_player", "Play songs, albums and playlists by artist.")];
 
 /** The semantic vectors of `tools`, as an index build makes them (their words read with their terms). */
 function vectorsOf(tools: readonly ToolDefinition[]): SemanticVectors {
@@ -118,14 +120,50 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     const tools = [
       tool("sky_report", "Weather forecast: rain, snow, wind, storms, humidity and temperature for any place, hour by hour and for the next ten days, with alerts."),
       tool("travel_desk", "Hotel bookings, with the weather."),
-      tool("stock_quotes", "Share prices and market news for listed companies."),
-      tool("music_player", "Play songs, albums and playlists by artist."),
+      ...UNRELATED,
     ];
     const withoutIt = { ...DEFAULT_TUNING, toolCentralityExponent: 0 };
     for (const query of ["weather", "what is the weather", "weather today"]) {
       // Without it, the short text that mentions the weather in passing outranks the long one about nothing else.
       expect(createMiniSearchIndex(tools, withoutIt).search(query)[0]).toBe("travel_desk");
       expect(createMiniSearchIndex(tools).search(query).slice(0, 2)).toEqual(["sky_report", "travel_desk"]);
+    }
+  });
+
+  it("weighs a name's hit by how central the query word is to that tool (nameCentralityExponent)", () => {
+    // The cosine's own weight near 0: only the lexical half orders, and the shorter name would come first.
+    const lexicalOrder = { ...DEFAULT_TUNING, semanticWeight: 1e-6 };
+    const cases = [
+      { tools: [tool("weather_rooms", "Hotel rooms and bookings for travellers."), tool("weather_station_pro", "Rain, wind and temperature forecasts.")], query: "weather tomorrow" },
+      { tools: [tool("book_trips", "Flights and hotels for your trips."), tool("book_reading_list", "Novels, authors and reading recommendations.")], query: "a good book" },
+    ];
+    for (const { tools, query } of cases) {
+      const [passing, about] = tools.map((entry) => entry.name);
+      expect(createMiniSearchIndex([...tools, ...UNRELATED], { ...lexicalOrder, nameCentralityExponent: 0 }).search(query).slice(0, 2)).toEqual([passing, about]);
+      expect(createMiniSearchIndex([...tools, ...UNRELATED], { ...lexicalOrder, nameCentralityExponent: 1 }).search(query).slice(0, 2)).toEqual([about, passing]);
+    }
+  });
+
+  it("weighs a back-off prefix's hit by the centrality of the word it was cut from (backoffCentrality)", () => {
+    // No tool holds "surfaces": it backs off to "surf", which a surf report holds; "surfaces" is not what it is about.
+    const tools = [
+      tool("wave_report", "Today's surf, tides and swell."),
+      tool("floor_care", "Cleaning products for floors and carpets."),
+      ...UNRELATED,
+    ];
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, backoffCentrality: false }).search("clean surfaces").slice(0, 2)).toEqual(["wave_report", "floor_care"]);
+    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, backoffCentrality: true }).search("clean surfaces").slice(0, 2)).toEqual(["floor_care", "wave_report"]);
+  });
+
+  it("rejects a nameCentralityExponent out of range or a backoffCentrality that is not a boolean, naming it", () => {
+    for (const nameCentralityExponent of [-1, Number.NaN, Infinity]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, nameCentralityExponent })).toThrow(/nameCentralityExponent/);
+    }
+    for (const backoffCentrality of [1, "yes", undefined]) {
+      // As a caller without types could pass it.
+      const tuning = { ...DEFAULT_TUNING };
+      Reflect.set(tuning, "backoffCentrality", backoffCentrality);
+      expect(() => createMiniSearchIndex(catalog, tuning)).toThrow(/backoffCentrality/);
     }
   });
 
