@@ -3,6 +3,9 @@
 // per (tool, term, principal), folds the rows into the learned state at most every `applyEverySeconds` (an alarm) or
 // when the owner applies them, and hands the folded state, with its version, to isolates that hold an older one.
 //
+// The folded state is kept as rows (one per learned term, per profile and per profile term), not as one storage value:
+// thousands of learning tools, each with its terms and its profile, would outgrow a value's limit.
+//
 // A separate object rather than the registry object: evidence is written after many calls, the registry on an owner's
 // rare writes and by every isolate's version checks; sharing one object would queue each behind the other, and the
 // registry object's storage (tools, snapshots) stays as it is.
@@ -14,8 +17,10 @@ import {
   isEvidenceEvent,
   reinforced,
   rowCounts,
+  type CallerProfile,
   type EvidenceRow,
   type LearnedState,
+  type LearnedTerm,
 } from "../core/learning/evidence.ts";
 
 /** Most evidence events one batch may carry (an isolate's batch is smaller; the rest of a larger one is dropped). */
@@ -23,7 +28,7 @@ export const MAX_BATCH_EVENTS = 1_000;
 /** Most evidence rows kept: past it, the oldest rows go when the evidence is folded. */
 export const MAX_EVIDENCE_ROWS = 200_000;
 
-const KEY = { applied: "applied", options: "options" } as const;
+const KEY = { applied: "applied", appliedVersion: "appliedVersion", options: "options" } as const;
 
 export interface LearningReport {
   /** The folded state the ranking uses now. */
@@ -39,6 +44,19 @@ export class LearningObject extends DurableObject<Env> {
       tool TEXT NOT NULL, term TEXT NOT NULL, principal TEXT NOT NULL, weight REAL NOT NULL, at INTEGER NOT NULL,
       PRIMARY KEY (tool, term, principal)) WITHOUT ROWID`);
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS evidence_by_at ON evidence (at)");
+    // The folded state in use: its version and time in `appliedVersion`, its terms and profiles as rows.
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS learned_terms (
+      tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, principals INTEGER NOT NULL,
+      PRIMARY KEY (tool, term)) WITHOUT ROWID`);
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS learned_profiles (tool TEXT NOT NULL PRIMARY KEY, principals INTEGER NOT NULL) WITHOUT ROWID");
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS profile_terms (
+      tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, PRIMARY KEY (tool, term)) WITHOUT ROWID`);
+    // A state folded before the rows existed was one value: it becomes rows once.
+    const legacy = ctx.storage.kv.get<LearnedState>(KEY.applied);
+    if (legacy !== undefined) {
+      this.store(legacy);
+      ctx.storage.kv.delete(KEY.applied);
+    }
   }
 
   /**
@@ -71,8 +89,7 @@ export class LearningObject extends DurableObject<Env> {
 
   /** The folded state when it is newer than `version` (the one the caller holds), else only the current version. */
   stateSince(version: number): LearnedState | { version: number } {
-    const applied = this.applied();
-    return applied.version === version ? { version } : applied;
+    return this.appliedVersion().version === version ? { version } : this.applied();
   }
 
   /** Folds the evidence now (dropping rows that no longer count, and the oldest past MAX_EVIDENCE_ROWS). */
@@ -92,8 +109,8 @@ export class LearningObject extends DurableObject<Env> {
         sql.exec("DELETE FROM evidence WHERE tool = ? AND term = ? AND principal = ?", row.tool, row.term, row.principal);
       }
     }
-    const state = foldEvidence(rows, now, options, this.applied().version + 1);
-    this.ctx.storage.kv.put(KEY.applied, state);
+    const state = foldEvidence(rows, now, options, this.appliedVersion().version + 1);
+    this.store(state);
     return state;
   }
 
@@ -128,7 +145,47 @@ export class LearningObject extends DurableObject<Env> {
     if (options !== undefined) this.apply(options);
   }
 
+  /** The version and fold time of the state in use (the empty state's before any fold). */
+  private appliedVersion(): { version: number; appliedAt: number } {
+    return this.ctx.storage.kv.get<{ version: number; appliedAt: number }>(KEY.appliedVersion) ?? { version: EMPTY_LEARNED_STATE.version, appliedAt: EMPTY_LEARNED_STATE.appliedAt };
+  }
+
+  /** The state in use, read back from its rows: each tool's terms and profile terms heaviest first, as folded. */
   private applied(): LearnedState {
-    return this.ctx.storage.kv.get<LearnedState>(KEY.applied) ?? EMPTY_LEARNED_STATE;
+    const { version, appliedAt } = this.appliedVersion();
+    if (version === EMPTY_LEARNED_STATE.version) return EMPTY_LEARNED_STATE;
+    const { sql } = this.ctx.storage;
+    const tools: Record<string, LearnedTerm[]> = {};
+    for (const { tool, term, weight, principals } of sql.exec<{ tool: string; term: string; weight: number; principals: number }>(
+      "SELECT tool, term, weight, principals FROM learned_terms ORDER BY tool, weight DESC, term",
+    )) (tools[tool] ??= []).push({ term, weight, principals });
+    const profiles: Record<string, CallerProfile> = {};
+    for (const { tool, principals } of sql.exec<{ tool: string; principals: number }>("SELECT tool, principals FROM learned_profiles ORDER BY tool")) {
+      profiles[tool] = { principals, terms: [] };
+    }
+    for (const { tool, term, weight } of sql.exec<{ tool: string; term: string; weight: number }>(
+      "SELECT tool, term, weight FROM profile_terms ORDER BY tool, weight DESC, term",
+    )) profiles[tool]?.terms.push({ term, weight });
+    return { version, appliedAt, tools, profiles };
+  }
+
+  /** Makes `state` the state in use: its rows replace the previous state's, with its version, in one transaction. */
+  private store(state: LearnedState): void {
+    const { sql } = this.ctx.storage;
+    this.ctx.storage.transactionSync(() => {
+      sql.exec("DELETE FROM learned_terms");
+      sql.exec("DELETE FROM learned_profiles");
+      sql.exec("DELETE FROM profile_terms");
+      for (const [tool, terms] of Object.entries(state.tools)) {
+        for (const { term, weight, principals } of terms) {
+          sql.exec("INSERT INTO learned_terms (tool, term, weight, principals) VALUES (?, ?, ?, ?)", tool, term, weight, principals);
+        }
+      }
+      for (const [tool, { principals, terms }] of Object.entries(state.profiles ?? {})) {
+        sql.exec("INSERT INTO learned_profiles (tool, principals) VALUES (?, ?)", tool, principals);
+        for (const { term, weight } of terms) sql.exec("INSERT INTO profile_terms (tool, term, weight) VALUES (?, ?, ?)", tool, term, weight);
+      }
+      this.ctx.storage.kv.put(KEY.appliedVersion, { version: state.version, appliedAt: state.appliedAt });
+    });
   }
 }

@@ -13,10 +13,13 @@ const RIVAL = "lt_payroll_report";
 const HELD = "lt_currency_wire";
 const REFUSED = "lt_currency_vault";
 const SECRET = "lt_currency_secret";
-/** The request the target does not match (no word of its text), which a rival does. */
-const REQUEST = "payroll spreadsheet";
+/**
+ * The request the target does not match (no word of its text), which a rival does by one word ("payroll"): the
+ * rival's text does not describe the request whole (a learned word that a matched tool's own text holds counts less).
+ */
+const REQUEST = "payroll spreadsheet totals ledger";
 /** What the teaching principals search: the target matches it, and its terms include the request's. */
-const TEACHING = "convert currency for the payroll spreadsheet";
+const TEACHING = "convert currency for the payroll spreadsheet totals ledger";
 
 function vars(settings: Record<string, unknown>): Record<string, string> {
   const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
@@ -86,7 +89,7 @@ beforeAll(async () => {
   owner = await ownerToken("owner-learning");
   const tools = [
     testTool(TARGET, "Convert an amount of money from one currency to another at today's rate."),
-    testTool(RIVAL, "Monthly payroll report: salaries paid per team, as a spreadsheet."),
+    testTool(RIVAL, "Monthly payroll report: salaries paid per team."),
     testTool(HELD, "Wire a currency amount to a bank account.", { confirm: "always" }),
     testTool(REFUSED, "Open the currency vault.", { visibility: "restricted" }),
     testTool(SECRET, "Currency secret ledger.", { groups: ["lt_secret"] }),

@@ -75,11 +75,12 @@ export const EMPTY_LEARNED_STATE: LearnedState = Object.freeze({ version: 0, app
 
 /**
  * The terms a query teaches: analyzed as the ranked index analyzes text (so they match its terms and never keep the
- * query's own words), each once, at most MAX_TERMS_PER_EVENT.
+ * query's own words), each once, at most MAX_TERMS_PER_EVENT; words written as names or identifiers teach nothing
+ * (withoutNamesOrIdentifiers), nor does a term of digits alone.
  */
 export function evidenceTerms(query: string): string[] {
   const terms = new Set<string>();
-  for (const term of analyze(query)) {
+  for (const term of analyze(withoutNamesOrIdentifiers(query))) {
     if (term.length > MAX_TERM_LENGTH || NUMBER.test(term)) continue;
     terms.add(term);
     if (terms.size >= MAX_TERMS_PER_EVENT) break;
@@ -180,4 +181,33 @@ function callerProfiles(callers: Map<string, Map<string, Map<string, number>>>, 
 /** Whether a row still counts as of `now` (a row that no longer does is deleted). */
 export function rowCounts(row: Pick<EvidenceRow, "weight" | "at">, now: number, halfLifeDays: number): boolean {
   return decayed(row.weight, row.at, now, halfLifeDays) >= MIN_EVIDENCE_WEIGHT;
+}
+
+/** A word that ends a sentence (its punctuation, then closing quotes or brackets). */
+const SENTENCE_END = /[.!?]["'\u2019\u201d)\]]*$/u;
+const LEADING_PUNCTUATION = /^[^\p{L}\p{N}]+/u;
+const CAPITAL = /^\p{Lu}/u;
+/** A title or abbreviation before a name: a capital letter, up to two more letters, a full stop. */
+const ABBREVIATION = /^\p{Lu}\p{L}{0,2}\.$/u;
+const LETTER = /\p{L}/u;
+const DIGIT = /\p{N}/u;
+
+/**
+ * `query` less the words that say which request rather than which tool: a word written as a name (it starts with a
+ * capital letter and does not start a sentence: a person, a place, a month, a product) and a word of letters and
+ * digits together (an identifier, a code, a user name, a password). Neither is kept as evidence.
+ */
+function withoutNamesOrIdentifiers(query: string): string {
+  const kept: string[] = [];
+  let sentenceStart = true;
+  for (const word of query.split(/\s+/u)) {
+    if (word === "") continue;
+    const bare = word.replace(LEADING_PUNCTUATION, "");
+    const name = !sentenceStart && CAPITAL.test(bare);
+    const identifier = LETTER.test(word) && DIGIT.test(word);
+    if (!name && !identifier) kept.push(word);
+    // "Dr." or "St." ends no sentence: the name after it is still a name.
+    sentenceStart = SENTENCE_END.test(word) && !ABBREVIATION.test(bare);
+  }
+  return kept.join(" ");
 }

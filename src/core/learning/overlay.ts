@@ -6,6 +6,9 @@
 // - the callers' profile: each tool that enough principals called has a vector, the average of what its callers
 //   asked (their terms' word vectors, less the tool's own terms), and a query near it finds the tool even in words
 //   no caller used.
+// A learned term that another tool of the index's head holds in its own text counts `explainedShare` of it for a tool
+// whose own text lacks it: the index already places that word (the learned term is mostly another tool's word that
+// reached this one through a request for both).
 // The index's own ranking is read as scores by rank; the learned parts are added, each weighted and capped. Learned
 // terms move ranks only: they never appear in an answer (the index's `scored`, which says how much of a query a tool
 // matches, is the index's own).
@@ -41,12 +44,17 @@ export interface LearningTuning {
   vectorFloor: number;
   /** A profile of n principals counts n / (n + vectorConfidence) of its part: few callers move little. */
   vectorConfidence: number;
+  /**
+   * How much a learned term counts for a tool whose own text lacks it when another of the index's first `depth` tools
+   * holds it in its own text (1: in full).
+   */
+  explainedShare: number;
 }
 
 /** Chosen by the bench's learning section (`node --expose-gc bench/run.ts --learning`) on the four sets. */
 export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({
   weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote",
-  ownTermShare: 0.3, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3,
+  ownTermShare: 0.3, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3, explainedShare: 0.3,
 });
 
 /** The tools nearest a query's vector that a profile may lift (the others count nothing). */
@@ -112,16 +120,22 @@ export class LearnedOverlay {
    * Each tool whose learned terms a query matches, with how much of the query they cover (0 to 1): each query term
    * weighs its rarity among the learned fields of a catalog of `catalogSize` tools (a term no tool learned counts as
    * the rarest, times `unlearnedShare`), and a tool earns a matched term's rarity times its vote (or saturated weight),
-   * times `ownTermShare` when the tool's own text (read through `definitionOf`) holds the term.
+   * times `ownTermShare` when the tool's own text (read through `definitionOf`) holds the term, else times
+   * `explainedShare` when the own text of another of the index's `head` (its first tools for the query) holds it.
    */
-  match(query: string, catalogSize: number, definitionOf?: DefinitionOf): Map<string, number> {
+  match(query: string, catalogSize: number, definitionOf?: DefinitionOf, head: readonly string[] = []): Map<string, number> {
     const matches = new Map<string, number>();
     if (this.#postings.size === 0) return matches;
     const terms = [...new Set(analyze(query))].slice(0, MAX_QUERY_TERMS);
-    const own = (tool: string, term: string): number => {
+    const holds = (tool: string, term: string): boolean => {
       const definition = definitionOf?.(tool);
-      return definition !== undefined && ownTerms(definition).has(term) ? this.#tuning.ownTermShare : 1;
+      return definition !== undefined && ownTerms(definition).has(term);
     };
+    /** The query terms that a tool of the head holds in its own text: the index places them already. */
+    const placed = new Set<string>();
+    for (const name of head) for (const term of terms) if (holds(name, term)) placed.add(term);
+    const own = (tool: string, term: string): number =>
+      holds(tool, term) ? this.#tuning.ownTermShare : placed.has(term) ? this.#tuning.explainedShare : 1;
     const vote = this.#tuning.scoring === "vote";
     let total = 0;
     const size = Math.max(catalogSize, 1);
@@ -218,9 +232,10 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
   const { weight, rankScale, depth, vectorWeight } = overlay.tuning;
   const searchPage = (query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage => {
     // The learned part of each tool: its learned terms' share, and its callers' profile's nearness, each capped.
+    const near = overlay.nearProfiles(query, definitionOf);
     const learned = new Map<string, number>();
     for (const [name, share] of overlay.match(query, index.size, definitionOf)) learned.set(name, weight * share);
-    for (const [name, near] of overlay.nearProfiles(query, definitionOf)) learned.set(name, (learned.get(name) ?? 0) + vectorWeight * near);
+    for (const [name, part] of near) learned.set(name, (learned.get(name) ?? 0) + vectorWeight * part);
     if (learned.size === 0) return index.searchPage(query, count, accept);
     // The index calls `accept` for every tool it matches (to count them): the learned ones it matched are noted.
     const matchedByIndex = new Set<string>();
@@ -229,6 +244,13 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
       if (learned.has(name)) matchedByIndex.add(name);
       return true;
     });
+    // The learned terms scored again knowing the head: a term that a head tool's own text holds counts less for the
+    // others (explainedShare), so that the parts only shrink and the tools noted above are all the learned ones.
+    if (overlay.tuning.explainedShare < 1) {
+      learned.clear();
+      for (const [name, share] of overlay.match(query, index.size, definitionOf, head.names.slice(0, depth))) learned.set(name, weight * share);
+      for (const [name, part] of near) learned.set(name, (learned.get(name) ?? 0) + vectorWeight * part);
+    }
     const scores = new Map<string, number>();
     head.names.forEach((name, rank) => scores.set(name, rankScale / (rankScale + rank)));
     // A learned match below the head scores at most what the head's end does; one the index did not match, nothing.

@@ -52,6 +52,22 @@ describe("evidenceTerms and numbers", () => {
   });
 });
 
+describe("evidenceTerms and the words that say which request", () => {
+  it("keeps no word written as a name (a capital letter, not starting a sentence), and keeps a sentence's first word", () => {
+    const terms = evidenceTerms("Cancel my appointment with Dr. Smith for John Doe on October 10. Please hurry");
+    expect(terms).toEqual(evidenceTerms("Cancel my appointment with for on. Please hurry"));
+    for (const word of ["smith", "john", "doe", "octob"]) expect(terms.some((term) => term.startsWith(word))).toBe(false);
+    expect(terms).toEqual(expect.arrayContaining([...analyze("cancel"), ...analyze("please")]));
+  });
+
+  it("keeps no word of letters and digits together (identifiers, user names, passwords)", () => {
+    const terms = evidenceTerms("check my balance, username user1 and password pass123, card a1b2c3");
+    expect(terms).toEqual(evidenceTerms("check my balance, username and password, card"));
+    expect(terms).not.toContain("pass");
+    expect(terms).not.toContain("user");
+  });
+});
+
 describe("callers' profiles", () => {
   it("are made only for a tool that minPrincipals distinct principals called", () => {
     const two = rowsOf(["a", "b"].map((principal) => ({ principal, tool: "convert", query: "currency payroll" })));

@@ -102,6 +102,27 @@ describe("the tool's own terms and its callers' profile", () => {
     expect(lacking.get("currency_convert")).toBeCloseTo(lacking.get("payroll_report") ?? 0);
   });
 
+  it.each(SEARCH_MODES)("a learned term another tool of the index's head holds counts explainedShare for a tool that lacks it (%s)", (mode) => {
+    // payroll_report's own text holds "payroll"; filler_1 learned it (a request for both reached it).
+    const state = stateOf({ filler_1: "payroll salaries" });
+    const overlay = new LearnedOverlay(state);
+    const alone = overlay.match("payroll", CATALOG.length, definitionOf);
+    const placed = overlay.match("payroll", CATALOG.length, definitionOf, ["payroll_report"]);
+    expect(placed.get("filler_1") ?? 0).toBeGreaterThan(0);
+    expect(placed.get("filler_1") ?? 0).toBeLessThan(alone.get("filler_1") ?? 0);
+    // In full again when explainedShare is 1.
+    const full = new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, explainedShare: 1 });
+    expect(full.match("payroll", CATALOG.length, definitionOf, ["payroll_report"]).get("filler_1")).toBeCloseTo(alone.get("filler_1") ?? 0);
+    // Through the ranking: the tool whose own text names the request stays above the one that only learned its word.
+    const index = createSearchIndex(mode, CATALOG);
+    expect(index.searchPage("payroll", 1).names).toEqual(["payroll_report"]);
+    const learned = withLearning(index, overlay, definitionOf).searchPage("payroll", 3).names;
+    expect(learned[0]).toBe("payroll_report");
+    expect(learned).toContain("filler_1");
+    const unguarded = withLearning(index, full, definitionOf).searchPage("payroll", 3).names;
+    expect(unguarded[0]).toBe("filler_1");
+  });
+
   it.each(SEARCH_MODES)("a profile finds its tool for words no caller used, and only near it (%s)", (mode) => {
     const index = createSearchIndex(mode, CATALOG);
     const profiles = {

@@ -1,0 +1,97 @@
+// The learning object keeps the folded state as rows, not as one storage value: a state far past a value's limit
+// (128 KiB) is kept, read back whole and in order, handed to isolates and forgotten per tool. Each test uses an object
+// of its own.
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LEARNING, type LearningConfig } from "../../src/core/config.ts";
+import { MAX_TERMS_PER_EVENT, type EvidenceEvent, type LearnedState } from "../../src/core/learning/evidence.ts";
+import { LearningObject } from "../../src/durable/learningObject.ts";
+
+const OPTIONS: LearningConfig = { ...DEFAULT_LEARNING, enabled: true };
+const learning = (name: string): DurableObjectStub<LearningObject> => env.LEARNING.getByName(`test-learning-${name}`);
+
+/** Three principals each teach every tool `terms` distinct terms, in events of at most MAX_TERMS_PER_EVENT terms. */
+function events(tools: number, terms: number): EvidenceEvent[] {
+  const out: EvidenceEvent[] = [];
+  for (let t = 0; t < tools; t++) {
+    const words = Array.from({ length: terms }, (_, i) => `learnedword${t}x${i}`);
+    for (const principal of ["p1", "p2", "p3"]) {
+      for (let at = 0; at < words.length; at += MAX_TERMS_PER_EVENT) {
+        out.push({ tool: `tool_${t}`, terms: words.slice(at, at + MAX_TERMS_PER_EVENT), principal, at: Date.now() });
+      }
+    }
+  }
+  return out;
+}
+
+describe("LearningObject's folded state", () => {
+  it("keeps a state larger than 128 KiB as rows and reads it back whole, in the fold's order", async () => {
+    const stub = learning("large");
+    const batch = events(100, OPTIONS.maxTermsPerTool);
+    expect(await stub.record(batch, OPTIONS)).toBe(batch.length);
+    const applied: LearnedState = await stub.apply(OPTIONS);
+    expect(Object.keys(applied.tools)).toHaveLength(100);
+    expect(applied.tools.tool_7).toHaveLength(OPTIONS.maxTermsPerTool);
+    expect(Object.keys(applied.profiles ?? {})).toHaveLength(100);
+    expect(JSON.stringify(applied).length).toBeGreaterThan(128 * 1024);
+
+    const read = await stub.stateSince(0);
+    if (!("tools" in read)) throw new Error("expected the whole state");
+    expect(read.version).toBe(applied.version);
+    expect(read.appliedAt).toBe(applied.appliedAt);
+    expect(read.tools).toEqual(applied.tools);
+    expect(read.profiles).toEqual(applied.profiles);
+    // Each tool's terms in the fold's order (heaviest first, then by term), not the rows' order.
+    expect(read.tools.tool_7?.map(({ term }) => term)).toEqual(applied.tools.tool_7?.map(({ term }) => term));
+    // The holder of this version gets only the version.
+    expect(await stub.stateSince(applied.version)).toEqual({ version: applied.version });
+
+    // No storage value holds the state: the largest is small.
+    const largest = await runInDurableObject(stub, (_instance, state) => {
+      let bytes = 0;
+      for (const [, value] of state.storage.kv.list()) bytes = Math.max(bytes, JSON.stringify(value).length);
+      return bytes;
+    });
+    expect(largest).toBeLessThan(1024);
+  });
+
+  it("forgets one tool's rows, and all of them, with a new version each time", async () => {
+    const stub = learning("forget");
+    await stub.record(events(3, 4), OPTIONS);
+    const applied = await stub.apply(OPTIONS);
+    expect(Object.keys(applied.tools).toSorted()).toEqual(["tool_0", "tool_1", "tool_2"]);
+
+    const one = await stub.forget("tool_1", OPTIONS);
+    expect(one.removed).toBe(12);
+    expect(one.applied.version).toBe(applied.version + 1);
+    const read = await stub.stateSince(applied.version);
+    if (!("tools" in read)) throw new Error("expected the whole state");
+    expect(Object.keys(read.tools).toSorted()).toEqual(["tool_0", "tool_2"]);
+    expect(Object.keys(read.profiles ?? {}).toSorted()).toEqual(["tool_0", "tool_2"]);
+
+    const all = await stub.forget(undefined, OPTIONS);
+    const empty = await stub.stateSince(one.applied.version);
+    if (!("tools" in empty)) throw new Error("expected the whole state");
+    expect(empty).toEqual({ version: all.applied.version, appliedAt: all.applied.appliedAt, tools: {}, profiles: {} });
+  });
+
+  it("turns a state kept as one value (before the rows) into rows when the object starts", async () => {
+    const stub = learning("legacy");
+    const legacy: LearnedState = {
+      version: 4,
+      appliedAt: 1_000,
+      tools: { tool_a: [{ term: "payrol", weight: 3, principals: 3 }] },
+      profiles: { tool_a: { principals: 3, terms: [{ term: "payrol", weight: 1 }] } },
+    };
+    const read = await runInDurableObject(stub, (_instance, state) => {
+      state.storage.kv.put("applied", legacy);
+      const restarted = new LearningObject(state, env);
+      return { stored: state.storage.kv.get("applied"), since: restarted.stateSince(0) };
+    });
+    expect(read.stored).toBeUndefined();
+    expect(read.since).toEqual(legacy);
+    // The next fold follows the old version.
+    expect((await stub.apply(OPTIONS)).version).toBe(5);
+  });
+});
