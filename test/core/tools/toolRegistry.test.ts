@@ -554,19 +554,23 @@ describe("registering a definition a registry stored", () => {
   });
 });
 
+/** What callers of a few group lists see of a registry, as JSON texts. */
+function viewsOf(registry: ToolRegistry): string[][] {
+  return [["*"], ["x"], [], ["y"]].map((groups) => registry.getDefinitions({ groups }).map((seen) => JSON.stringify(seen)));
+}
+
 describe("registerValidated", () => {
   it("lists every tool for every group in order, the same as a registry that lists them by a pass over its entries", () => {
     const source = quietRegistry();
     source.registerMany([tool("a"), { ...tool("b"), groups: ["x"] }, { ...tool("c"), groups: ["y", "x"] }], "c");
     const definitions = source.getDefinitions({ groups: ["*"] });
-    const expected = (registry: ToolRegistry): string[][] => [["*"], ["x"], [], ["y"]].map((groups) => registry.getDefinitions({ groups }).map((seen) => JSON.stringify(seen)));
     const read = quietRegistry();
     read.registerValidated(definitions.map((definition) => ({ definition, contextId: "c" })));
     const every = read.getDefinitions({ groups: ["*"] });
     expect(every).toEqual(definitions);
     expect(Object.isFrozen(every)).toBe(true);
     expect(every).toBe(read.getDefinitions({ groups: ["*"] }));
-    expect(expected(read)).toEqual(expected(source));
+    expect(viewsOf(read)).toEqual(viewsOf(source));
     // Into a registry that held tools already, or with a name twice, the list is made as ever: registry order.
     const more = quietRegistry();
     more.register(tool("c"), "c");
