@@ -15,10 +15,10 @@ import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } f
 import { registerStoredTools } from "../src/core/tools/storedTools.ts";
 import { toolListTokens } from "../src/core/tools/toolTokens.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
-import { catalogFigures, firstTurnSearchToolsText, prepareTurn, rememberCatalogFigures, WarnOnce } from "../src/core/turn/prepare.ts";
+import { catalogFigures, firstTurnMetaToolTexts, prepareTurn, rememberCatalogFigures, WarnOnce } from "../src/core/turn/prepare.ts";
 import { runSearchTools } from "../src/core/turn/searchTools.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
-import { registrableCatalog } from "./catalog.ts";
+import { enlargedCatalog, loadBenchData, registrableCatalog } from "./catalog.ts";
 import { summarize, timed } from "./stats.ts";
 import { provideWordVectorsFromFile } from "./wordVectors.ts";
 
@@ -116,6 +116,32 @@ function figures(runs: readonly { wall: number; cpu: number }[]): ColdFigures {
 
 const round = (value: number, digits = 1): number => Number(value.toFixed(digits));
 
+/**
+ * The registry snapshot of `definitions` in `mode`, as the registry's writer makes it (isolate/registryCache.ts). The
+ * writer's cost: a fresh process would count every tool's tokens; in the section the counts of the first mode are
+ * reused by the second (an isolate writes one mode's snapshot per version).
+ */
+function snapshotBytes(definitions: readonly ToolDefinition[], mode: SearchMode): Uint8Array | undefined {
+  const index = createSearchIndex(mode, definitions);
+  toolListTokens(definitions, "openai");
+  return encodeRegistrySnapshot({
+    epoch: EPOCH, version: VERSION, mode, fingerprint: snapshotFingerprint(mode, "en", false),
+    tools: definitions.map((definition) => ({ definition, context: "bench", revision: 1 })),
+    skipped: [],
+    index,
+    // As the registry's writer does (isolate/registryCache.ts): the first prepare's figures and meta-tool texts.
+    views: [{ groups: ["*"], ...catalogFigures(definitions) }],
+    countedTexts: firstTurnMetaToolTexts(definitions, benchConfig(mode), "openai"),
+  });
+}
+
+/** The registry of the enlarged real catalog at `size` tools, built from its stored texts. */
+function registryDefinitions(catalog: ToolDefinition[]): readonly ToolDefinition[] {
+  const registry = new ToolRegistry({ logger: quiet });
+  registerStoredTools(registry, storedTexts(catalog), new Map(), () => undefined);
+  return registry.getDefinitions({ groups: ["*"] });
+}
+
 /** The section: per mode and size, the snapshot's making and a cold isolate's first search and prepare from it. */
 export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[], sizes: readonly number[], runs: number, log: (message: string) => void): ColdSection {
   const folder = mkdtempSync(join(tmpdir(), "toolgate-cold-"));
@@ -126,26 +152,10 @@ export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[]
       const texts = storedTexts(catalog);
       const textFile = join(folder, `texts-${size}.json`);
       writeFileSync(textFile, JSON.stringify(texts));
-      const registry = new ToolRegistry({ logger: quiet });
-      registerStoredTools(registry, texts, new Map(), () => undefined);
-      const definitions = registry.getDefinitions({ groups: ["*"] });
+      const definitions = registryDefinitions(catalog);
       for (const mode of SEARCH_MODES) {
         log(`cold isolate: ${mode}, ${size} tools`);
-        const index = createSearchIndex(mode, definitions);
-        // The writer's cost: a fresh process would count every tool's tokens; here the counts of the first mode
-        // are reused by the second (an isolate writes one mode's snapshot per version).
-        const [bytes, writeMs, writeCpuMs] = timed(() => {
-          toolListTokens(definitions, "openai");
-          return encodeRegistrySnapshot({
-            epoch: EPOCH, version: VERSION, mode, fingerprint: snapshotFingerprint(mode, "en", false),
-            tools: definitions.map((definition) => ({ definition, context: "bench", revision: 1 })),
-            skipped: [],
-            index,
-            // As the registry's writer does (isolate/registryCache.ts): the first prepare's search_tools text.
-            views: [{ groups: ["*"], ...catalogFigures(definitions) }],
-            countedTexts: [firstTurnSearchToolsText(definitions, benchConfig(mode), "openai")].flatMap((text) => (text === undefined ? [] : [text])),
-          });
-        });
+        const [bytes, writeMs, writeCpuMs] = timed(() => snapshotBytes(definitions, mode));
         if (bytes === undefined) throw new Error(`the ${mode} index wrote no snapshot`);
         const file = join(folder, `${mode}-${size}.snapshot`);
         writeFileSync(file, bytes);
@@ -168,6 +178,19 @@ export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[]
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+if (process.argv[2] === "snapshot") {
+  // `node bench/coldIsolate.ts snapshot <size> <mode> <file>`: writes the snapshot a child reads (for before/after
+  // runs of the child on two trees, each on its own format's snapshot of the same tools).
+  const [size, mode, file] = process.argv.slice(3);
+  if (size === undefined || (mode !== "substring" && mode !== "minisearch") || file === undefined) throw new Error("usage: coldIsolate.ts snapshot <size> <mode> <file>");
+  const data = loadBenchData();
+  if ("missing" in data) throw new Error(data.missing);
+  provideWordVectorsFromFile();
+  const bytes = snapshotBytes(registryDefinitions(registrableCatalog(enlargedCatalog(data.real, Number(size)))), mode);
+  if (bytes === undefined) throw new Error(`the ${mode} index wrote no snapshot`);
+  writeFileSync(file, bytes);
 }
 
 if (process.argv[2] === "child") {

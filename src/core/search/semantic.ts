@@ -8,7 +8,7 @@
 // (SemanticVectors), so an updated index scores exactly as a fresh build of the same catalog. The query side also
 // reads the vectors word by word: how central each word is to the query (wordCentralities), and a word's near words
 // (nearWords), which depend on the table only.
-import { EMBEDDING_DIMENSIONS, wordVectors } from "./wordVectors.ts";
+import { EMBEDDING_DIMENSIONS, type NearLists, wordVectors } from "./wordVectors.ts";
 import { MAX_CACHED_TERM_LENGTH } from "./analyze.ts";
 import { isStopWord } from "./stemmer.ts";
 import type { ToolWords } from "./bm25Postings.ts";
@@ -26,30 +26,50 @@ const ID_PARTS = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
 const LETTERS = /^[a-z]+$/;
 
 interface Table {
-  /** Word → its row (its frequency rank among the words kept). */
-  rows: Map<string, number>;
-  /** Row-major, dequantized, each row times its word's weight (SIF). */
+  /** Word → its row (its frequency rank among the words kept): looked up in the table's bytes (wordVectors.ts). */
+  rows: { get(word: string): number | undefined };
+  /**
+   * Row-major, dequantized, each row times its word's weight (SIF). A row is filled when its word is first looked up
+   * (`rows.get`), which is how every row a search or build reads is found: the rest stay zero, never read.
+   */
   vectors: Float32Array;
+  /** Fills row `row` of `vectors` (a row found otherwise than by its word: a near word's). */
+  fill: (row: number) => void;
 }
 
 let table: Table | undefined;
 
 /**
- * The word vectors, decoded once per isolate on first use (wordVectors.ts reads the file the shell provided): read row
- * by row into float32 with the row's weight worked out once.
+ * The word vectors as a search reads them, once per isolate on first use: the table is read in place (wordVectors.ts),
+ * and a row is dequantized with its weight worked out when its word is first looked up, not all 15,000 up front.
  */
 function wordTable(): Table {
   if (table) return table;
-  const { words, scales, values } = wordVectors();
-  const vectors = new Float32Array(words.length * EMBEDDING_DIMENSIONS);
-  const rows = new Map<string, number>();
-  for (let row = 0, i = 0; row < words.length; row++) {
-    rows.set(words[row] ?? "", row);
-    const weight = SIF_A / (SIF_A + 1 / ((row + 1) * ZIPF_NORM));
-    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++, i++) vectors[i] = (values[i] ?? 0) * (scales[d] ?? 0) * weight;
-  }
-  table = { rows, vectors };
+  const words = wordVectors();
+  const { scales, values } = words;
+  const vectors = new Float32Array(words.count * EMBEDDING_DIMENSIONS);
+  const filled = new Uint8Array(words.count);
+  const fill = (row: number): void => {
+    if (filled[row] !== 0) return;
+    fillRow(vectors, row, scales, values);
+    filled[row] = 1;
+  };
+  const rows = {
+    get(word: string): number | undefined {
+      const row = words.rowOf(word);
+      if (row === -1) return undefined;
+      fill(row);
+      return row;
+    },
+  };
+  table = { rows, vectors, fill };
   return table;
+}
+
+/** Row `row` of `vectors`: the int8 values times their scales, times the word's weight (SIF). */
+function fillRow(vectors: Float32Array, row: number, scales: Float64Array, values: Int8Array): void {
+  const weight = SIF_A / (SIF_A + 1 / ((row + 1) * ZIPF_NORM));
+  for (let d = 0, i = row * EMBEDDING_DIMENSIONS; d < EMBEDDING_DIMENSIONS; d++, i++) vectors[i] = (values[i] ?? 0) * (scales[d] ?? 0) * weight;
 }
 
 // Identifier parts repeat across tools and queries: each is read once per isolate (as analyze.ts's terms are), into
@@ -72,7 +92,7 @@ export function embeddingWords(text: string): string[] {
 }
 
 /** The table's row of an identifier part, or -1. */
-function rowOf(part: string, rows: Map<string, number>): number {
+function rowOf(part: string, rows: Table["rows"]): number {
   let row = partRows.get(part);
   if (row === undefined) {
     const word = wordOf(part);
@@ -145,21 +165,13 @@ function textVector(text: string, out: Float32Array): boolean {
 /**
  * A word's near words (nearWords) are looked for among the table's most frequent words only, the NEAR_COUNT nearest
  * at a cosine of NEAR_MIN_COSINE or more: a word the catalog lacks is read as words a catalog is likely to hold
- * ("laptop" → computers, phones; "rain" → wind, snow, weather), at a bounded cost (5,000 dot products, once per word and
- * isolate: the lists are cached, and depend on the table only).
+ * ("laptop" → computers, phones; "rain" → wind, snow, weather). They depend on the table only: the generator works
+ * them out for every word (nearListsOf, scripts/wordVectors.ts) and the table carries them, so that a search reads
+ * them (changing these constants means writing the table again).
  */
 const NEAR_ROWS = 5_000;
 const NEAR_COUNT = 20;
 const NEAR_MIN_COSINE = 0.55;
-/** Cached lists: per word its near words' rows and cosines, interleaved (about 200 bytes; 4,000 words under 1 MB). */
-const NEAR_CACHE_LIMIT = 4_000;
-const nearCache = new Map<string, Float32Array>();
-/** The table's NEAR_ROWS most frequent words and their vectors at unit length (0.9 MB), made on first use. */
-interface NearTable {
-  words: string[];
-  units: Float32Array;
-}
-let nearTable: NearTable | undefined;
 
 export interface NearWord {
   word: string;
@@ -171,37 +183,51 @@ export interface NearWord {
  * at a cosine of NEAR_MIN_COSINE or more (the word itself left out); none for a word the table lacks.
  */
 export function nearWords(word: string): NearWord[] {
-  const { rows, vectors } = wordTable();
-  nearTable ??= unitRows(vectors, wordVectors().words.slice(0, NEAR_ROWS));
-  const { words } = nearTable;
-  const list = nearCache.get(word) ?? nearList(word, rows, vectors, nearTable);
+  const { rows, vectors, fill } = wordTable();
+  const own = rows.get(word);
+  const target = new Float32Array(EMBEDDING_DIMENSIONS);
+  if (own === undefined || !unitLength(vectors, own, target)) return [];
+  const words = wordVectors();
   const near: NearWord[] = [];
-  for (let i = 0; i < list.length; i += 2) near.push({ word: words[list[i] ?? 0] ?? "", cosine: list[i + 1] ?? 0 });
+  const unit = new Float32Array(EMBEDDING_DIMENSIONS);
+  for (const row of words.near(own)) {
+    fill(row);
+    unitLength(vectors, row, unit);
+    // The cosine nearListsOf found (float32, as the lists always kept it), worked out again from the two rows.
+    near.push({ word: words.word(row), cosine: Math.fround(dotWithRow(target, unit, 0)) });
+  }
   return near;
 }
 
-/** nearWords's list for `word` as rows and cosines, interleaved; cached. */
-function nearList(word: string, rows: ReadonlyMap<string, number>, vectors: Float32Array, { words, units }: NearTable): Float32Array {
-  const own = rows.get(word);
-  const found: { row: number; cosine: number }[] = [];
-  if (own !== undefined) {
-    const target = new Float32Array(EMBEDDING_DIMENSIONS);
-    if (unitLength(vectors, own, target)) {
-      // 5,000 dot products the first time a word is seen.
-      for (let row = 0; row < words.length; row++) {
+/**
+ * Every row's near words (nearWords), as the table carries them: for the generator (scripts/wordVectors.ts). A pass
+ * of NEAR_ROWS dot products per word (seconds for the whole table), with the float32 rows a search reads. `listed`:
+ * the lists of the first rows only, the others left empty (a test's sample).
+ */
+export function nearListsOf(words: { count: number; scales: Float64Array; values: Int8Array }, listed = words.count): NearLists {
+  const vectors = new Float32Array(words.count * EMBEDDING_DIMENSIONS);
+  for (let row = 0; row < words.count; row++) fillRow(vectors, row, words.scales, words.values);
+  const nearRows = Math.min(NEAR_ROWS, words.count);
+  const units = new Float32Array(nearRows * EMBEDDING_DIMENSIONS);
+  const unit = new Float32Array(EMBEDDING_DIMENSIONS);
+  for (let r = 0; r < nearRows; r++) {
+    if (unitLength(vectors, r, unit)) units.set(unit, r * EMBEDDING_DIMENSIONS);
+  }
+  const starts = new Uint32Array(words.count + 1);
+  const rows: number[] = [];
+  const target = new Float32Array(EMBEDDING_DIMENSIONS);
+  for (let own = 0; own < words.count; own++) {
+    const found: { row: number; cosine: number }[] = [];
+    if (own < listed && unitLength(vectors, own, target)) {
+      for (let row = 0; row < nearRows; row++) {
         const cosine = dotWithRow(target, units, row * EMBEDDING_DIMENSIONS);
         if (cosine >= NEAR_MIN_COSINE && row !== own) found.push({ row, cosine });
       }
     }
+    for (const { row } of found.toSorted((x, y) => y.cosine - x.cosine).slice(0, NEAR_COUNT)) rows.push(row);
+    starts[own + 1] = rows.length;
   }
-  const nearest = found.toSorted((x, y) => y.cosine - x.cosine).slice(0, NEAR_COUNT);
-  // Rows below 5,000 are exact in a float32.
-  const list = Float32Array.from(nearest.flatMap(({ row, cosine }) => [row, cosine]));
-  if (word.length <= MAX_CACHED_TERM_LENGTH) {
-    if (nearCache.size >= NEAR_CACHE_LIMIT) nearCache.clear();
-    nearCache.set(word, list);
-  }
-  return list;
+  return { starts, rows: Uint16Array.from(rows) };
 }
 
 /** The dot product of `vector` with the row of `rows` starting at `at`: four sums at a time (the dimensions are a multiple of 4). */
@@ -228,16 +254,6 @@ function unitLength(vectors: Float32Array, row: number, out: Float32Array): bool
   const scale = 1 / Math.sqrt(norm);
   for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) out[d] = (vectors[at + d] ?? 0) * scale;
   return true;
-}
-
-/** The first rows of `vectors` (one per word of `words`) at unit length. */
-function unitRows(vectors: Float32Array, words: string[]): NearTable {
-  const units = new Float32Array(words.length * EMBEDDING_DIMENSIONS);
-  const row = new Float32Array(EMBEDDING_DIMENSIONS);
-  for (let r = 0; r < words.length; r++) {
-    if (unitLength(vectors, r, row)) units.set(row, r * EMBEDDING_DIMENSIONS);
-  }
-  return { words, units };
 }
 
 /** Slots kept free past the catalog: an update that adds a few tools copies no vectors. */

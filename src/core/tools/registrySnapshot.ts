@@ -53,7 +53,8 @@ export interface RegistrySnapshotContent extends SnapshotBinding {
   index: SearchIndex;
   /**
    * Texts whose token counts the snapshot carries (written only; read back into countTokens' memo): what a cold
-   * isolate's first turn counts besides the tools, the search_tools definition naming them all.
+   * isolate's first turn counts besides the tools: the meta-tools' definitions (search_tools naming them all), in the
+   * openai shape (the seams carried join them to the tools).
    */
   countedTexts?: readonly string[];
   /**
@@ -135,7 +136,7 @@ export function snapshotFingerprint(mode: SearchMode, locale: Locale, demoCatalo
 /**
  * The snapshot of a registry version, or undefined when its index cannot write one (a patched substring index: the
  * caller may build a fresh one). Counts every tool's tokens in the shapes it carries (those not counted yet), and
- * `countedTexts`' tokens (a first prepare's search_tools text: registryCache.ts).
+ * `countedTexts`' tokens (a first prepare's meta-tool texts: registryCache.ts).
  */
 export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8Array | undefined {
   const body = new SnapshotWriter();
@@ -158,7 +159,7 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   body.strings(texts.map((text) => tokenMemoKey(text)));
   body.i32(Int32Array.from(texts, (text) => countTokens(text)));
   // What joining the tools' texts into a list adds (toolTokens.ts, seams): a first turn's list counted without the tokenizer.
-  body.text(JSON.stringify(seamsOf(definitions, "openai")));
+  body.text(JSON.stringify(seamsOf(definitions, "openai", texts)));
   body.text(JSON.stringify(content.views ?? []));
   if (!writeIndexSnapshot(content.index, body)) return undefined;
   const { sections, deferred } = body.finishParts();

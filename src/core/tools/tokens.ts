@@ -9,6 +9,11 @@ import { GptEncoding } from "gpt-tokenizer/GptEncoding";
  */
 let o200k: GptEncoding | undefined;
 
+/** Whether this isolate built the encoding (for tests: a cold isolate's first turn from a snapshot builds none). */
+export function tokenizerBuilt(): boolean {
+  return o200k !== undefined;
+}
+
 function countO200k(text: string, options: Parameters<GptEncoding["countTokens"]>[1]): number {
   o200k ??= GptEncoding.getEncodingApi("o200k_base", () => bpeRanks);
   return o200k.countTokens(text, options);
@@ -17,9 +22,13 @@ function countO200k(text: string, options: Parameters<GptEncoding["countTokens"]
 // Tokenizing a large catalog takes tens of milliseconds, and clients send the same tool list on every turn: long
 // texts are remembered by length and a 53-bit hash (a collision would only misstate a statistic). One tool's
 // definition is long enough: the per-tool counts of an answer and the tools auto-discovery adds recur across turns.
+// A count taken from elsewhere (rememberTokenCount: a registry snapshot's) is found for a text of any length, so that
+// a short one (call_tool's definition) does not build the encoding either.
 const MEMO_MIN_LENGTH = 256;
 const MEMO_CAPACITY = 1024;
 const memo = new Map<string, number>();
+/** How many short texts' counts were taken from elsewhere: while none, a short text is counted without a look-up. */
+let carriedShort = 0;
 
 /** cyrb53: a fast, well-spread 53-bit string hash (public domain). */
 function hash53(text: string): number {
@@ -72,6 +81,7 @@ export function tokenMemoKey(text: string): string {
  */
 export function rememberTokenCount(key: string, tokens: number): void {
   if (memo.has(key)) return;
+  if (Number.parseInt(key, 10) < MEMO_MIN_LENGTH) carriedShort++;
   memo.set(key, tokens);
   if (memo.size > MEMO_CAPACITY) {
     const oldest = memo.keys().next();
@@ -82,7 +92,7 @@ export function rememberTokenCount(key: string, tokens: number): void {
 /** Tokens of `text` in the o200k_base encoding (the GPT-4o / GPT-5 family). */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  if (text.length < MEMO_MIN_LENGTH) return tokenize(text);
+  if (text.length < MEMO_MIN_LENGTH) return (carriedShort > 0 ? memo.get(tokenMemoKey(text)) : undefined) ?? tokenize(text);
   const key = tokenMemoKey(text);
   const known = memo.get(key);
   if (known !== undefined) {

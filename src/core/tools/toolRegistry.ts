@@ -32,6 +32,8 @@ export function isVisible(toolGroups: readonly string[] | undefined, enabled: re
 
 /** Group lists whose definitions a registry keeps (getDefinitions); callers' tokens repeat a few lists. */
 const DEFINITION_LISTS_KEPT = 32;
+/** getDefinitions' key of the list every group sees ({ groups: ["*"] }). */
+const EVERY_GROUP_KEY = JSON.stringify(["*"]);
 
 /** At most this many "did you mean" names. */
 export const MAX_SUGGESTIONS = 3;
@@ -224,11 +226,20 @@ export class ToolRegistry {
    * validated from then on. No disposers (the bulk path of a registry read from a snapshot, as registerEach's).
    */
   registerValidated(entries: readonly { definition: ToolDefinition; contextId: string }[]): void {
+    // Into an empty registry, without a name twice: the list of every tool (groups "*") is the definitions in order,
+    // kept now rather than made by a further pass over every tool on a cold isolate's first request.
+    const whole: ToolDefinition[] | undefined = this.#entries.size === 0 ? [] : undefined;
+    let replacedAny = false;
     for (const { definition, contextId } of entries) {
       const replaced = this.#put(definition, contextId, undefined);
-      if (replaced) this.#warnReplaced([replaced], contextId);
+      whole?.push(definition);
+      if (replaced) {
+        replacedAny = true;
+        this.#warnReplaced([replaced], contextId);
+      }
     }
     if (entries.length > 0) this.#version++;
+    if (whole !== undefined && !replacedAny && whole.length > 0) this.#definitionsByGroups.set(EVERY_GROUP_KEY, Object.freeze(whole));
   }
 
   /** All or nothing: validates every tool first. Returns one disposer for all of them. */

@@ -27,7 +27,8 @@ function isPunctuation(char: string): boolean {
   return PUNCTUATION.test(char);
 }
 
-function describe(text: string): Counted {
+/** The runs of punctuation `text` starts and ends with, as seams join them (seamTokens). */
+function edges(text: string): Omit<Counted, "tokens"> {
   let head = 0;
   while (head < text.length && isPunctuation(text.charAt(head))) head++;
   let tail = text.length;
@@ -36,7 +37,11 @@ function describe(text: string): Counted {
   if (tail > head && text.charAt(tail - 1) === " ") tail--;
   // A single punctuation mark before a letter is read with the letters (`[^\r\n\p{L}\p{N}]?\p{L}+`): no such seam.
   const seamable = head >= 2 && tail > head;
-  return { tokens: countTokens(text), head: text.slice(0, head), tail: text.slice(tail), seamable };
+  return { head: text.slice(0, head), tail: text.slice(tail), seamable };
+}
+
+function describe(text: string): Counted {
+  return { tokens: countTokens(text), ...edges(text) };
 }
 
 function countedTool(tool: ToolDefinition, shape: ToolShape): Counted {
@@ -131,13 +136,13 @@ const MAX_CARRIED_SEAMS = 256;
 /**
  * The seams a list of `tools` in `shape` can have, in any order (every tail before every head, the list's opening
  * before each head, its closing after each tail) with what each adds: for a registry snapshot, so that a cold
- * isolate counts a turn's list without building the tokenizer. None when there would be more than a few hundred.
+ * isolate counts a turn's list without building the tokenizer. `others`: texts of the same shape a list may hold
+ * besides the tools (the meta-tools' definitions). None when there would be more than a few hundred.
  */
-export function seamsOf(tools: readonly ToolDefinition[], shape: ToolShape): [string, number][] {
+export function seamsOf(tools: readonly ToolDefinition[], shape: ToolShape, others: readonly string[] = []): [string, number][] {
   const heads = new Set<string>();
   const tails = new Set<string>();
-  for (const tool of tools) {
-    const part = countedTool(tool, shape);
+  for (const part of [...tools.map((tool) => countedTool(tool, shape)), ...others.map(edges)]) {
     if (!part.seamable) continue;
     heads.add(part.head);
     tails.add(part.tail);

@@ -185,17 +185,19 @@ function directTools(config: GatewayConfig, present: ReadonlyMap<string, ToolDef
 }
 
 /**
- * The text of the search_tools definition a first turn over `tools` sends in `shape` (nothing discovered yet: every
- * tool but the always-direct ones named), or undefined when the layer does not apply. What prepareTurn counts besides
- * the tools themselves: a registry snapshot carries its count (core/tools/registrySnapshot.ts), which a cold isolate
- * would otherwise tokenize (the names of every tool) on its first prepare.
+ * The texts of the meta-tools a first turn over `tools` sends in `shape` (nothing discovered yet): the search_tools
+ * definition naming every tool but the always-direct ones, and in a "fixed" list call_tool's; none when the layer does
+ * not apply. What prepareTurn counts besides the tools themselves: a registry snapshot carries their counts
+ * (core/tools/registrySnapshot.ts), so that a cold isolate's first prepare does not build the tokenizer for them (the
+ * search_tools text names every tool).
  */
-export function firstTurnSearchToolsText(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string | undefined {
+export function firstTurnMetaToolTexts(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string[] {
   const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
-  if (!config.enabled || countable <= config.maxDirectTools) return undefined;
+  if (!config.enabled || countable <= config.maxDirectTools) return [];
+  const fixed = config.toolList === "fixed";
   const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
-  const definition = searchToolsDefinition(config, hiddenTools(tools, directNames, config.toolList === "fixed"));
-  return JSON.stringify(toShape(definition, shape));
+  const searchTools = searchToolsDefinition(config, hiddenTools(tools, directNames, fixed));
+  return [searchTools, ...(fixed ? [callToolDefinition(config)] : [])].map((definition) => JSON.stringify(toShape(definition, shape)));
 }
 
 /** What a turn over a catalog works out from every tool of it: a registry snapshot carries them for its views. */

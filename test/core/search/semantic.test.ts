@@ -222,7 +222,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
   });
 
   it("reads a tool's words with its terms, in one pass, as its name and description read whole give them", () => {
-    const table = wordVectors().words;
+    const table = wordVectors().words();
     const known = new Set(table);
     const piece = fc.constantFrom("weather", "Forecast", "getWeather", "HTTPServer", "utf8", "café", "天气", "v2", "the", "x", "Zorivex:", "JSONData", "ünïcode", "ABC", "rain", "2fa", "");
     const joined = fc

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { demoCatalog } from "../../../src/catalog/demo.ts";
 import { Bm25Postings } from "../../../src/core/search/bm25Postings.ts";
-import { nearWords, SemanticVectors, toolWords } from "../../../src/core/search/semantic.ts";
-import { decodeWordVectors, EMBEDDING_DIMENSIONS, encodeWordVectors, wordVectors, type WordVectorTable } from "../../../src/core/search/wordVectors.ts";
+import { nearListsOf, nearWords, SemanticVectors, toolWords } from "../../../src/core/search/semantic.ts";
+import { decodeWordVectors, EMBEDDING_DIMENSIONS, encodeWordVectors, wordVectors, type WordVectorSource, type WordVectorTable } from "../../../src/core/search/wordVectors.ts";
 import wordVectorsFile from "../../../src/core/search/wordVectors.bin";
 
 /**
@@ -61,34 +61,60 @@ function nearestFive(word: string): [string, number][] {
   return nearWords(word).slice(0, 5).map((found): [string, number] => [found.word, found.cosine]);
 }
 
-function smallTable(words: string[]): WordVectorTable {
-  return {
+function smallTable(words: string[]): WordVectorSource {
+  const table = {
     words,
     scales: Float64Array.from({ length: EMBEDDING_DIMENSIONS }, (_, d) => 0.01 * (d + 1)),
-    values: Int8Array.from({ length: words.length * EMBEDDING_DIMENSIONS }, (_, i) => (i % 255) - 127),
+    values: Int8Array.from({ length: words.length * EMBEDDING_DIMENSIONS }, (_, i) => ((i * 37) % 255) - 127),
   };
+  return { ...table, near: nearListsOf({ count: words.length, ...table }) };
+}
+
+/** What the file holds of a table: its words, scales, int8 rows and near lists, as the encoder takes them. */
+function sourceOf(table: WordVectorTable): WordVectorSource {
+  const lists = Array.from({ length: table.count }, (_, row) => [...table.near(row)]);
+  const starts = new Uint32Array(table.count + 1);
+  lists.forEach((list, row) => {
+    starts[row + 1] = (starts[row] ?? 0) + list.length;
+  });
+  return { words: table.words(), scales: table.scales, values: table.values, near: { starts, rows: Uint16Array.from(lists.flat()) } };
 }
 
 describe("the word-vector table (wordVectors.bin, a Data module)", () => {
   it("is bundled as its bytes and holds the former TypeScript table exactly", async () => {
     expect(wordVectorsFile).toBeInstanceOf(ArrayBuffer);
     const table = decodeWordVectors(wordVectorsFile);
-    expect(table.words.length).toBe(15_000);
-    expect(table.words.slice(0, 5)).toEqual(["the", "of", "to", "and", "in"]);
+    expect(table.count).toBe(15_000);
+    expect(table.words().slice(0, 5)).toEqual(["the", "of", "to", "and", "in"]);
     expect(table.values.length).toBe(15_000 * EMBEDDING_DIMENSIONS);
-    const content = await sha256(new TextEncoder().encode(table.words.join(" ")), littleEndian(table.scales), new Uint8Array(table.values.buffer, table.values.byteOffset, table.values.length));
+    const content = await sha256(new TextEncoder().encode(table.words().join(" ")), littleEndian(table.scales), new Uint8Array(table.values.buffer, table.values.byteOffset, table.values.length));
     expect(content).toBe(FORMER_TABLE_SHA256);
   });
 
   it("is the table the core decodes on first use (provided by the Worker's shell)", () => {
     const table = wordVectors();
     expect(table).toBe(wordVectors());
-    expect(table.words).toEqual(decodeWordVectors(wordVectorsFile).words);
+    expect(table.words()).toEqual(decodeWordVectors(wordVectorsFile).words());
+  });
+
+  it("finds every word in place, and no other", () => {
+    const table = decodeWordVectors(wordVectorsFile);
+    const words = table.words();
+    words.forEach((word, row) => {
+      if (table.rowOf(word) !== row || table.word(row) !== word) throw new Error(`${word} (row ${row}) is not found in place`);
+    });
+    for (const absent of ["", "zzzzzzzzzz", "a", "laptopx", "Laptop", "the ", "天气", "aaaa"]) expect(table.rowOf(absent)).toBe(-1);
+  });
+
+  it("carries the near words this code works out from its rows (a sample: the lists of the first 300 words)", () => {
+    const table = decodeWordVectors(wordVectorsFile);
+    const sample = nearListsOf(table, 300);
+    for (let row = 0; row < 300; row++) expect([row, ...table.near(row)]).toEqual([row, ...sample.rows.subarray(sample.starts[row], sample.starts[row + 1])]);
   });
 
   it("writes back to the same bytes (one encoding per table)", () => {
     const file = new Uint8Array(wordVectorsFile);
-    const written = encodeWordVectors(decodeWordVectors(file));
+    const written = encodeWordVectors(sourceOf(decodeWordVectors(file)));
     expect(written.length).toBe(file.length);
     // Compared byte by byte here: expect's deep equality takes seconds over 840 kB.
     expect(written.findIndex((byte, i) => byte !== file[i])).toBe(-1);
@@ -115,9 +141,16 @@ describe("the word-vector format", () => {
   it("round-trips a table", () => {
     const table = smallTable(["alpha", "beta", "gamma"]);
     const decoded = decodeWordVectors(encodeWordVectors(table));
-    expect(decoded.words).toEqual(table.words);
+    expect(decoded.words()).toEqual(table.words);
     expect(decoded.scales).toEqual(table.scales);
     expect([...decoded.values]).toEqual([...table.values]);
+    expect(table.words.map((word) => decoded.rowOf(word))).toEqual([0, 1, 2]);
+    expect(sourceOf(decoded).near).toEqual(table.near);
+    // Read where the bytes do not start at a multiple of 4 (a Node Buffer may): the same table.
+    const bytes = encodeWordVectors(table);
+    const shifted = new Uint8Array(bytes.length + 1);
+    shifted.set(bytes, 1);
+    expect(decodeWordVectors(shifted.subarray(1)).words()).toEqual(table.words);
   });
 
   it("refuses bytes that are not a table, saying why", () => {
@@ -129,22 +162,28 @@ describe("the word-vector format", () => {
     };
     expect(() => decodeWordVectors(good.subarray(0, 10))).toThrow("too short for the header");
     expect(() => decodeWordVectors(changed(0, 0x58))).toThrow("no TGWV magic");
-    expect(() => decodeWordVectors(changed(4, 2))).toThrow("format version 2");
+    expect(() => decodeWordVectors(changed(4, 1))).toThrow("format version 1");
     expect(() => decodeWordVectors(changed(8, 3))).toThrow("not the");
     expect(() => decodeWordVectors(changed(8, 0))).toThrow("0 words");
     expect(() => decodeWordVectors(changed(12, 47))).toThrow("47 dimensions");
     expect(() => decodeWordVectors(good.subarray(0, good.length - 1))).toThrow("not the");
-    // A space for the x of "bexta" (the words start after the header, the scales and their length): the byte length
-    // matches, the count does not.
-    const split = encodeWordVectors(smallTable(["alpha", "bexta"]));
-    split[split.indexOf(0x78, 16 + 8 * EMBEDDING_DIMENSIONS + 4)] = 0x20;
-    expect(() => decodeWordVectors(split)).toThrow("3 words, not the 2");
+    // The words' starts (after the header, the scales, the words' length and their 11 bytes padded to 12) do not end
+    // where the words do: the byte length matches, the words do not.
+    const starts = 16 + 8 * EMBEDDING_DIMENSIONS + 4 + 12;
+    const cut = encodeWordVectors(smallTable(["alpha", "bexta"]));
+    expect(cut[starts + 8]).toBe(12);
+    cut[starts + 8] = 7;
+    expect(() => decodeWordVectors(cut)).toThrow("words of 7 bytes, not the 12");
   });
 
   it("refuses to write a table that does not fit the format", () => {
     expect(() => encodeWordVectors({ ...smallTable(["a"]), scales: new Float64Array(3) })).toThrow("3 scales");
     expect(() => encodeWordVectors({ ...smallTable(["a"]), values: new Int8Array(5) })).toThrow("5 values for 1 words");
     expect(() => encodeWordVectors(smallTable(["two words"]))).toThrow("not a printable ASCII word");
+    expect(() => encodeWordVectors(smallTable(["same", "same"]))).toThrow("a word is there twice");
+    const table = smallTable(["alpha", "beta"]);
+    expect(() => encodeWordVectors({ ...table, near: { starts: Uint32Array.of(0, 1, 1), rows: Uint16Array.of(2) } })).toThrow("near lists do not fit");
+    expect(() => encodeWordVectors({ ...table, near: { starts: Uint32Array.of(0, 1), rows: Uint16Array.of(1) } })).toThrow("near lists do not fit");
   });
 
   it("says so when no shell provided the table", async () => {

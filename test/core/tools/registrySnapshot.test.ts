@@ -1,13 +1,15 @@
 // A registry snapshot reads back as the version it was written for, or not at all: another version, mode or code
 // fingerprint is stale, a changed byte is corrupt; both refused with SnapshotError, never half-read.
-import { describe, expect, it } from "vitest";
-import { SEARCH_MODES } from "../../../src/core/config.ts";
+import { describe, expect, it, vi } from "vitest";
+import { defaultConfig, SEARCH_MODES, type GatewayConfig } from "../../../src/core/config.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { SnapshotError } from "../../../src/core/search/snapshotCodec.ts";
 import { validateToolDefinition } from "../../../src/core/tools/definition.ts";
 import { decodeRegistrySnapshot, encodeRegistrySnapshot, PROBE_INDEX_CHECKSUMS, probeIndexChecksum, snapshotFingerprint } from "../../../src/core/tools/registrySnapshot.ts";
 import type { RegistrySnapshotContent, SnapshotBinding } from "../../../src/core/tools/registrySnapshot.ts";
-import { toolTokens } from "../../../src/core/tools/toolTokens.ts";
+import { ToolRegistry } from "../../../src/core/tools/toolRegistry.ts";
+import { toolListTokens, toolTokens } from "../../../src/core/tools/toolTokens.ts";
+import { catalogFigures, firstTurnMetaToolTexts, prepareTurn, WarnOnce } from "../../../src/core/turn/prepare.ts";
 import { generatedCatalog } from "../../support/generatedCatalog.ts";
 
 const definitions = generatedCatalog(120, 3).tools.map((tool) => validateToolDefinition(tool));
@@ -92,6 +94,52 @@ describe("registry snapshots", () => {
     const others = [snapshotFingerprint("substring", "en", true), snapshotFingerprint("minisearch", "zh", true), snapshotFingerprint("minisearch", "en", false)];
     expect(new Set([binding.fingerprint, ...others]).size).toBe(4);
   });
+
+  it("lets a cold isolate's first prepare count its list without building the tokenizer, to the same figures", async () => {
+    const quiet = { warn: (): void => undefined, error: (): void => undefined, log: (): void => undefined };
+    // "fixed" sends call_tool too; "grow" and "stable" send the same first turn (nothing discovered yet).
+    for (const toolList of ["fixed", "grow"] as const) {
+      for (const mode of SEARCH_MODES) {
+        const config: GatewayConfig = { ...defaultConfig(), searchMode: mode, toolList, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
+        const writer = new ToolRegistry({ logger: quiet });
+        writer.registerValidated(definitions.map((definition) => ({ definition, contextId: "owner" })));
+        const catalog = writer.getDefinitions({ groups: ["*"] });
+        const bound = { ...binding, mode, fingerprint: snapshotFingerprint(mode, "en", true) };
+        const bytes = encodeRegistrySnapshot({
+          ...bound,
+          tools: catalog.map((definition) => ({ definition, context: "owner", revision: 1 })),
+          skipped: [],
+          index: createSearchIndex(mode, catalog),
+          views: [{ groups: ["*"], ...catalogFigures(catalog) }],
+          countedTexts: firstTurnMetaToolTexts(catalog, config, "openai"),
+        }) ?? new Uint8Array();
+        const turn = { messages: [{ role: "user", content: "create a user list from the data file" }], discovered: [], config };
+        const expected = prepareTurn({ ...turn, tools: catalog, warnings: new WarnOnce(quiet), searchIndex: createSearchIndex(mode, catalog) });
+        expect(expected.stats.tokensSent).toBe(toolListTokens(expected.tools.map((tool) => structuredClone(tool)), "openai"));
+
+        // A new isolate: every module fresh (no counts, no memo, no tokenizer), as bench/coldIsolate.ts's child.
+        vi.resetModules();
+        const cold = {
+          ...(await import("../../../src/core/tools/registrySnapshot.ts")),
+          ...(await import("../../../src/core/tools/toolRegistry.ts")),
+          ...(await import("../../../src/core/turn/prepare.ts")),
+          ...(await import("../../../src/core/tools/tokens.ts")),
+          ...(await import("../../../src/isolate/wordVectors.ts")),
+        };
+        cold.provideBundledWordVectors();
+        const read = cold.decodeRegistrySnapshot(bytes, bound);
+        const registry = new cold.ToolRegistry({ logger: quiet });
+        registry.registerValidated(read.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
+        const tools = registry.getDefinitions({ groups: ["*"] });
+        for (const view of read.views ?? []) cold.rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
+        const first = cold.prepareTurn({ ...turn, tools, warnings: new cold.WarnOnce(quiet), searchIndex: read.index });
+        expect({ toolList, mode, built: cold.tokenizerBuilt() }).toEqual({ toolList, mode, built: false });
+        expect(first.stats).toEqual(expected.stats);
+        expect(first.tools.map((tool) => tool.name)).toEqual(expected.tools.map((tool) => tool.name));
+        vi.resetModules();
+      }
+    }
+  }, 60_000);
 
   it("holds the probe index checksums this code computes (update PROBE_INDEX_CHECKSUMS when analysis changes)", () => {
     // The fingerprint takes them from the constant (a cold isolate does not index the probe catalog): were it out of

@@ -554,6 +554,37 @@ describe("registering a definition a registry stored", () => {
   });
 });
 
+/** What callers of a few group lists see of a registry, as JSON texts. */
+function viewsOf(registry: ToolRegistry): string[][] {
+  return [["*"], ["x"], [], ["y"]].map((groups) => registry.getDefinitions({ groups }).map((seen) => JSON.stringify(seen)));
+}
+
+describe("registerValidated", () => {
+  it("lists every tool for every group in order, the same as a registry that lists them by a pass over its entries", () => {
+    const source = quietRegistry();
+    source.registerMany([tool("a"), { ...tool("b"), groups: ["x"] }, { ...tool("c"), groups: ["y", "x"] }], "c");
+    const definitions = source.getDefinitions({ groups: ["*"] });
+    const read = quietRegistry();
+    read.registerValidated(definitions.map((definition) => ({ definition, contextId: "c" })));
+    const every = read.getDefinitions({ groups: ["*"] });
+    expect(every).toEqual(definitions);
+    expect(Object.isFrozen(every)).toBe(true);
+    expect(every).toBe(read.getDefinitions({ groups: ["*"] }));
+    expect(viewsOf(read)).toEqual(viewsOf(source));
+    // Into a registry that held tools already, or with a name twice, the list is made as ever: registry order.
+    const more = quietRegistry();
+    more.register(tool("c"), "c");
+    more.registerValidated(definitions.map((definition) => ({ definition, contextId: "c" })));
+    expect(more.getDefinitions({ groups: ["*"] }).map((seen) => seen.name)).toEqual(["c", "a", "b"]);
+    const twice = quietRegistry();
+    twice.registerValidated([...definitions, ...definitions.slice(0, 1)].map((definition) => ({ definition, contextId: "c" })));
+    expect(twice.getDefinitions({ groups: ["*"] }).map((seen) => seen.name)).toEqual(["a", "b", "c"]);
+    // A change after it drops the list kept.
+    read.unregister("a");
+    expect(read.getDefinitions({ groups: ["*"] }).map((seen) => seen.name)).toEqual(["b", "c"]);
+  });
+});
+
 describe("registerEach", () => {
   it("registers each valid tool, reports the others by index, and keeps definitions a registry stored", () => {
     const first = quietRegistry();
