@@ -113,7 +113,8 @@ async function apply(settings: Record<string, unknown>): Promise<LearningBody> {
   return json<LearningBody>(response);
 }
 
-describe("learning from calls", () => {
+// Each test makes several searches, calls and folds over HTTP: on a loaded machine they take longer than the default 5 s.
+describe("learning from calls", { timeout: 30_000 }, () => {
   it.each(["minisearch", "substring"])("three principals make a tool rank first for a request it did not match; a reset restores the ranking (%s)", async (mode) => {
     const settings = { learning: LEARNING, searchMode: mode };
     const before = await searchNames(settings, await caller("lt-look"), REQUEST, mode);
