@@ -549,6 +549,11 @@ export class Bm25Postings {
     return this.#lengthSum[field] ?? 0;
   }
 
+  /** How many terms have been interned (ids 0 … termCount − 1; a term no live tool holds any more counts 0). */
+  get termCount(): number {
+    return this.#terms.length;
+  }
+
   /** The term of `termId`. */
   term(termId: number): string {
     return this.#terms[termId] ?? "";

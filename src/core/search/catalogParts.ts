@@ -25,12 +25,84 @@ export interface PartCatalog {
  */
 export type TermCounts = Map<string, number[]>;
 
-/** The whole catalog's statistics for one query, which every part ranks with. */
+/** Where the whole catalog's counts of terms are looked up: a query's (TermCounts) or every term's (TermTable). */
+export interface TermLookup {
+  get(term: string): readonly number[] | undefined;
+}
+
+/** The whole catalog's statistics, which every part ranks with. */
 export interface WholeCatalog {
   catalog: PartCatalog;
-  terms: TermCounts;
+  terms: TermLookup;
   /** The best lexical score over the whole catalog (the hybrid ranking divides by it); absent in the first rounds. */
   bestLexical?: number;
+}
+
+/**
+ * A part's counts of every term it holds (minisearch; none for substring), as they travel between shards: the terms
+ * sorted (UTF-16 order), and per term `counts[i * stride … (i + 1) * stride)` (TermCounts' layout).
+ */
+export interface PartTermTable {
+  terms: string[];
+  counts: Int32Array;
+}
+
+/** The counts per term of a table: the tools holding it, then per field. */
+export const TERM_STRIDE = 1 + FIELDS.length;
+
+/** The whole catalog's counts of every term: the parts' tables added up, looked up by binary search. */
+export class TermTable implements TermLookup {
+  readonly #terms: readonly string[];
+  readonly #counts: Int32Array;
+
+  constructor(table: PartTermTable) {
+    if (table.counts.length !== table.terms.length * TERM_STRIDE) throw new Error("a term table needs TERM_STRIDE counts per term");
+    this.#terms = table.terms;
+    this.#counts = table.counts;
+  }
+
+  get size(): number {
+    return this.#terms.length;
+  }
+
+  get(term: string): number[] | undefined {
+    const terms = this.#terms;
+    let low = 0;
+    let high = terms.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((terms[middle] ?? "") < term) low = middle + 1;
+      else high = middle;
+    }
+    if (terms[low] !== term) return undefined;
+    return Array.from(this.#counts.subarray(low * TERM_STRIDE, (low + 1) * TERM_STRIDE));
+  }
+}
+
+/** The whole catalog's table: the parts' sorted tables merged, the counts of a term several hold added up. */
+export function mergeTermTables(tables: readonly PartTermTable[]): TermTable {
+  const heads = tables.map(() => 0);
+  const terms: string[] = [];
+  const counts: number[] = [];
+  for (;;) {
+    // The least head term of the parts (few parts: a scan beats a heap).
+    let least: string | undefined;
+    tables.forEach((table, t) => {
+      const term = table.terms[heads[t] ?? 0];
+      if (term !== undefined && (least === undefined || term < least)) least = term;
+    });
+    if (least === undefined) break;
+    const at = counts.length;
+    terms.push(least);
+    for (let i = 0; i < TERM_STRIDE; i++) counts.push(0);
+    tables.forEach((table, t) => {
+      const head = heads[t] ?? 0;
+      if (table.terms[head] !== least) return;
+      for (let i = 0; i < TERM_STRIDE; i++) counts[at + i] = (counts[at + i] ?? 0) + (table.counts[head * TERM_STRIDE + i] ?? 0);
+      heads[t] = head + 1;
+    });
+  }
+  return new TermTable({ terms, counts: Int32Array.from(counts) });
 }
 
 /** One tool of a part's page: its score under the whole catalog's statistics and its place in the whole catalog. */
@@ -40,6 +112,20 @@ export interface PartMatch {
   position: number;
   /** ScoredMatch.relevance, when asked for. */
   relevance?: number;
+}
+
+/**
+ * A part's answer to a query in one round: its tools that may be among the whole catalog's first `count`, with their
+ * final score (`score`), or, for the hybrid ranking, with its two halves (`lexical`, `cosine`: fuseHalves scores them
+ * once the whole catalog's best lexical score is known, the best of the parts' `bestLexical`); how many of its tools
+ * match in all.
+ */
+export interface PartCandidates {
+  matches: (PartMatch & { lexical?: number; cosine?: number })[];
+  total: number;
+  /** Whether the matches carry halves to fuse (else their scores are final). */
+  fused: boolean;
+  bestLexical: number;
 }
 
 /** A part's first matches of a query (best first) and how many of its tools match in all. */

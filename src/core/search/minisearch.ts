@@ -167,6 +167,33 @@ export interface RankedPartPage {
   bestLexical: number;
 }
 
+/**
+ * The two halves of a part's hybrid ranking (RankedIndex.halvesAsPart), per accepted tool it ranks: slot, name, place
+ * in the index's catalog (the part's own order), lexical score (undefined: no lexical hit) and cosine (undefined: the
+ * query has no vector).
+ */
+export interface RankedHalves {
+  slots: number[];
+  names: string[];
+  positions: number[];
+  lexical: (number | undefined)[];
+  cosines: (number | undefined)[];
+  total: number;
+  bestLexical: number;
+  /** For the slots the caller picked (in its order), when asked. */
+  relevance?: number[];
+}
+
+/**
+ * A tool's score in the hybrid ranking (RankedIndex.#hybridPage computes it so), from its halves and the whole
+ * catalog's best lexical score; the lexical score alone without the semantic half.
+ */
+export function fuseHalves(lexical: number | undefined, cosine: number | undefined, best: number, tuning: RankingTuning = DEFAULT_TUNING): number {
+  if (tuning.semanticWeight === 0) return lexical ?? 0;
+  if (lexical === undefined) return tuning.semanticWeight * (cosine ?? 0);
+  return (best > 0 ? (lexical / best) ** tuning.lexicalExponent : 0) + tuning.semanticWeight * (cosine ?? 0);
+}
+
 /** The field whose hits toolCentralityExponent weighs. */
 const DESCRIPTION_FIELD = FIELDS.indexOf("description");
 
@@ -510,12 +537,7 @@ export class RankedIndex implements SearchIndex {
    * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
-    const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
-    const share = this.#tuning.sentenceShare;
-    const cosines =
-      queryVector !== undefined && share > 0 && sentences.length > 1
-        ? this.#semantic?.mixedCosines(queryVector, sentences.map((sentence) => sentence.vector), share)
-        : this.#semantic?.cosines(queryVector);
+    const { searched, lexical, cosines } = this.#halves(query, terms);
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
@@ -558,6 +580,17 @@ export class RankedIndex implements SearchIndex {
       top.offer(slot, semanticWeight * cosine);
     });
     return { ...top.sortedWithScores(), total, bestLexical: scores[0] ?? 0 };
+  }
+
+  /** Both halves of the hybrid ranking: the lexical one (#lexicalHalf) and every slot's cosine with the query. */
+  #halves(query: string, terms: readonly QueryTerm[]): { searched: readonly QueryTerm[]; lexical: Ranked; cosines: Float32Array | undefined } {
+    const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
+    const share = this.#tuning.sentenceShare;
+    const cosines =
+      queryVector !== undefined && share > 0 && sentences.length > 1
+        ? this.#semantic?.mixedCosines(queryVector, sentences.map((sentence) => sentence.vector), share)
+        : this.#semantic?.cosines(queryVector);
+    return { searched, lexical, cosines };
   }
 
   /** The hybrid ranking's lexical half: every match of the query's words, weighed by centrality, with near words. */
@@ -721,6 +754,11 @@ export class RankedIndex implements SearchIndex {
     const { weights, parts, pairs } = weighQuery(query, stats, this.#tuning);
     const terms = termsOf(weights, pairs, stats);
     const page = this.#page(query, terms, limit, accept);
+    return { ...page, relevance: this.#relevance(terms, parts, stats, page.slots) };
+  }
+
+  /** The relevance (relevanceOf) of each of `slots` for a query weighed as `terms` and `parts` under `stats`. */
+  #relevance(terms: readonly QueryTerm[], parts: readonly QueryPart[], stats: TermStatistics, slots: readonly number[]): number[] {
     // What each searched term matches in the index (as written, as a prefix, one typo away), as the ranking expands it.
     const expansions = terms.map(({ term, prefix, fuzzy }) => ({
       term,
@@ -729,11 +767,10 @@ export class RankedIndex implements SearchIndex {
     const maxIdf = Math.log(1 + stats.toolCount);
     /** The weight of a query word that only one tool holds: the unit of relevance. */
     const unit = maxIdf === 0 ? 1 : Math.log(1 + (stats.toolCount - 0.5) / 1.5) / maxIdf;
-    const relevance = page.slots.map((slot) => {
+    return slots.map((slot) => {
       const matched = new Set(expansions.filter((expansion) => this.#postings.holdsAnyTerm(slot, expansion.termIds)).map((expansion) => expansion.term));
       return relevanceOf(parts, matched, unit);
     });
-    return { ...page, relevance };
   }
 
   /** What a part of a sharded catalog reads to count a query's terms (indexPart.ts). */
@@ -762,6 +799,50 @@ export class RankedIndex implements SearchIndex {
       }
       const page = this.#page(query, queryTerms(query, this.#statistics(), this.#tuning), count, accept);
       return { ...page, names: page.slots.map((slot) => this.#slotNames[slot] ?? "") };
+    } finally {
+      this.#whole = undefined;
+    }
+  }
+
+  /**
+   * This index as a part of a larger catalog whose statistics `whole` holds (every term's counts, not only the
+   * query's), for a ranking in one round (indexPart.ts): the hybrid ranking's two halves of every accepted tool it
+   * ranks (its lexical hits, and the tools at SEMANTIC_FLOOR or more), the part's best lexical score over every hit
+   * (accepted or not, as #hybridPage's divisor), and the relevance of the slots `relevanceFor` picks from them. The
+   * fused score needs the best lexical score of the whole catalog: the caller fuses (fuseHalves) once every part has
+   * said its best. Without the semantic half the lexical scores are the ranking's own.
+   */
+  halvesAsPart(query: string, whole: WholeCatalog, accept: (name: string) => boolean, relevanceFor?: (halves: RankedHalves) => readonly number[]): RankedHalves {
+    this.#whole = whole;
+    try {
+      this.#semantic?.centreOn({ sum: Float64Array.from(whole.catalog.vectorSum), count: whole.catalog.vectorCount });
+      const stats = this.#statistics();
+      const { weights, parts, pairs } = weighQuery(query, stats, this.#tuning);
+      const terms = termsOf(weights, pairs, stats);
+      const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
+      const { lexical, cosines } = this.#tuning.semanticWeight > 0 ? this.#halves(query, terms) : { lexical: this.#ranker.rankAll(terms, this.#scoring(), () => true, this.#position), cosines: undefined };
+      const scores = lexical.scores ?? [];
+      const halves: RankedHalves = { slots: [], lexical: [], cosines: [], names: [], positions: [], total: 0, bestLexical: scores[0] ?? 0 };
+      const lexicalHit = new Uint8Array(this.#slotTools.length);
+      const add = (slot: number, score: number | undefined, cosine: number | undefined): void => {
+        halves.slots.push(slot);
+        halves.lexical.push(score);
+        halves.cosines.push(cosine);
+        halves.names.push(this.#slotNames[slot] ?? "");
+        halves.positions.push(this.#position[slot] ?? 0);
+      };
+      lexical.slots.forEach((slot, i) => {
+        lexicalHit[slot] = 1;
+        if (!acceptSlot(slot)) return;
+        add(slot, scores[i] ?? 0, cosines?.[slot]);
+      });
+      cosines?.forEach((cosine, slot) => {
+        if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
+        add(slot, undefined, cosine);
+      });
+      halves.total = halves.slots.length;
+      if (relevanceFor !== undefined) halves.relevance = this.#relevance(terms, parts, stats, relevanceFor(halves));
+      return halves;
     } finally {
       this.#whole = undefined;
     }
