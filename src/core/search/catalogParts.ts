@@ -83,26 +83,26 @@ export class TermTable implements TermLookup {
 export function mergeTermTables(tables: readonly PartTermTable[]): TermTable {
   const heads = tables.map(() => 0);
   const terms: string[] = [];
-  const counts: number[] = [];
+  const counts = new Int32Array(tables.reduce((sum, table) => sum + table.counts.length, 0));
   for (;;) {
     // The least head term of the parts (few parts: a scan beats a heap).
     let least: string | undefined;
-    tables.forEach((table, t) => {
-      const term = table.terms[heads[t] ?? 0];
+    for (let t = 0; t < tables.length; t++) {
+      const term = tables[t]?.terms[heads[t] ?? 0];
       if (term !== undefined && (least === undefined || term < least)) least = term;
-    });
+    }
     if (least === undefined) break;
-    const at = counts.length;
+    const at = terms.length * TERM_STRIDE;
     terms.push(least);
-    for (let i = 0; i < TERM_STRIDE; i++) counts.push(0);
-    tables.forEach((table, t) => {
+    for (let t = 0; t < tables.length; t++) {
+      const table = tables[t];
       const head = heads[t] ?? 0;
-      if (table.terms[head] !== least) return;
+      if (table === undefined || table.terms[head] !== least) continue;
       for (let i = 0; i < TERM_STRIDE; i++) counts[at + i] = (counts[at + i] ?? 0) + (table.counts[head * TERM_STRIDE + i] ?? 0);
       heads[t] = head + 1;
-    });
+    }
   }
-  return new TermTable({ terms, counts: Int32Array.from(counts) });
+  return new TermTable({ terms, counts: counts.slice(0, terms.length * TERM_STRIDE) });
 }
 
 /** One tool of a part's page: its score under the whole catalog's statistics and its place in the whole catalog. */

@@ -7,6 +7,7 @@ import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
 import { FIELDS } from "./fields.ts";
 import { TERM_STRIDE, type PartCandidates, type PartCatalog, type PartTermTable, type TermCounts, type WholeCatalog } from "./catalogParts.ts";
+import type { Bm25Postings } from "./bm25Postings.ts";
 import { createRankedPart, DEFAULT_TUNING, fuseHalves, type RankedHalves, type RankedIndex } from "./minisearch.ts";
 import type { SnapshotReader, SnapshotWriter } from "./snapshotCodec.ts";
 import { createSubstringPart, restoreSubstringPart, type SubstringPart } from "./substring.ts";
@@ -91,6 +92,7 @@ function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, numb
 function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>, blank: Blank): IndexPart {
   const reader = index.partReader;
   const fused = DEFAULT_TUNING.semanticWeight > 0;
+  let table: PartTermTable | undefined;
   return {
     mode: "minisearch",
     get size() {
@@ -108,20 +110,9 @@ function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>,
       };
     },
     termTable() {
-      const { postings } = reader;
-      const ids: number[] = [];
-      for (let id = 0; id < postings.termCount; id++) if (postings.toolFrequencyOf(id) > 0) ids.push(id);
-      const terms = ids.map((id) => postings.term(id));
-      const order = Array.from(ids.keys()).toSorted((a, b) => ((terms[a] ?? "") < (terms[b] ?? "") ? -1 : (terms[a] ?? "") > (terms[b] ?? "") ? 1 : 0));
-      const counts = new Int32Array(ids.length * TERM_STRIDE);
-      order.forEach((at, i) => {
-        const id = ids[at] ?? 0;
-        counts[i * TERM_STRIDE] = postings.toolFrequencyOf(id);
-        FIELDS.forEach((_, field) => {
-          counts[i * TERM_STRIDE + 1 + field] = postings.fieldFrequency(id, field);
-        });
-      });
-      return { terms: order.map((at) => terms[at] ?? ""), counts };
+      // Asked by every other shard once per view: worked out once (a part is never changed).
+      table ??= rankedTermTable(reader.postings);
+      return table;
     },
     keywordCounts: () => new Map(),
     toSnapshot: (out) => index.toSnapshot(out),
@@ -153,6 +144,23 @@ function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>,
       return { matches, total: halves.total, fused, bestLexical: halves.bestLexical };
     },
   };
+}
+
+/** A part's table of term counts (PartTermTable): every term some tool holds, sorted. */
+function rankedTermTable(postings: Bm25Postings): PartTermTable {
+  const ids: number[] = [];
+  for (let id = 0; id < postings.termCount; id++) if (postings.toolFrequencyOf(id) > 0) ids.push(id);
+  const terms = ids.map((id) => postings.term(id));
+  const order = Array.from(ids.keys()).toSorted((a, b) => ((terms[a] ?? "") < (terms[b] ?? "") ? -1 : (terms[a] ?? "") > (terms[b] ?? "") ? 1 : 0));
+  const counts = new Int32Array(ids.length * TERM_STRIDE);
+  order.forEach((at, i) => {
+    const id = ids[at] ?? 0;
+    counts[i * TERM_STRIDE] = postings.toolFrequencyOf(id);
+    FIELDS.forEach((_, field) => {
+      counts[i * TERM_STRIDE + 1 + field] = postings.fieldFrequency(id, field);
+    });
+  });
+  return { terms: order.map((at) => terms[at] ?? ""), counts };
 }
 
 /** Scores this close are not told apart by the frontier (floating-point error of the fused score is far smaller). */
