@@ -15,7 +15,7 @@ import { catalogPart } from "../src/core/search/catalogParts.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import { createIndexPart } from "../src/core/search/indexPart.ts";
 import type { IndexPart } from "../src/core/search/indexPart.ts";
-import { ShardedSearch, shardsInMemory, wholeStatistics } from "../src/core/search/shardedSearch.ts";
+import { ShardedSearch, shardsInMemory, wholeStatistics, type IndexShard } from "../src/core/search/shardedSearch.ts";
 import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
@@ -48,9 +48,9 @@ export interface BigCatalogInProcess {
    * Shard calls and rounds per search (mean over the queries: every round asks every shard once; substring takes a
    * second round for a keyword whose whole count is not yet known), and the summed CPU of one search over every part,
    * per mode; the terms of the whole catalog's table each shard holds, and the CPU of adding up the parts' statistics
-   * (once per registry version and view).
+   * (once per registry version and view); the tools a shard answers per search, mean (its frontier, for a page of 5).
    */
-  perSearch: Record<string, { shardCalls: number; rounds: number; cpuMsMedian: number; cpuMsP99: number; wholeTerms: number; wholeStatisticsCpuMs: number }>;
+  perSearch: Record<string, { shardCalls: number; rounds: number; cpuMsMedian: number; cpuMsP99: number; wholeTerms: number; wholeStatisticsCpuMs: number; candidatesPerShard: number }>;
 }
 
 export interface BigCatalogHttpMode {
@@ -139,10 +139,24 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     const whole = wholeStatistics(parts.map((part) => structuredClone({ catalog: part.catalog(), table: part.termTable() })));
     const wholeStatisticsCpuMs = Math.round(threadCpuMs() - started);
     // The shards in memory: what the calls carry is copied as an RPC would copy it.
-    const search = new ShardedSearch(mode, definitions, shardsInMemory(parts, structuredClone));
+    let answered = 0;
+    let candidates = 0;
+    const shards = shardsInMemory(parts, structuredClone).map((shard): IndexShard => ({
+      search: async (...asked) => {
+        const answer = await shard.search(...asked);
+        if ("candidates" in answer) {
+          answered++;
+          candidates += answer.candidates.matches.length;
+        }
+        return answer;
+      },
+    }));
+    const search = new ShardedSearch(mode, definitions, shards);
     await search.searchPage("warm up", 5);
     const cpu: number[] = [];
     const callsBefore = search.calls;
+    answered = 0;
+    candidates = 0;
     const roundsBefore = search.rounds;
     for (const query of queries) {
       // The shards answer at once (resolved promises): the thread's CPU over the search is the search's, every shard's.
@@ -153,7 +167,7 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     const calls = round1((search.calls - callsBefore) / queries.length);
     const rounds = round1((search.rounds - roundsBefore) / queries.length);
     const distribution = summarize(cpu);
-    perSearch[mode] = { shardCalls: calls, rounds, cpuMsMedian: round1(distribution.median), cpuMsP99: round1(distribution.p99), wholeTerms: whole.table.size, wholeStatisticsCpuMs };
+    perSearch[mode] = { shardCalls: calls, rounds, cpuMsMedian: round1(distribution.median), cpuMsP99: round1(distribution.p99), wholeTerms: whole.table.size, wholeStatisticsCpuMs, candidatesPerShard: round1(candidates / Math.max(1, answered)) };
     // Said at once: the HTTP part that follows takes long on a loaded machine.
     log(`big catalog (${mode}): one part ${JSON.stringify(onePart[mode])}, per search ${JSON.stringify(perSearch[mode])}`);
   }

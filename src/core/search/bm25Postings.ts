@@ -639,7 +639,7 @@ function findKey(list: ArrayLike<number>, key: number): number {
 }
 
 /** The first index of `sorted` whose string is not below `value`. */
-function lowerBound(sorted: readonly string[], value: string): number {
+export function lowerBound(sorted: readonly string[], value: string): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {

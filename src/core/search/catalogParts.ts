@@ -5,6 +5,7 @@
 // (exact integer sums, and the vectors' sum is exact: semantic.ts, GRID) and every part ranks with the whole's, so
 // that the parts' pages merged by score (catalog order breaking ties) are the page of one index over the whole.
 import type { ToolDefinition } from "../types.ts";
+import { lowerBound } from "./bm25Postings.ts";
 import { FIELDS } from "./fields.ts";
 
 /** What a part adds to the whole catalog's statistics whatever the query (per registry version and view). */
@@ -66,15 +67,8 @@ export class TermTable implements TermLookup {
   }
 
   get(term: string): number[] | undefined {
-    const terms = this.#terms;
-    let low = 0;
-    let high = terms.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((terms[middle] ?? "") < term) low = middle + 1;
-      else high = middle;
-    }
-    if (terms[low] !== term) return undefined;
+    const low = lowerBound(this.#terms, term);
+    if (this.#terms[low] !== term) return undefined;
     return Array.from(this.#counts.subarray(low * TERM_STRIDE, (low + 1) * TERM_STRIDE));
   }
 }
