@@ -35,8 +35,6 @@ export interface TermLookup {
 export interface WholeCatalog {
   catalog: PartCatalog;
   terms: TermLookup;
-  /** The best lexical score over the whole catalog (the hybrid ranking divides by it); absent in the first rounds. */
-  bestLexical?: number;
 }
 
 /**

@@ -156,17 +156,6 @@ export interface RankedPartReader {
 /** A ranking's first slots, their scores, how many it accepts in all, and its best lexical score (0 unless hybrid). */
 type RankedSlots = { slots: number[]; scores: number[]; total: number; bestLexical: number };
 
-/** A part's first matches under the whole catalog's statistics (RankedIndex.rankAsPart). */
-export interface RankedPartPage {
-  slots: number[];
-  names: string[];
-  scores: number[];
-  total: number;
-  relevance?: number[];
-  /** The best lexical score of the part (the hybrid ranking's divisor is the best of every part's). */
-  bestLexical: number;
-}
-
 /**
  * The two halves of a part's hybrid ranking (RankedIndex.halvesAsPart), per accepted tool it ranks: slot, name, place
  * in the index's catalog (the part's own order), lexical score (undefined: no lexical hit) and cosine (undefined: the
@@ -354,7 +343,7 @@ export class RankedIndex implements SearchIndex {
   #patchable = true;
   /** The tools' word vectors (with semanticWeight > 0), made with the index; `update` adds and drops only the changed. */
   readonly #semantic: SemanticVectors | undefined;
-  /** While this index ranks as a part of a larger catalog (rankAsPart): that catalog's statistics. */
+  /** While this index ranks as a part of a larger catalog (halvesAsPart): that catalog's statistics. */
   #whole: WholeCatalog | undefined;
 
   /** `snapshot`: the index of `tools` as toSnapshot wrote it, read instead of analyzing the tools. */
@@ -541,8 +530,7 @@ export class RankedIndex implements SearchIndex {
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const scores = lexical.scores ?? [];
-    // As a part: the best of the whole catalog, once the parts have said theirs.
-    const best = this.#whole?.bestLexical ?? scores[0] ?? 0;
+    const best = scores[0] ?? 0;
     const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
     const top = new TopK(count === Infinity ? this.#slotTools.length : count, (slot) => this.#position[slot] ?? 0);
     let total = 0;
@@ -776,32 +764,6 @@ export class RankedIndex implements SearchIndex {
   /** What a part of a sharded catalog reads to count a query's terms (indexPart.ts). */
   get partReader(): RankedPartReader {
     return { postings: this.#postings, semantic: this.#semantic, tuning: this.#tuning };
-  }
-
-  /**
-   * This index as a part of a larger catalog (indexPart.ts): the first `count` accepted tools of a non-blank query
-   * ranked with `whole`'s statistics (the scores one index over the whole catalog gives them), with their relevance
-   * when asked, how many it accepts, and the part's best lexical score (count < 0: that score only, with the semantic
-   * half; whole.bestLexical is then not read).
-   */
-  rankAsPart(query: string, whole: WholeCatalog, count: number, accept: (name: string) => boolean, withRelevance: boolean): RankedPartPage {
-    this.#whole = whole;
-    try {
-      this.#semantic?.centreOn({ sum: Float64Array.from(whole.catalog.vectorSum), count: whole.catalog.vectorCount });
-      if (count < 0) {
-        // Only the best lexical score of the part (the hybrid ranking's first round): no page.
-        const { lexical } = this.#lexicalHalf(query, queryTerms(query, this.#statistics(), this.#tuning));
-        return { slots: [], names: [], scores: [], total: 0, bestLexical: lexical.scores?.[0] ?? 0 };
-      }
-      if (withRelevance) {
-        const page = this.#scored(query, count, accept);
-        return { ...page, names: page.slots.map((slot) => this.#slotNames[slot] ?? "") };
-      }
-      const page = this.#page(query, queryTerms(query, this.#statistics(), this.#tuning), count, accept);
-      return { ...page, names: page.slots.map((slot) => this.#slotNames[slot] ?? "") };
-    } finally {
-      this.#whole = undefined;
-    }
   }
 
   /**
