@@ -15,7 +15,7 @@ import { catalogPart } from "../src/core/search/catalogParts.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import { createIndexPart } from "../src/core/search/indexPart.ts";
 import type { IndexPart } from "../src/core/search/indexPart.ts";
-import { ShardedSearch } from "../src/core/search/shardedSearch.ts";
+import { ShardedSearch, shardsInMemory, wholeStatistics, type IndexShard } from "../src/core/search/shardedSearch.ts";
 import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
@@ -44,8 +44,13 @@ export interface BigCatalogInProcess {
    * keeps of it (core/tools/partSnapshot.ts), the CPU of writing it and of reading it back (what an evicted shard pays).
    */
   onePart: Record<string, { tools: number; heapMiB: number | null; buildCpuMs: number; snapshotMiB: number; snapshotWriteCpuMs: number; snapshotReadCpuMs: number }>;
-  /** Shard calls per search (every round asks every shard), and the summed CPU of one search over every part, per mode. */
-  perSearch: Record<string, { shardCalls: number; cpuMsMedian: number; cpuMsP99: number }>;
+  /**
+   * Shard calls and rounds per search (mean over the queries: every round asks every shard once; substring takes a
+   * second round for a keyword whose whole count is not yet known), and the summed CPU of one search over every part,
+   * per mode; the terms of the whole catalog's table each shard holds, and the CPU of adding up the parts' statistics
+   * (once per registry version and view); the tools a shard answers per search, mean (its frontier, for a page of 5).
+   */
+  perSearch: Record<string, { shardCalls: number; rounds: number; cpuMsMedian: number; cpuMsP99: number; wholeTerms: number; wholeStatisticsCpuMs: number; candidatesPerShard: number }>;
 }
 
 export interface BigCatalogHttpMode {
@@ -63,7 +68,7 @@ export interface BigCatalogHttpMode {
    * over the searches: what the load of other processes does not inflate as it inflates wall time.
    */
   workerdCpuMsPerSearch: number | null;
-  /** Durable Object RPCs per search: the rate limiter, the session, and the shard calls. */
+  /** Durable Object RPCs per search: the rate limiter, the session, and the shard calls (mean of the in-process run's). */
   doCallsPerSearch: number;
 }
 
@@ -128,26 +133,41 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
         onePart[mode] = { tools: tools.length, heapMiB, buildCpuMs, snapshotMiB: mib(sealed.bytes.length), snapshotWriteCpuMs, snapshotReadCpuMs };
       }
     }
+    // What the shards add up once per registry version and view (each shard holds the result): every part's catalog
+    // counts and table of term counts, merged.
+    started = threadCpuMs();
+    const whole = wholeStatistics(parts.map((part) => structuredClone({ catalog: part.catalog(), table: part.termTable() })));
+    const wholeStatisticsCpuMs = Math.round(threadCpuMs() - started);
     // The shards in memory: what the calls carry is copied as an RPC would copy it.
-    const search = new ShardedSearch(mode, definitions, parts.map((part) => ({
-      catalog: () => Promise.resolve(structuredClone(part.catalog())),
-      termCounts: (query, whole) => Promise.resolve(structuredClone(part.termCounts(query, whole))),
-      bestLexical: (query, whole) => Promise.resolve(part.bestLexical(query, whole)),
-      page: (query, whole, count, excluded, withRelevance) => Promise.resolve(structuredClone(part.page(query, whole, count, excluded, withRelevance))),
-    })));
+    let answered = 0;
+    let candidates = 0;
+    const shards = shardsInMemory(parts, structuredClone).map((shard): IndexShard => ({
+      search: async (...asked) => {
+        const answer = await shard.search(...asked);
+        if ("candidates" in answer) {
+          answered++;
+          candidates += answer.candidates.matches.length;
+        }
+        return answer;
+      },
+    }));
+    const search = new ShardedSearch(mode, definitions, shards);
     await search.searchPage("warm up", 5);
     const cpu: number[] = [];
-    let calls = 0;
+    const callsBefore = search.calls;
+    answered = 0;
+    candidates = 0;
+    const roundsBefore = search.rounds;
     for (const query of queries) {
-      const callsBefore = search.calls;
       // The shards answer at once (resolved promises): the thread's CPU over the search is the search's, every shard's.
       const at = threadCpuMs();
       await search.searchPage(query, 5);
       cpu.push(threadCpuMs() - at);
-      calls = search.calls - callsBefore;
     }
+    const calls = round1((search.calls - callsBefore) / queries.length);
+    const rounds = round1((search.rounds - roundsBefore) / queries.length);
     const distribution = summarize(cpu);
-    perSearch[mode] = { shardCalls: calls, cpuMsMedian: round1(distribution.median), cpuMsP99: round1(distribution.p99) };
+    perSearch[mode] = { shardCalls: calls, rounds, cpuMsMedian: round1(distribution.median), cpuMsP99: round1(distribution.p99), wholeTerms: whole.table.size, wholeStatisticsCpuMs, candidatesPerShard: round1(candidates / Math.max(1, answered)) };
     // Said at once: the HTTP part that follows takes long on a loaded machine.
     log(`big catalog (${mode}): one part ${JSON.stringify(onePart[mode])}, per search ${JSON.stringify(perSearch[mode])}`);
   }
@@ -234,7 +254,8 @@ export async function bigCatalogHttp(options: {
     const base = `http://${HOST}:${port}`;
     const config = JSON.stringify({
       searchMode: "minisearch",
-      searchShards: { aboveTools: BIG_CATALOG_ABOVE, count: BIG_CATALOG_SHARDS },
+      // Past BIG_CATALOG_ABOVE, or half of a smaller catalog (--big-catalog-tools).
+      searchShards: { aboveTools: Math.min(BIG_CATALOG_ABOVE, Math.floor(catalog.length / 2)), count: BIG_CATALOG_SHARDS },
       registryVersionTtlMs: 60_000,
       limits: { maxTools: 200_000, rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 },
     });

@@ -10,7 +10,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { DEMO_CONTEXT, demoCatalog } from "../catalog/demo.ts";
 import type { SearchMode } from "../core/config.ts";
-import type { PartCatalog, PartPage, TermCounts, WholeCatalog } from "../core/search/catalogParts.ts";
+import type { PartCatalog, PartTermTable } from "../core/search/catalogParts.ts";
+import { answerAsShard, wholeStatistics, type KeywordCounts, type ShardAnswer, type WholeStatistics } from "../core/search/shardedSearch.ts";
 import { partOf } from "../core/search/catalogParts.ts";
 import { createIndexPart, type IndexPart } from "../core/search/indexPart.ts";
 import { registerStoredTools } from "../core/tools/storedTools.ts";
@@ -22,7 +23,7 @@ import { SnapshotError } from "../core/search/snapshotCodec.ts";
 import { decodePartSnapshot, encodePartSnapshot, type PartBinding } from "../core/tools/partSnapshot.ts";
 import { snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
 import type { RegistryVersion } from "./registryObject.ts";
-import { registryStub } from "./stubs.ts";
+import { registryStub, searchShardStub } from "./stubs.ts";
 
 /** What a shard is of: the registry version, the search mode and the settings its catalog depends on, and its part. */
 export interface ShardSpec {
@@ -68,6 +69,8 @@ export class SearchShardObject extends DurableObject<Env> {
   #spec: ShardSpec | undefined;
   #tools: Promise<PartTools> | undefined;
   readonly #views = new Map<string, IndexPart>();
+  /** Per view: the whole catalog's statistics (every shard's added up), asked once. */
+  readonly #wholes = new Map<string, Promise<WholeStatistics>>();
 
   /** The snapshot tables, made when first needed (and again after the alarm's deleteAll, for a late caller). */
   #tables(): SqlStorage {
@@ -239,19 +242,35 @@ export class SearchShardObject extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_CHECK_MS);
   }
 
-  async catalog(spec: ShardSpec, groups: string[] | undefined): Promise<PartCatalog> {
-    return (await this.#view(spec, groups)).catalog();
+  /** The whole catalog's statistics for a view, added up from every shard's of the same version (once per view). */
+  #whole(spec: ShardSpec, groups: readonly string[] | undefined): Promise<WholeStatistics> {
+    const key = groupsKey(groups);
+    const kept = this.#wholes.get(key);
+    if (kept !== undefined) return kept;
+    const view = groups === undefined ? undefined : [...groups];
+    const asking = Promise.all(
+      Array.from({ length: spec.count }, (_, part) => (part === spec.part ? this.statistics(spec, view) : searchShardStub(this.env, { ...spec, part }).statistics({ ...spec, part }, view))),
+    ).then(wholeStatistics);
+    if (this.#wholes.size >= VIEWS_PER_SHARD) {
+      const oldest = this.#wholes.keys().next();
+      if (oldest.done !== true) this.#wholes.delete(oldest.value);
+    }
+    this.#wholes.set(key, asking);
+    asking.catch(() => {
+      if (this.#wholes.get(key) === asking) this.#wholes.delete(key);
+    });
+    return asking;
   }
 
-  async termCounts(spec: ShardSpec, groups: string[] | undefined, query: string, whole: PartCatalog): Promise<TermCounts> {
-    return (await this.#view(spec, groups)).termCounts(query, whole);
+  /** What this shard's part of a view adds to the whole catalog's statistics (asked by the other shards). */
+  async statistics(spec: ShardSpec, groups: string[] | undefined): Promise<{ catalog: PartCatalog; table: PartTermTable }> {
+    const part = await this.#view(spec, groups);
+    return { catalog: part.catalog(), table: part.termTable() };
   }
 
-  async bestLexical(spec: ShardSpec, groups: string[] | undefined, query: string, whole: WholeCatalog): Promise<number> {
-    return (await this.#view(spec, groups)).bestLexical(query, whole);
-  }
-
-  async page(spec: ShardSpec, groups: string[] | undefined, query: string, whole: WholeCatalog, count: number, excluded: string[], withRelevance: boolean): Promise<PartPage> {
-    return (await this.#view(spec, groups)).page(query, whole, count, excluded, withRelevance);
+  /** IndexShard.search: the part's candidates under the whole catalog's statistics, or its keyword counts. */
+  async search(spec: ShardSpec, groups: string[] | undefined, query: string, known: KeywordCounts, count: number, excluded: string[], withRelevance: boolean): Promise<ShardAnswer> {
+    const [part, whole] = await Promise.all([this.#view(spec, groups), this.#whole(spec, groups)]);
+    return answerAsShard(part, whole, query, known, count, excluded, withRelevance);
   }
 }

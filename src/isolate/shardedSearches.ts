@@ -2,7 +2,7 @@
 // configured registry size, a registry search asks the search shards of the isolate's registry version
 // (src/durable/searchShardObject.ts) instead of an index in this isolate's memory; the ranking is the same
 // (core/search/shardedSearch.ts). One ShardedSearch per registry version, mode and view (the callers' group sets),
-// which keeps the whole catalog's own counts; at or below the size, nothing of this runs.
+// which keeps the whole catalog's counts of substring keywords; at or below the size, nothing of this runs.
 import type { SearchMode } from "../core/config.ts";
 import { ShardedSearch } from "../core/search/shardedSearch.ts";
 import type { IndexShard } from "../core/search/shardedSearch.ts";
@@ -44,10 +44,7 @@ export function shardedRegistrySearch(env: Env, settings: Settings, loaded: Load
     const spec: ShardSpec = { version: loaded.version, mode, locale, demoCatalog: settings.demoCatalog, part, count: shards.count };
     const stub = () => searchShardStub(env, spec);
     return {
-      catalog: () => stub().catalog(spec, view),
-      termCounts: (query, whole) => stub().termCounts(spec, view, query, whole),
-      bestLexical: (query, whole) => stub().bestLexical(spec, view, query, whole),
-      page: (query, whole, count, excluded, withRelevance) => stub().page(spec, view, query, whole, count, [...excluded], withRelevance),
+      search: (query, known, count, excluded, withRelevance) => stub().search(spec, view, query, known, count, [...excluded], withRelevance),
     };
   });
   const search = new ShardedSearch(mode, visibleCatalog(loaded.definitions, groups), clients);

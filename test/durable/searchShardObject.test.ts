@@ -4,7 +4,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { mergeCatalogs } from "../../src/core/search/catalogParts.ts";
 import { REGISTRY_OBJECT_NAME } from "../../src/durable/names.ts";
 import { SearchShardObject, searchShardName, STALE_SHARD, type ShardSpec } from "../../src/durable/searchShardObject.ts";
 import { generatedCatalog } from "../support/generatedCatalog.ts";
@@ -19,11 +18,11 @@ async function register(prefix: string, count: number): Promise<{ epoch: string;
   return { epoch: put.epoch, version: put.version };
 }
 
-/** One search's answer of a shard that is the whole catalog (part 0 of 1): its own counts are the whole's. */
-async function answer(shard: Pick<SearchShardObject, "catalog" | "termCounts" | "page">, spec: ShardSpec, groups: string[] | undefined, query: string): Promise<unknown> {
-  const own = mergeCatalogs([await shard.catalog(spec, groups)]);
-  const terms = await shard.termCounts(spec, groups, query, own);
-  return shard.page(spec, groups, query, { catalog: own, terms }, 5, [], true);
+/** One search's answer of a shard that is the whole catalog (part 0 of 1); substring keyword counts asked first. */
+async function answer(shard: Pick<SearchShardObject, "search">, spec: ShardSpec, groups: string[] | undefined, query: string): Promise<unknown> {
+  const first = await shard.search(spec, groups, query, {}, 5, [], true);
+  if (!("counts" in first)) return first;
+  return shard.search(spec, groups, query, first.counts, 5, [], true);
 }
 
 const snapshotRows = (state: DurableObjectState): number => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM part_snapshots").one().n;

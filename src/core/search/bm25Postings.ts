@@ -600,6 +600,11 @@ export class Bm25Postings {
     return this.#lengthSum[field] ?? 0;
   }
 
+  /** How many terms have been interned (ids 0 … termCount − 1; a term no live tool holds any more counts 0). */
+  get termCount(): number {
+    return this.#terms.length;
+  }
+
   /** The term of `termId`. */
   term(termId: number): string {
     return this.#terms[termId] ?? "";
@@ -685,7 +690,7 @@ function findKey(list: ArrayLike<number>, key: number): number {
 }
 
 /** The first index of `sorted` whose string is not below `value`. */
-function lowerBound(sorted: readonly string[], value: string): number {
+export function lowerBound(sorted: readonly string[], value: string): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {

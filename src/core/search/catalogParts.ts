@@ -5,6 +5,7 @@
 // (exact integer sums, and the vectors' sum is exact: semantic.ts, GRID) and every part ranks with the whole's, so
 // that the parts' pages merged by score (catalog order breaking ties) are the page of one index over the whole.
 import type { ToolDefinition } from "../types.ts";
+import { lowerBound } from "./bm25Postings.ts";
 import { FIELDS } from "./fields.ts";
 
 /** What a part adds to the whole catalog's statistics whatever the query (per registry version and view). */
@@ -25,12 +26,75 @@ export interface PartCatalog {
  */
 export type TermCounts = Map<string, number[]>;
 
-/** The whole catalog's statistics for one query, which every part ranks with. */
+/** Where the whole catalog's counts of terms are looked up: a query's (TermCounts) or every term's (TermTable). */
+export interface TermLookup {
+  get(term: string): readonly number[] | undefined;
+}
+
+/** The whole catalog's statistics, which every part ranks with. */
 export interface WholeCatalog {
   catalog: PartCatalog;
-  terms: TermCounts;
-  /** The best lexical score over the whole catalog (the hybrid ranking divides by it); absent in the first rounds. */
-  bestLexical?: number;
+  terms: TermLookup;
+}
+
+/**
+ * A part's counts of every term it holds (minisearch; none for substring), as they travel between shards: the terms
+ * sorted (UTF-16 order), and per term `counts[i * stride … (i + 1) * stride)` (TermCounts' layout).
+ */
+export interface PartTermTable {
+  terms: string[];
+  counts: Int32Array;
+}
+
+/** The counts per term of a table: the tools holding it, then per field. */
+export const TERM_STRIDE = 1 + FIELDS.length;
+
+/** The whole catalog's counts of every term: the parts' tables added up, looked up by binary search. */
+export class TermTable implements TermLookup {
+  readonly #terms: readonly string[];
+  readonly #counts: Int32Array;
+
+  constructor(table: PartTermTable) {
+    if (table.counts.length !== table.terms.length * TERM_STRIDE) throw new Error("a term table needs TERM_STRIDE counts per term");
+    this.#terms = table.terms;
+    this.#counts = table.counts;
+  }
+
+  get size(): number {
+    return this.#terms.length;
+  }
+
+  get(term: string): number[] | undefined {
+    const low = lowerBound(this.#terms, term);
+    if (this.#terms[low] !== term) return undefined;
+    return Array.from(this.#counts.subarray(low * TERM_STRIDE, (low + 1) * TERM_STRIDE));
+  }
+}
+
+/** The whole catalog's table: the parts' sorted tables merged, the counts of a term several hold added up. */
+export function mergeTermTables(tables: readonly PartTermTable[]): TermTable {
+  const heads = tables.map(() => 0);
+  const terms: string[] = [];
+  const counts = new Int32Array(tables.reduce((sum, table) => sum + table.counts.length, 0));
+  for (;;) {
+    // The least head term of the parts (few parts: a scan beats a heap).
+    let least: string | undefined;
+    for (let t = 0; t < tables.length; t++) {
+      const term = tables[t]?.terms[heads[t] ?? 0];
+      if (term !== undefined && (least === undefined || term < least)) least = term;
+    }
+    if (least === undefined) break;
+    const at = terms.length * TERM_STRIDE;
+    terms.push(least);
+    for (let t = 0; t < tables.length; t++) {
+      const table = tables[t];
+      const head = heads[t] ?? 0;
+      if (table === undefined || table.terms[head] !== least) continue;
+      for (let i = 0; i < TERM_STRIDE; i++) counts[at + i] = (counts[at + i] ?? 0) + (table.counts[head * TERM_STRIDE + i] ?? 0);
+      heads[t] = head + 1;
+    }
+  }
+  return new TermTable({ terms, counts: counts.slice(0, terms.length * TERM_STRIDE) });
 }
 
 /** One tool of a part's page: its score under the whole catalog's statistics and its place in the whole catalog. */
@@ -40,6 +104,20 @@ export interface PartMatch {
   position: number;
   /** ScoredMatch.relevance, when asked for. */
   relevance?: number;
+}
+
+/**
+ * A part's answer to a query in one round: its tools that may be among the whole catalog's first `count`, with their
+ * final score (`score`), or, for the hybrid ranking, with its two halves (`lexical`, `cosine`: fuseHalves scores them
+ * once the whole catalog's best lexical score is known, the best of the parts' `bestLexical`); how many of its tools
+ * match in all.
+ */
+export interface PartCandidates {
+  matches: (PartMatch & { lexical?: number; cosine?: number })[];
+  total: number;
+  /** Whether the matches carry halves to fuse (else their scores are final). */
+  fused: boolean;
+  bestLexical: number;
 }
 
 /** A part's first matches of a query (best first) and how many of its tools match in all. */

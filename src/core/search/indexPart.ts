@@ -1,43 +1,33 @@
-// One part of a sharded catalog's search (catalogParts.ts): the index of the part's tools, answering the rounds of a
-// sharded query (shardedSearch.ts) — its catalog counts, the counts of a query's terms, its best lexical score, and its
-// first matches ranked with the whole catalog's statistics. A Durable Object holds one per registry version, mode and
-// view (src/durable/searchShardObject.ts); the tests hold them in memory.
+// One part of a sharded catalog's search (catalogParts.ts): the index of the part's tools, answering a sharded query
+// (shardedSearch.ts) in one round — its catalog counts and its table of term counts (which the parts add up once per
+// registry version and view), then, per query, its tools that may be among the whole catalog's first k, scored with
+// the whole catalog's statistics. A Durable Object holds one per registry version, mode and view
+// (src/durable/searchShardObject.ts); the tests hold them in memory.
 import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
-import { analyzeQuery, processTerm } from "./analyze.ts";
-import type { PartCatalog, PartPage, TermCounts, WholeCatalog } from "./catalogParts.ts";
-import { FIELDS, phraseTerm } from "./fields.ts";
-import {
-  ASCII_WORD,
-  createRankedPart,
-  DEFAULT_TUNING,
-  FUZZY_WEIGHT,
-  MIN_BACKOFF_LENGTH,
-  MIN_BACKOFF_SHARE,
-  MIN_FUZZY_LENGTH,
-  MIN_PREFIX_LENGTH,
-  type RankedIndex,
-  type RankedPartReader,
-} from "./minisearch.ts";
-import { nearWords } from "./semantic.ts";
+import { FIELDS } from "./fields.ts";
+import { TERM_STRIDE, type PartCandidates, type PartCatalog, type PartTermTable, type TermCounts, type WholeCatalog } from "./catalogParts.ts";
+import type { Bm25Postings } from "./bm25Postings.ts";
+import { createRankedPart, DEFAULT_TUNING, fuseHalves, type RankedHalves, type RankedIndex } from "./minisearch.ts";
 import type { SnapshotReader, SnapshotWriter } from "./snapshotCodec.ts";
 import { createSubstringPart, restoreSubstringPart, type SubstringPart } from "./substring.ts";
-import { hasCjk, tokenize } from "./text.ts";
+import { TopK } from "./topK.ts";
 
 export interface IndexPart {
   readonly mode: SearchMode;
   readonly size: number;
   /** What the part adds to the whole catalog's statistics, whatever the query. */
   catalog(): PartCatalog;
-  /** The counts of every term a query may be searched by (a superset: which ones it is depends on the whole's counts). */
-  termCounts(query: string, whole: PartCatalog): TermCounts;
-  /** The part's best lexical score under the whole's statistics (minisearch with the semantic half; else 0). */
-  bestLexical(query: string, whole: WholeCatalog): number;
+  /** The part's counts of every term it holds (minisearch; empty for substring, whose counts depend on the query). */
+  termTable(): PartTermTable;
+  /** The part's counts of the keywords a substring query is weighed by (substringTerms); empty for minisearch. */
+  keywordCounts(query: string): TermCounts;
   /**
-   * The part's first `count` matches of `query` (catalog order for a blank one), ranked with the whole's statistics,
-   * leaving out `excluded`; with their relevance (SearchIndex.scored) when asked.
+   * The part's tools that may be among the whole catalog's first `count` of `query` (catalog order for a blank one),
+   * scored with the whole's statistics (`whole.terms`: every term's counts for minisearch, the query's keywords' for
+   * substring), leaving out `excluded`; with their relevance (SearchIndex.scored) when asked.
    */
-  page(query: string, whole: WholeCatalog, count: number, excluded: readonly string[], withRelevance: boolean): PartPage;
+  candidates(query: string, whole: WholeCatalog, count: number, excluded: readonly string[], withRelevance: boolean): PartCandidates;
   /** Writes the part's index (snapshotCodec.ts) for createIndexPart to read instead of analyzing the tools again. */
   toSnapshot(out: SnapshotWriter): boolean;
 }
@@ -59,48 +49,50 @@ export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition
   if (positions.length !== tools.length) throw new Error("a part needs one position per tool");
   const positionOf = new Map<string, number>();
   tools.forEach((tool, i) => positionOf.set(tool.name, positions[i] ?? 0));
-  const pageOf = (ranked: { names: string[]; scores: number[]; relevance?: number[]; total: number }): PartPage => ({
-    matches: ranked.names.map((name, i) => ({
-      name,
-      score: ranked.scores[i] ?? 0,
-      position: positionOf.get(name) ?? 0,
-      ...(ranked.relevance === undefined ? {} : { relevance: ranked.relevance[i] ?? 0 }),
-    })),
-    total: ranked.total,
-  });
-  const blankPage = (count: number, excluded: ReadonlySet<string>): PartPage => {
-    const kept = tools.filter((tool) => !excluded.has(tool.name));
-    return pageOf({ names: kept.slice(0, count).map((tool) => tool.name), scores: [], total: kept.length });
+  const blank = (count: number, excluded: readonly string[]): PartCandidates => {
+    const skip = new Set(excluded);
+    const kept = tools.filter((tool) => !skip.has(tool.name));
+    const matches = kept.slice(0, count).map((tool) => ({ name: tool.name, score: 0, position: positionOf.get(tool.name) ?? 0 }));
+    return { matches, total: kept.length, fused: false, bestLexical: 0 };
   };
-  if (mode === "substring") return substringPart(snapshot === undefined ? createSubstringPart(tools) : restoreSubstringPart(tools, snapshot), pageOf, blankPage);
+  if (mode === "substring") {
+    return substringPart(snapshot === undefined ? createSubstringPart(tools) : restoreSubstringPart(tools, snapshot), positionOf, blank);
+  }
   assertShardableTuning();
-  return rankedPart(createRankedPart(tools, DEFAULT_TUNING, snapshot), pageOf, blankPage);
+  return rankedPart(createRankedPart(tools, DEFAULT_TUNING, snapshot), positionOf, blank);
 }
 
-type PageOf = (ranked: { names: string[]; scores: number[]; relevance?: number[]; total: number }) => PartPage;
-type BlankPage = (count: number, excluded: ReadonlySet<string>) => PartPage;
+type Blank = (count: number, excluded: readonly string[]) => PartCandidates;
 
-function substringPart(part: SubstringPart, pageOf: PageOf, blankPage: BlankPage): IndexPart {
+function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, number>, blank: Blank): IndexPart {
   return {
     mode: "substring",
     get size() {
       return part.size;
     },
     catalog: () => ({ toolCount: part.size, fieldLengthSums: FIELDS.map(() => 0), longestTerm: 0, vectorSum: [], vectorCount: 0 }),
-    termCounts: (query) => part.keywordCounts(query),
+    termTable: () => ({ terms: [], counts: new Int32Array(0) }),
+    keywordCounts: (query) => part.keywordCounts(query),
     toSnapshot: (out) => part.toSnapshot(out),
-    bestLexical: () => 0,
-    page(query, whole, count, excluded, withRelevance) {
+    candidates(query, whole, count, excluded, withRelevance) {
+      if (query.trim() === "") return blank(count, excluded);
       const skip = new Set(excluded);
-      if (query.trim() === "") return blankPage(count, skip);
-      return pageOf(part.rankAsPart(query, whole, count, (name) => !skip.has(name), withRelevance));
+      const ranked = part.rankAsPart(query, whole, count, (name) => !skip.has(name), withRelevance);
+      const matches = ranked.names.map((name, i) => ({
+        name,
+        score: ranked.scores[i] ?? 0,
+        position: positionOf.get(name) ?? 0,
+        ...(ranked.relevance === undefined ? {} : { relevance: ranked.relevance[i] ?? 0 }),
+      }));
+      return { matches, total: ranked.total, fused: false, bestLexical: 0 };
     },
   };
 }
 
-function rankedPart(index: RankedIndex, pageOf: PageOf, blankPage: BlankPage): IndexPart {
+function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>, blank: Blank): IndexPart {
   const reader = index.partReader;
-  const hybrid = reader.semantic !== undefined;
+  const fused = DEFAULT_TUNING.semanticWeight > 0;
+  let table: PartTermTable | undefined;
   return {
     mode: "minisearch",
     get size() {
@@ -117,66 +109,122 @@ function rankedPart(index: RankedIndex, pageOf: PageOf, blankPage: BlankPage): I
         vectorCount: vectors?.count ?? 0,
       };
     },
-    termCounts: (query, whole) => rankedTermCounts(reader, query, whole),
+    termTable() {
+      // Asked by every other shard once per view: worked out once (a part is never changed).
+      table ??= rankedTermTable(reader.postings);
+      return table;
+    },
+    keywordCounts: () => new Map(),
     toSnapshot: (out) => index.toSnapshot(out),
-    bestLexical: (query, whole) => (hybrid && query.trim() !== "" ? index.rankAsPart(query, whole, -1, () => true, false).bestLexical : 0),
-    page(query, whole, count, excluded, withRelevance) {
+    candidates(query, whole, count, excluded, withRelevance) {
+      if (query.trim() === "") return blank(count, excluded);
       const skip = new Set(excluded);
-      if (query.trim() === "") return blankPage(count, skip);
-      return pageOf(index.rankAsPart(query, whole, count, (name) => !skip.has(name), withRelevance));
+      let chosen: number[] = [];
+      const pick = (halves: RankedHalves): number[] => {
+        // The part's index places its tools in the part's order: their places in the whole catalog break ties.
+        halves.positions = halves.names.map((name) => positionOf.get(name) ?? 0);
+        chosen = frontier(halves, count, fused);
+        return chosen.map((at) => halves.slots[at] ?? 0);
+      };
+      const halves = index.halvesAsPart(query, whole, (name) => !skip.has(name), withRelevance ? pick : undefined);
+      if (!withRelevance) pick(halves);
+      const matches = chosen.map((at, i) => {
+        const lexical = halves.lexical[at];
+        const cosine = halves.cosines[at];
+        return {
+          name: halves.names[at] ?? "",
+          position: halves.positions[at] ?? 0,
+          // Without the semantic half, the lexical score is the ranking's.
+          score: fused ? 0 : (lexical ?? 0),
+          ...(fused && lexical !== undefined ? { lexical } : {}),
+          ...(fused && cosine !== undefined ? { cosine } : {}),
+          ...(halves.relevance === undefined ? {} : { relevance: halves.relevance[i] ?? 0 }),
+        };
+      });
+      return { matches, total: halves.total, fused, bestLexical: halves.bestLexical };
     },
   };
 }
 
+/** A part's table of term counts (PartTermTable): every term some tool holds, sorted. */
+function rankedTermTable(postings: Bm25Postings): PartTermTable {
+  const ids: number[] = [];
+  for (let id = 0; id < postings.termCount; id++) if (postings.toolFrequencyOf(id) > 0) ids.push(id);
+  const terms = ids.map((id) => postings.term(id));
+  const order = Array.from(ids.keys()).toSorted((a, b) => ((terms[a] ?? "") < (terms[b] ?? "") ? -1 : (terms[a] ?? "") > (terms[b] ?? "") ? 1 : 0));
+  const counts = new Int32Array(ids.length * TERM_STRIDE);
+  order.forEach((at, i) => {
+    const id = ids[at] ?? 0;
+    counts[i * TERM_STRIDE] = postings.toolFrequencyOf(id);
+    FIELDS.forEach((_, field) => {
+      counts[i * TERM_STRIDE + 1 + field] = postings.fieldFrequency(id, field);
+    });
+  });
+  return { terms: order.map((at) => terms[at] ?? ""), counts };
+}
+
+/** Scores this close are not told apart by the frontier (floating-point error of the fused score is far smaller). */
+const SCORE_SLACK = 1e-9;
+
 /**
- * The part's counts of every term the ranked mode may search `query` by (minisearch.ts: weighQuery, termsOf, the
- * near words of #expanded), whatever the whole catalog's counts turn out to be: each word as a prefix (and its typos
- * while the part does not hold it), the back-off prefixes of an unknown word (all of them lie in the expansion of the
- * shortest), the pairs of adjacent words, and the near words of words the part lacks. Per term the index holds: how
- * many tools hold it, then per field.
+ * Which of a part's ranked tools (RankedHalves' indexes) may be among the whole catalog's first `count`, whatever the
+ * whole's best lexical score B turns out to be (B is at least the part's own best, b). A tool's fused score is
+ * (lexical / B)^e + w × cosine, a straight line in t = B^−e over (0, b^−e]: its value at b (the part's own fused
+ * score) and its limit as B grows (w × cosine) bound it. A tool that `count` others beat at both ends (by more than
+ * SCORE_SLACK) is beaten by them at every B, so it is left out; so is a tool with the same halves as `count` tools
+ * before it in the catalog (they tie at every B). Without the semantic half the scores are final: the first `count`.
  */
-function rankedTermCounts(reader: RankedPartReader, query: string, whole: PartCatalog): TermCounts {
-  const { postings, semantic, tuning } = reader;
-  const counts: TermCounts = new Map();
-  const zeros = [0, ...FIELDS.map(() => 0)];
-  /** A term whose count the ranking asks for even where this part lacks it (0 here): the whole's count decides. */
-  const asked = (term: string): void => {
-    if (!counts.has(term)) counts.set(term, zeros.slice());
-  };
-  const probe = (term: string, prefix: boolean, fuzzy: boolean): void => {
-    asked(term);
-    for (const termId of postings.expand(term, prefix, fuzzy, tuning.prefixWeight, FUZZY_WEIGHT).termIds) {
-      counts.set(postings.term(termId), [postings.toolFrequencyOf(termId), ...FIELDS.map((_, field) => postings.fieldFrequency(termId, field))]);
+export function frontier(halves: RankedHalves, count: number, fused: boolean): number[] {
+  const n = halves.slots.length;
+  if (count <= 0 || n === 0) return [];
+  const position = (at: number): number => halves.positions[at] ?? 0;
+  if (!fused) {
+    const top = new TopK(count, position);
+    halves.lexical.forEach((score, at) => top.offer(at, score ?? 0));
+    return top.sortedWithScores().slots;
+  }
+  const near = new Float64Array(n);
+  const far = new Float64Array(n);
+  for (let at = 0; at < n; at++) {
+    near[at] = fuseHalves(halves.lexical[at], halves.cosines[at], halves.bestLexical);
+    far[at] = fuseHalves(undefined, halves.cosines[at], halves.bestLexical);
+  }
+  let kept = Array.from(near.keys());
+  if (n > count) {
+    // The first `count` at either end beat at both ends every tool below both of their least values: those go.
+    const bounds = [near, far].map((scores) => {
+      const top = new TopK(count, position);
+      scores.forEach((score, at) => top.offer(at, score));
+      const first = top.sortedWithScores().slots;
+      return { near: Math.min(...first.map((at) => near[at] ?? 0)), far: Math.min(...first.map((at) => far[at] ?? 0)) };
+    });
+    kept = kept.filter((at) => bounds.every((bound) => (near[at] ?? 0) + SCORE_SLACK >= bound.near || (far[at] ?? 0) + SCORE_SLACK >= bound.far));
+  }
+  kept.sort((a, b) => (near[b] ?? 0) - (near[a] ?? 0) || position(a) - position(b));
+  const chosen: number[] = [];
+  /** The `count` best far scores of the tools already passed that beat the current one near by more than the slack. */
+  const beaters: number[] = [];
+  const twins = new Map<string, number>();
+  let passed = 0;
+  for (const at of kept) {
+    const nearScore = near[at] ?? 0;
+    for (; passed < kept.length; passed++) {
+      const before = kept[passed] ?? 0;
+      if ((near[before] ?? 0) <= nearScore + SCORE_SLACK) break;
+      const farScore = far[before] ?? 0;
+      if (beaters.length === count && farScore <= (beaters[0] ?? 0)) continue;
+      // Sorted ascending, at most `count` long: the least first.
+      let i = 0;
+      while (i < beaters.length && (beaters[i] ?? 0) < farScore) i++;
+      beaters.splice(i, 0, farScore);
+      if (beaters.length > count) beaters.shift();
     }
-  };
-  const held = (term: string): boolean => postings.toolFrequency(term) > 0;
-  const sequence = analyzeQuery(query, tuning.queryStopWords);
-  if (tuning.phraseWeight > 0) {
-    for (let i = 1; i < sequence.length; i++) probe(phraseTerm(sequence[i - 1] ?? "", sequence[i] ?? ""), false, false);
+    if (beaters.length === count && (beaters[0] ?? 0) > (far[at] ?? 0) + SCORE_SLACK) continue;
+    const twin = `${String(halves.lexical[at])} ${String(halves.cosines[at])}`;
+    const before = twins.get(twin) ?? 0;
+    twins.set(twin, before + 1);
+    if (before >= count) continue;
+    chosen.push(at);
   }
-  for (const term of new Set(sequence)) {
-    // A word this part holds, the whole holds too: no typos, no back-off.
-    const known = held(term);
-    probe(term, term.length >= MIN_PREFIX_LENGTH || hasCjk(term), !known && term.length >= MIN_FUZZY_LENGTH && ASCII_WORD.test(term));
-    if (known || !ASCII_WORD.test(term)) continue;
-    const shortest = Math.max(MIN_BACKOFF_LENGTH, Math.ceil(MIN_BACKOFF_SHARE * term.length));
-    const longest = Math.min(term.length - 1, whole.longestTerm);
-    if (longest < shortest) continue;
-    // Which prefix it backs off to is the longest the whole holds: each one's count.
-    for (let length = longest; length > shortest; length--) asked(term.slice(0, length));
-    probe(term.slice(0, shortest), true, false);
-  }
-  if (semantic !== undefined && tuning.expansionWeight > 0) {
-    for (const token of tokenize(query)) {
-      const term = processTerm(token);
-      if (term === null) continue;
-      asked(term);
-      if (held(term)) continue;
-      for (const near of nearWords(token.toLowerCase())) {
-        const nearTerm = processTerm(near.word);
-        if (nearTerm !== null && nearTerm !== term) probe(nearTerm, nearTerm.length >= MIN_PREFIX_LENGTH, false);
-      }
-    }
-  }
-  return counts;
+  return chosen;
 }

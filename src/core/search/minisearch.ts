@@ -180,15 +180,31 @@ interface LexicalMatches {
 /** A ranking's first slots, their scores, how many it accepts in all, and its best lexical score (0 unless hybrid). */
 type RankedSlots = { slots: number[]; scores: number[]; total: number; bestLexical: number };
 
-/** A part's first matches under the whole catalog's statistics (RankedIndex.rankAsPart). */
-export interface RankedPartPage {
+/**
+ * The two halves of a part's hybrid ranking (RankedIndex.halvesAsPart), per accepted tool it ranks: slot, name, place
+ * in the index's catalog (the part's own order), lexical score (undefined: no lexical hit) and cosine (undefined: the
+ * query has no vector).
+ */
+export interface RankedHalves {
   slots: number[];
   names: string[];
-  scores: number[];
+  positions: number[];
+  lexical: (number | undefined)[];
+  cosines: (number | undefined)[];
   total: number;
-  relevance?: number[];
-  /** The best lexical score of the part (the hybrid ranking's divisor is the best of every part's). */
   bestLexical: number;
+  /** For the slots the caller picked (in its order), when asked. */
+  relevance?: number[];
+}
+
+/**
+ * A tool's score in the hybrid ranking (RankedIndex.#hybridPage computes it so), from its halves and the whole
+ * catalog's best lexical score; the lexical score alone without the semantic half.
+ */
+export function fuseHalves(lexical: number | undefined, cosine: number | undefined, best: number, tuning: RankingTuning = DEFAULT_TUNING): number {
+  if (tuning.semanticWeight === 0) return lexical ?? 0;
+  if (lexical === undefined) return tuning.semanticWeight * (cosine ?? 0);
+  return (best > 0 ? (lexical / best) ** tuning.lexicalExponent : 0) + tuning.semanticWeight * (cosine ?? 0);
 }
 
 /** The fields whose hits toolCentralityExponent and nameCentralityExponent weigh. */
@@ -354,7 +370,7 @@ export class RankedIndex implements SearchIndex {
   #patchable = true;
   /** The tools' word vectors (with semanticWeight > 0), made with the index; `update` adds and drops only the changed. */
   readonly #semantic: SemanticVectors | undefined;
-  /** While this index ranks as a part of a larger catalog (rankAsPart): that catalog's statistics. */
+  /** While this index ranks as a part of a larger catalog (halvesAsPart): that catalog's statistics. */
   #whole: WholeCatalog | undefined;
 
   /** `snapshot`: the index of `tools` as toSnapshot wrote it, read instead of analyzing the tools. */
@@ -539,19 +555,11 @@ export class RankedIndex implements SearchIndex {
    * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
-    const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
-    const share = this.#tuning.sentenceShare;
-    let cosines: Float32Array | undefined;
-    if (queryVector !== undefined && this.#semantic !== undefined) {
-      cosines = this.#cosineBuffer(this.#semantic.slotCount);
-      const parts = share > 0 && sentences.length > 1 ? sentences.map((sentence) => sentence.vector) : [];
-      this.#semantic.mixedCosinesInto(queryVector, parts, share, cosines);
-    }
+    const { searched, lexical, cosines } = this.#halves(query, terms);
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const { slots: hits, scores } = lexical;
-    // As a part: the best of the whole catalog, once the parts have said theirs.
-    const best = this.#whole?.bestLexical ?? lexical.best;
+    const best = lexical.best;
     const slotNames = this.#slotNames;
     const acceptSlot = (slot: number): boolean => accept(slotNames[slot] ?? "");
     const position = this.#position;
@@ -613,6 +621,19 @@ export class RankedIndex implements SearchIndex {
   #hitBuffer(slots: number): Uint8Array {
     if (this.#lexicalHits.length < slots) this.#lexicalHits = new Uint8Array(Math.max(slots, Math.ceil(1.25 * this.#lexicalHits.length)));
     return this.#lexicalHits;
+  }
+
+  /** Both halves of the hybrid ranking: the lexical one (#lexicalHalf) and every slot's cosine with the query. */
+  #halves(query: string, terms: readonly QueryTerm[]): { searched: readonly QueryTerm[]; lexical: LexicalMatches; cosines: Float32Array | undefined } {
+    const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
+    const share = this.#tuning.sentenceShare;
+    let cosines: Float32Array | undefined;
+    if (queryVector !== undefined && this.#semantic !== undefined) {
+      cosines = this.#cosineBuffer(this.#semantic.slotCount);
+      const parts = share > 0 && sentences.length > 1 ? sentences.map((sentence) => sentence.vector) : [];
+      this.#semantic.mixedCosinesInto(queryVector, parts, share, cosines);
+    }
+    return { searched, lexical, cosines };
   }
 
   /** The hybrid ranking's lexical half: every match of the query's words, weighed by centrality, with near words. */
@@ -808,6 +829,11 @@ export class RankedIndex implements SearchIndex {
     const { weights, parts, pairs } = weighQuery(query, stats, this.#tuning);
     const terms = termsOf(weights, pairs, stats);
     const page = this.#page(query, terms, limit, accept);
+    return { ...page, relevance: this.#relevance(terms, parts, stats, page.slots) };
+  }
+
+  /** The relevance (relevanceOf) of each of `slots` for a query weighed as `terms` and `parts` under `stats`. */
+  #relevance(terms: readonly QueryTerm[], parts: readonly QueryPart[], stats: TermStatistics, slots: readonly number[]): number[] {
     // What each searched term matches in the index (as written, as a prefix, one typo away), as the ranking expands it.
     const expansions = terms.map(({ term, prefix, fuzzy }) => ({
       term,
@@ -816,11 +842,10 @@ export class RankedIndex implements SearchIndex {
     const maxIdf = Math.log(1 + stats.toolCount);
     /** The weight of a query word that only one tool holds: the unit of relevance. */
     const unit = maxIdf === 0 ? 1 : Math.log(1 + (stats.toolCount - 0.5) / 1.5) / maxIdf;
-    const relevance = page.slots.map((slot) => {
+    return slots.map((slot) => {
       const matched = new Set(expansions.filter((expansion) => this.#postings.holdsAnyTerm(slot, expansion.termIds)).map((expansion) => expansion.term));
       return relevanceOf(parts, matched, unit);
     });
-    return { ...page, relevance };
   }
 
   /** What a part of a sharded catalog reads to count a query's terms (indexPart.ts). */
@@ -829,26 +854,57 @@ export class RankedIndex implements SearchIndex {
   }
 
   /**
-   * This index as a part of a larger catalog (indexPart.ts): the first `count` accepted tools of a non-blank query
-   * ranked with `whole`'s statistics (the scores one index over the whole catalog gives them), with their relevance
-   * when asked, how many it accepts, and the part's best lexical score (count < 0: that score only, with the semantic
-   * half; whole.bestLexical is then not read).
+   * This index as a part of a larger catalog whose statistics `whole` holds (every term's counts, not only the
+   * query's), for a ranking in one round (indexPart.ts): the hybrid ranking's two halves of every accepted tool it
+   * ranks (its lexical hits, and the tools at SEMANTIC_FLOOR or more), the part's best lexical score over every hit
+   * (accepted or not, as #hybridPage's divisor), and the relevance of the slots `relevanceFor` picks from them. The
+   * fused score needs the best lexical score of the whole catalog: the caller fuses (fuseHalves) once every part has
+   * said its best. Without the semantic half the lexical scores are the ranking's own.
    */
-  rankAsPart(query: string, whole: WholeCatalog, count: number, accept: (name: string) => boolean, withRelevance: boolean): RankedPartPage {
+  halvesAsPart(query: string, whole: WholeCatalog, accept: (name: string) => boolean, relevanceFor?: (halves: RankedHalves) => readonly number[]): RankedHalves {
     this.#whole = whole;
     try {
       this.#semantic?.centreOn({ sum: Float64Array.from(whole.catalog.vectorSum), count: whole.catalog.vectorCount });
-      if (count < 0) {
-        // Only the best lexical score of the part (the hybrid ranking's first round): no page.
-        const { lexical } = this.#lexicalHalf(query, queryTerms(query, this.#statistics(), this.#tuning));
-        return { slots: [], names: [], scores: [], total: 0, bestLexical: lexical.best };
+      const stats = this.#statistics();
+      const { weights, parts, pairs } = weighQuery(query, stats, this.#tuning);
+      const terms = termsOf(weights, pairs, stats);
+      const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
+      const halves: RankedHalves = { slots: [], lexical: [], cosines: [], names: [], positions: [], total: 0, bestLexical: 0 };
+      const lexicalHit = new Uint8Array(this.#slotTools.length);
+      const add = (slot: number, score: number | undefined, cosine: number | undefined): void => {
+        halves.slots.push(slot);
+        halves.lexical.push(score);
+        halves.cosines.push(cosine);
+        halves.names.push(this.#slotNames[slot] ?? "");
+        halves.positions.push(this.#position[slot] ?? 0);
+      };
+      let cosines: Float32Array | undefined;
+      if (this.#tuning.semanticWeight > 0) {
+        // The lexical half's hits come unsorted, each score at its slot; the best is over every hit, accepted or not.
+        const both = this.#halves(query, terms);
+        cosines = both.cosines;
+        const { slots: hits, scores, best } = both.lexical;
+        halves.bestLexical = best;
+        for (let h = 0; h < hits.length; h++) {
+          const slot = hits[h] ?? 0;
+          lexicalHit[slot] = 1;
+          if (acceptSlot(slot)) add(slot, scores[slot] ?? 0, cosines?.[slot]);
+        }
+      } else {
+        const ranked = this.#ranker.rankAll(terms, this.#scoring(), () => true, this.#position);
+        const scores = ranked.scores ?? [];
+        halves.bestLexical = scores[0] ?? 0;
+        ranked.slots.forEach((slot, i) => {
+          if (acceptSlot(slot)) add(slot, scores[i] ?? 0, undefined);
+        });
       }
-      if (withRelevance) {
-        const page = this.#scored(query, count, accept);
-        return { ...page, names: page.slots.map((slot) => this.#slotNames[slot] ?? "") };
-      }
-      const page = this.#page(query, queryTerms(query, this.#statistics(), this.#tuning), count, accept);
-      return { ...page, names: page.slots.map((slot) => this.#slotNames[slot] ?? "") };
+      cosines?.forEach((cosine, slot) => {
+        if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
+        add(slot, undefined, cosine);
+      });
+      halves.total = halves.slots.length;
+      if (relevanceFor !== undefined) halves.relevance = this.#relevance(terms, parts, stats, relevanceFor(halves));
+      return halves;
     } finally {
       this.#whole = undefined;
     }

@@ -1,32 +1,104 @@
 // A search over a catalog split into parts (catalogParts.ts), each held by its own shard (a Durable Object in the
-// Worker: src/durable/searchShardObject.ts), that ranks exactly as one index over the whole catalog would:
-// 1. each shard counts the query's terms (and every term they may expand to); the counts are added up;
-// 2. (ranked mode with the semantic half) each shard finds its best lexical score under those counts; the best is kept;
-// 3. each shard ranks its first k with the whole's counts (and best score); the pages are merged by score, catalog
-//    order breaking ties.
-// The catalog's own counts (tool count, field lengths, vector sum) do not depend on the query: they are asked once per
-// sharded search (one per registry version and view). A tool the query names comes first, as withExactNames places it.
+// Worker: src/durable/searchShardObject.ts), that ranks exactly as one index over the whole catalog would, in one
+// round of calls, one per shard:
+// - the statistics of the whole catalog that do not depend on the query (tool count, field lengths, the vectors' sum,
+//   and in the ranked mode every term's counts) are the parts' added up, once per registry version and view, by the
+//   shards themselves (wholeStatistics): each shard then scores its tools as one index over the whole would;
+// - the hybrid ranking divides each lexical score by the best of the whole catalog, which no shard knows before the
+//   others have said theirs: each shard sends the tools that may be among the first k whatever that best is (its
+//   frontier, indexPart.ts) with both halves of their score, and the isolate fuses them with the best of the bests;
+// - the substring mode weighs a keyword by the tools it hits in the whole catalog, which no table of words can say:
+//   the isolate keeps the whole's counts of the keywords it has seen (per registry version and view); a query with a
+//   keyword not yet counted takes a second round (the shards count it, then rank with the sum).
+// The pages are merged by score, catalog order breaking ties. A tool the query names comes first, as withExactNames
+// places it.
 import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
-import { mergeCatalogs, mergePages, mergeTermCounts, type PartCatalog, type PartPage, type TermCounts, type WholeCatalog } from "./catalogParts.ts";
+import { mergeCatalogs, mergeTermCounts, mergeTermTables, type PartCandidates, type PartPage, type TermCounts, type TermTable, type WholeCatalog } from "./catalogParts.ts";
 import { NameLookup } from "./exactNames.ts";
+import type { IndexPart } from "./indexPart.ts";
+import { fuseHalves } from "./minisearch.ts";
+import { substringTerms } from "./substring.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
-/** One shard as the isolate reaches it (an RPC stub, or an IndexPart in memory): IndexPart's rounds, asynchronous. */
+/**
+ * A shard's answer to one query: its candidates (PartCandidates), or, when the caller did not send the whole's count
+ * of every keyword the substring query is weighed by, its own counts of them (the caller adds them up and asks again).
+ */
+export type ShardAnswer = { candidates: PartCandidates } | { counts: KeywordCounts };
+
+/** Counts of substring keywords by keyword, as they travel (TermCounts' values). */
+export type KeywordCounts = Record<string, number[]>;
+
+/** One shard as the isolate reaches it (an RPC stub, or a part in memory): one call per query. */
 export interface IndexShard {
-  catalog(): Promise<PartCatalog>;
-  termCounts(query: string, whole: PartCatalog): Promise<TermCounts>;
-  bestLexical(query: string, whole: WholeCatalog): Promise<number>;
-  page(query: string, whole: WholeCatalog, count: number, excluded: readonly string[], withRelevance: boolean): Promise<PartPage>;
+  /** `known`: the whole catalog's counts of substring keywords the caller holds (none in the ranked mode). */
+  search(query: string, known: KeywordCounts, count: number, excluded: readonly string[], withRelevance: boolean): Promise<ShardAnswer>;
 }
+
+/** The statistics of the whole catalog a shard ranks with (the query's substring keyword counts aside). */
+export interface WholeStatistics {
+  catalog: WholeCatalog["catalog"];
+  table: TermTable;
+}
+
+/** The whole catalog's statistics from every part's catalog counts and term table (parts in any order). */
+export function wholeStatistics(parts: readonly { catalog: WholeCatalog["catalog"]; table: { terms: string[]; counts: Int32Array } }[]): WholeStatistics {
+  return { catalog: mergeCatalogs(parts.map((part) => part.catalog)), table: mergeTermTables(parts.map((part) => part.table)) };
+}
+
+/** What a shard answers (IndexShard.search) with its part and the whole's statistics. */
+export function answerAsShard(part: IndexPart, whole: WholeStatistics, query: string, known: KeywordCounts, count: number, excluded: readonly string[], withRelevance: boolean): ShardAnswer {
+  if (part.mode === "substring" && query.trim() !== "") {
+    const counts = new Map(Object.entries(known));
+    if (!substringTerms(query).every((term) => counts.has(term))) return { counts: Object.fromEntries(part.keywordCounts(query)) };
+    return { candidates: part.candidates(query, { catalog: whole.catalog, terms: counts }, count, excluded, withRelevance) };
+  }
+  return { candidates: part.candidates(query, { catalog: whole.catalog, terms: whole.table }, count, excluded, withRelevance) };
+}
+
+/**
+ * Shards over parts held in this process (tests, the bench): the whole's statistics added up on the first query, and
+ * what travels copied by `copy` as an RPC would copy it.
+ */
+export function shardsInMemory(parts: readonly IndexPart[], copy: <T>(value: T) => T = (value) => value): IndexShard[] {
+  let whole: WholeStatistics | undefined;
+  const statistics = (): WholeStatistics => (whole ??= wholeStatistics(parts.map((part) => copy({ catalog: part.catalog(), table: part.termTable() }))));
+  return parts.map((part) => ({
+    search: (query, known, count, excluded, withRelevance) => Promise.resolve(copy(answerAsShard(part, statistics(), query, copy(known), count, copy(excluded), withRelevance))),
+  }));
+}
+
+/**
+ * The first `count` of the parts' candidates, as one index over the whole catalog ranks them: the hybrid halves fused
+ * with the best lexical score of every part, then by score, then by place in the catalog; and how many match in all.
+ */
+export function mergeCandidates(parts: readonly PartCandidates[], count: number): PartPage {
+  const best = Math.max(0, ...parts.map((part) => part.bestLexical));
+  const all = parts.flatMap((part) =>
+    part.matches.map(({ name, position, score, relevance, lexical, cosine }) => ({
+      name,
+      position,
+      score: part.fused ? fuseHalves(lexical, cosine, best) : score,
+      ...(relevance === undefined ? {} : { relevance }),
+    })),
+  );
+  all.sort((a, b) => b.score - a.score || a.position - b.position);
+  return { matches: all.slice(0, count), total: parts.reduce((sum, part) => sum + part.total, 0) };
+}
+
+/** Substring keyword counts kept per sharded search (a registry version and view): the most recently used. */
+const KEPT_KEYWORDS = 20_000;
 
 export class ShardedSearch {
   readonly #mode: SearchMode;
   readonly #shards: readonly IndexShard[];
   readonly #names: NameLookup;
-  #catalog: Promise<PartCatalog> | undefined;
-  /** Shard calls made so far (each round asks every shard once). */
+  /** The whole catalog's counts of the substring keywords seen so far (least recently used first). */
+  readonly #keywords: TermCounts = new Map();
+  /** Shard calls made so far, and rounds (each round asks every shard once). */
   calls = 0;
+  rounds = 0;
 
   /** `tools`: the whole catalog (the view searched), for the names a query may name; `shards` hold its parts. */
   constructor(mode: SearchMode, tools: readonly ToolDefinition[], shards: readonly IndexShard[]) {
@@ -36,39 +108,59 @@ export class ShardedSearch {
     this.#names = new NameLookup(tools);
   }
 
-  /** Every shard, once per round. */
-  async #round<T>(ask: (shard: IndexShard, index: number) => Promise<T>): Promise<T[]> {
+  /** Every shard, once. */
+  async #round<T>(ask: (shard: IndexShard) => Promise<T>): Promise<T[]> {
     this.calls += this.#shards.length;
+    this.rounds++;
     return Promise.all(this.#shards.map(ask));
   }
 
-  /** The whole catalog's own counts, asked once (a failed ask is asked again next time). */
-  #wholeCatalog(): Promise<PartCatalog> {
-    if (this.#catalog === undefined) {
-      const asked = this.#round((shard) => shard.catalog()).then(mergeCatalogs);
-      this.#catalog = asked;
-      asked.catch(() => {
-        if (this.#catalog === asked) this.#catalog = undefined;
-      });
+  /** The kept counts of the query's substring keywords (each marked used). */
+  #known(query: string): KeywordCounts {
+    if (this.#mode !== "substring") return {};
+    // Entries, not assignments: a keyword may be "__proto__".
+    const known: [string, number[]][] = [];
+    for (const term of substringTerms(query)) {
+      const counts = this.#keywords.get(term);
+      if (counts === undefined) continue;
+      this.#keywords.delete(term);
+      this.#keywords.set(term, counts);
+      known.push([term, counts]);
     }
-    return this.#catalog;
+    return Object.fromEntries(known);
+  }
+
+  #keep(counts: TermCounts): void {
+    for (const [term, sum] of counts) {
+      this.#keywords.delete(term);
+      this.#keywords.set(term, sum);
+    }
+    for (const term of this.#keywords.keys()) {
+      if (this.#keywords.size <= KEPT_KEYWORDS) break;
+      this.#keywords.delete(term);
+    }
   }
 
   /** The merged page of the query's ranking, named tools left out (they are placed by the caller). */
   async #ranked(query: string, count: number, excluded: readonly string[], withRelevance: boolean): Promise<PartPage> {
-    const catalog = await this.#wholeCatalog();
-    if (query.trim() === "") {
-      return mergePages(await this.#round((shard) => shard.page(query, { catalog, terms: new Map() }, count, excluded, false)), count);
+    const known = this.#known(query);
+    let answers = await this.#round((shard) => shard.search(query, known, count, excluded, withRelevance));
+    const counted = answers.flatMap((answer) => ("counts" in answer ? [new Map(Object.entries(answer.counts))] : []));
+    if (counted.length > 0) {
+      // Every shard lacked the same keywords' counts (they were sent the same ones): add theirs up and ask again.
+      if (counted.length !== answers.length) throw new Error("the search shards disagree on which keyword counts they lack");
+      const sums = mergeTermCounts(counted);
+      this.#keep(sums);
+      const whole: KeywordCounts = Object.fromEntries(sums);
+      answers = await this.#round((shard) => shard.search(query, whole, count, excluded, withRelevance));
     }
-    const counts = await this.#round((shard) => shard.termCounts(query, catalog));
-    const terms = mergeTermCounts(counts);
-    // Each shard is sent the whole's counts of the terms it holds only: the others score none of its tools.
-    const wholes: WholeCatalog[] = counts.map((own) => ({ catalog, terms: new Map([...own.keys()].map((term) => [term, terms.get(term) ?? []])) }));
-    if (this.#mode === "minisearch") {
-      const best = Math.max(0, ...(await this.#round((shard, i) => shard.bestLexical(query, wholes[i] ?? { catalog, terms }))));
-      for (const whole of wholes) whole.bestLexical = best;
-    }
-    return mergePages(await this.#round((shard, i) => shard.page(query, wholes[i] ?? { catalog, terms }, count, excluded, withRelevance)), count);
+    return mergeCandidates(
+      answers.map((answer) => {
+        if ("counts" in answer) throw new Error("a search shard answered counts to a query whose keyword counts it was sent");
+        return answer.candidates;
+      }),
+      count,
+    );
   }
 
   /**

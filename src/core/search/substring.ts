@@ -47,6 +47,17 @@ export function queryKeywords(query: string): string[] {
   return [...keywords];
 }
 
+/** The keywords a query is weighed by, as written and as bare words (score): whose counts a sharded catalog adds up. */
+export function substringTerms(query: string): string[] {
+  const terms = new Set<string>();
+  for (const keyword of queryKeywords(query)) {
+    terms.add(keyword);
+    const bare = keyword.replace(EDGE_PUNCTUATION, "");
+    if (bare !== "") terms.add(bare);
+  }
+  return [...terms];
+}
+
 /**
  * The index. Every name and description is split on white space into lowercase words; each distinct word keeps the
  * tools that hold it (its postings). A keyword holds no white space, so wherever it occurs in a text it lies inside
@@ -634,12 +645,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   function keywordCounts(query: string): TermCounts {
     const counts: TermCounts = new Map();
-    for (const keyword of queryKeywords(query)) {
-      const bare = keyword.replace(EDGE_PUNCTUATION, "");
-      for (const term of bare === keyword || bare === "" ? [keyword] : [keyword, bare]) {
-        if (!counts.has(term)) counts.set(term, [scan(term, ++stamp)]);
-      }
-    }
+    for (const term of substringTerms(query)) counts.set(term, [scan(term, ++stamp)]);
     return counts;
   }
 

@@ -4,12 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { SEARCH_MODES } from "../../../src/core/config.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
-import { catalogPart, mergePages, partOf } from "../../../src/core/search/catalogParts.ts";
+import { catalogPart, mergePages, mergeTermTables, partOf } from "../../../src/core/search/catalogParts.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { createIndexPart } from "../../../src/core/search/indexPart.ts";
-import type { IndexPart } from "../../../src/core/search/indexPart.ts";
-import { ShardedSearch } from "../../../src/core/search/shardedSearch.ts";
-import type { IndexShard } from "../../../src/core/search/shardedSearch.ts";
+import { frontier } from "../../../src/core/search/indexPart.ts";
+import { mergeCandidates, ShardedSearch, shardsInMemory } from "../../../src/core/search/shardedSearch.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
 import { visibleCatalog } from "../../../src/core/tools/visibleCatalog.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
@@ -19,22 +18,13 @@ import { generatedCatalog, generatedQueries } from "../../support/generatedCatal
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-/** A shard in memory, its arguments and answers copied as an RPC would (structured clone). */
-function memoryShard(part: IndexPart): IndexShard {
-  return {
-    catalog: () => Promise.resolve(clone(part.catalog())),
-    termCounts: (query, whole) => Promise.resolve(clone(part.termCounts(query, clone(whole)))),
-    bestLexical: (query, whole) => Promise.resolve(part.bestLexical(query, clone(whole))),
-    page: (query, whole, count, excluded, withRelevance) => Promise.resolve(clone(part.page(query, clone(whole), count, excluded, withRelevance))),
-  };
-}
-
 function shardedOver(mode: SearchMode, tools: readonly ToolDefinition[], count: number): ShardedSearch {
   const shards = Array.from({ length: count }, (_, shard) => {
     const part = catalogPart(tools, shard, count);
-    return memoryShard(createIndexPart(mode, part.tools, part.positions));
+    return createIndexPart(mode, part.tools, part.positions);
   });
-  return new ShardedSearch(mode, tools, shards);
+  // Every call's arguments and answers copied as an RPC would (structured clone).
+  return new ShardedSearch(mode, tools, shardsInMemory(shards, clone));
 }
 
 const queriesFor = (tools: readonly ToolDefinition[], extra: readonly string[]): string[] => rankingQueries(tools, ["laptop rain", ...extra], 25);
@@ -135,16 +125,61 @@ describe.each(SEARCH_MODES)("sharded search, %s: the ranking of one index", { ti
     await assertSameRanking(mode, view, queriesFor(view, metaQueries.slice(0, 15)), [3]);
   });
 
-  it("asks each shard once per round, and its catalog counts once", async () => {
+  it("asks each shard once per search (substring: twice while a keyword's whole count is not yet known)", async () => {
     const { tools } = generatedCatalog(200, 13);
     const search = shardedOver(mode, tools, 3);
     await search.searchPage("create user data", 5);
-    // catalog counts, term counts, (the best lexical score,) the pages.
-    const rounds = mode === "minisearch" ? 4 : 3;
-    expect(search.calls).toBe(3 * rounds);
-    await search.searchPage("list files", 5);
-    expect(search.calls).toBe(3 * (2 * rounds - 1));
+    const first = mode === "minisearch" ? 1 : 2;
+    expect({ calls: search.calls, rounds: search.rounds }).toEqual({ calls: 3 * first, rounds: first });
+    // Every keyword counted already: one round in both modes.
+    await search.searchPage("data create", 5);
+    expect(search.rounds).toBe(first + 1);
     await search.searchPage("", 5);
-    expect(search.calls).toBe(3 * (2 * rounds));
+    expect({ calls: search.calls, rounds: search.rounds }).toEqual({ calls: 3 * (first + 2), rounds: first + 2 });
+  });
+});
+
+describe("one round's pieces", () => {
+  it("merge the parts' term tables into the whole's, counts of a shared term added", () => {
+    const table = mergeTermTables([
+      { terms: ["b", "d"], counts: Int32Array.from([1, 1, 0, 0, 0, 0, 2, 0, 2, 0, 0, 0]) },
+      { terms: ["a", "d"], counts: Int32Array.from([3, 0, 3, 0, 0, 0, 1, 1, 0, 0, 0, 0]) },
+    ]);
+    expect(table.size).toBe(3);
+    expect(table.get("a")).toEqual([3, 0, 3, 0, 0, 0]);
+    expect(table.get("d")).toEqual([3, 1, 2, 0, 0, 0]);
+    expect(table.get("c")).toBeUndefined();
+    expect(table.get("e")).toBeUndefined();
+  });
+
+  it("fuse hybrid halves with the best lexical score of every part", () => {
+    const page = mergeCandidates([
+      { matches: [{ name: "a", score: 0, position: 3, lexical: 2, cosine: 0.5 }], total: 1, fused: true, bestLexical: 2 },
+      { matches: [{ name: "b", score: 0, position: 1, lexical: 4, cosine: 0.1 }, { name: "c", score: 0, position: 0, cosine: 0.9 }], total: 5, fused: true, bestLexical: 4 },
+    ], 3);
+    // best 4: a = (2/4)^0.75 + 0.25, b = 1 + 0.05, c = 0.45.
+    expect(page.matches.map((match) => match.name)).toEqual(["b", "a", "c"]);
+    expect(page.total).toBe(6);
+  });
+
+  it("keep in a part's frontier every tool that may be among the first k for some whole best, and no tool beaten at every best", () => {
+    // Lines in t = best^-0.75: a steep one (lexical), flat ones (cosine only), one beaten by both at every t.
+    const halves = {
+      slots: [0, 1, 2, 3, 4],
+      names: ["steep", "flat", "beaten", "twin1", "twin2"],
+      positions: [0, 1, 2, 3, 4],
+      lexical: [10, undefined, 1, 5, 5],
+      cosines: [0.1, 0.8, 0.05, 0.3, 0.3],
+      total: 5,
+      bestLexical: 10,
+    };
+    // One place: "beaten" is beaten at both ends by "steep" (and "flat"); twin2 ties twin1 at every best and follows
+    // it in the catalog. twin1 is kept although it is never first (steep, then flat, beat it): a frontier may hold
+    // more than the tools that can be first, never fewer.
+    expect(frontier(halves, 1, true).toSorted((a, b) => a - b)).toEqual([0, 1, 3]);
+    expect(frontier(halves, 2, true).toSorted((a, b) => a - b)).toEqual([0, 1, 3, 4]);
+    expect(frontier(halves, 5, true).toSorted((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
+    // Without the semantic half the lexical scores are final.
+    expect(frontier(halves, 2, false)).toEqual([0, 3]);
   });
 });
