@@ -155,18 +155,23 @@ export class LearningObject extends DurableObject<Env> {
     const { version, appliedAt } = this.appliedVersion();
     if (version === EMPTY_LEARNED_STATE.version) return EMPTY_LEARNED_STATE;
     const { sql } = this.ctx.storage;
-    const tools: Record<string, LearnedTerm[]> = {};
+    // Maps first (a tool may be named `__proto__` or `constructor`), records by Object.fromEntries (own keys only).
+    const tools = new Map<string, LearnedTerm[]>();
     for (const { tool, term, weight, principals } of sql.exec<{ tool: string; term: string; weight: number; principals: number }>(
       "SELECT tool, term, weight, principals FROM learned_terms ORDER BY tool, weight DESC, term",
-    )) (tools[tool] ??= []).push({ term, weight, principals });
-    const profiles: Record<string, CallerProfile> = {};
+    )) {
+      const terms = tools.get(tool) ?? [];
+      terms.push({ term, weight, principals });
+      tools.set(tool, terms);
+    }
+    const profiles = new Map<string, CallerProfile>();
     for (const { tool, principals } of sql.exec<{ tool: string; principals: number }>("SELECT tool, principals FROM learned_profiles ORDER BY tool")) {
-      profiles[tool] = { principals, terms: [] };
+      profiles.set(tool, { principals, terms: [] });
     }
     for (const { tool, term, weight } of sql.exec<{ tool: string; term: string; weight: number }>(
       "SELECT tool, term, weight FROM profile_terms ORDER BY tool, weight DESC, term",
-    )) profiles[tool]?.terms.push({ term, weight });
-    return { version, appliedAt, tools, profiles };
+    )) profiles.get(tool)?.terms.push({ term, weight });
+    return { version, appliedAt, tools: Object.fromEntries(tools), profiles: Object.fromEntries(profiles) };
   }
 
   /** Makes `state` the state in use: its rows replace the previous state's, with its version, in one transaction. */

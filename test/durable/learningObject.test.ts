@@ -56,6 +56,24 @@ describe("LearningObject's folded state", () => {
     expect(largest).toBeLessThan(1024);
   });
 
+  it("keeps tools named like an object's own members (__proto__, constructor, toString) as tools, folded and read back", async () => {
+    const stub = learning("object-names");
+    const names = ["__proto__", "constructor", "toString", "hasOwnProperty"];
+    const batch: EvidenceEvent[] = names.flatMap((tool) => ["p1", "p2", "p3"].map((principal) => ({ tool, terms: ["ledger", "payroll"], principal, at: Date.now() })));
+    expect(await stub.record(batch, OPTIONS)).toBe(batch.length);
+    const applied: LearnedState = await stub.apply(OPTIONS);
+    expect(Object.keys(applied.tools).toSorted()).toEqual(names.toSorted());
+    expect(Object.keys(applied.profiles ?? {}).toSorted()).toEqual(names.toSorted());
+    const read = await stub.stateSince(0);
+    if (!("tools" in read)) throw new Error("expected the whole state");
+    expect(Object.keys(read.tools).toSorted()).toEqual(names.toSorted());
+    for (const name of names) {
+      expect(Object.hasOwn(read.tools, name)).toBe(true);
+      expect(read.tools[name]?.map(({ term }) => term).toSorted()).toEqual(["ledger", "payroll"]);
+    }
+    expect(Object.getPrototypeOf(read.tools)).toBe(Object.prototype);
+  });
+
   it("forgets one tool's rows, and all of them, with a new version each time", async () => {
     const stub = learning("forget");
     await stub.record(events(3, 4), OPTIONS);

@@ -134,7 +134,9 @@ export function foldEvidence(rows: Iterable<EvidenceRow>, now: number, options: 
       sum.principals += 1;
     } else terms.set(row.term, { weight, principals: 1 });
   }
-  const tools: Record<string, LearnedTerm[]> = {};
+  // Maps, turned into records by Object.fromEntries: a tool may be named `__proto__` or `constructor`, which a
+  // plain object's assignment would treat as its prototype or find inherited.
+  const tools = new Map<string, LearnedTerm[]>();
   for (const [tool, terms] of byTool) {
     const learned: LearnedTerm[] = [];
     for (const [term, { weight, principals }] of terms) {
@@ -142,14 +144,14 @@ export function foldEvidence(rows: Iterable<EvidenceRow>, now: number, options: 
     }
     if (learned.length === 0) continue;
     learned.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
-    tools[tool] = learned.slice(0, options.maxTermsPerTool);
+    tools.set(tool, learned.slice(0, options.maxTermsPerTool));
   }
-  return { version, appliedAt: now, tools, profiles: callerProfiles(callers, options) };
+  return { version, appliedAt: now, tools: Object.fromEntries(tools), profiles: callerProfiles(callers, options) };
 }
 
 /** Each tool's callers' profile (CallerProfile), for the tools that minPrincipals distinct principals called. */
 function callerProfiles(callers: Map<string, Map<string, Map<string, number>>>, options: LearningOptions): Record<string, CallerProfile> {
-  const profiles: Record<string, CallerProfile> = {};
+  const profiles = new Map<string, CallerProfile>();
   for (const [tool, principals] of callers) {
     if (principals.size < options.minPrincipals) continue;
     const sums = new Map<string, number>();
@@ -173,9 +175,9 @@ function callerProfiles(callers: Map<string, Map<string, Map<string, number>>>, 
     const terms = [...sums].map(([term, weight]) => ({ term, weight: Number(weight.toFixed(4)) }))
       .toSorted((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
       .slice(0, options.maxTermsPerTool);
-    profiles[tool] = { principals: principals.size, terms };
+    profiles.set(tool, { principals: principals.size, terms });
   }
-  return profiles;
+  return Object.fromEntries(profiles);
 }
 
 /** Whether a row still counts as of `now` (a row that no longer does is deleted). */
