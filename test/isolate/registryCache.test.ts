@@ -195,16 +195,7 @@ describe("registry snapshots for cold isolates", () => {
     const expected = await built.text();
     expect(expected).toContain(description);
     // One letter of the description changed where the snapshot keeps the definitions' texts (checked when read).
-    const needle = new TextEncoder().encode(description);
-    await onRegistryStorage((sql) => {
-      const rows = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part").toArray();
-      const row = rows.find((candidate) => indexOf(new Uint8Array(candidate.data), needle) >= 0);
-      if (row === undefined) throw new Error("the description is not in the stored snapshot");
-      const bytes = new Uint8Array(row.data);
-      const at = indexOf(bytes, needle);
-      bytes[at] = "M".charCodeAt(0);
-      sql.exec("UPDATE snapshot_chunks SET data = ? WHERE part = ?", bytes, row.part);
-    });
+    await changeFirstLetter(description, "M");
     resetIsolateRegistry();
     // The snapshot decodes (the texts are checked when read): the search reading them fails, answering nothing.
     const refused = await search();
@@ -236,15 +227,7 @@ describe("a damaged snapshot reached over MCP", () => {
 
     /** Damages the stored snapshot where it keeps the probe's text, and makes this isolate cold again. */
     const damage = async (): Promise<void> => {
-      const needle = new TextEncoder().encode(description);
-      await onRegistryStorage((sql) => {
-        const rows = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part").toArray();
-        const row = rows.find((candidate) => indexOf(new Uint8Array(candidate.data), needle) >= 0);
-        if (row === undefined) throw new Error("the description is not in the stored snapshot");
-        const bytes = new Uint8Array(row.data);
-        bytes[indexOf(bytes, needle)] = "N".charCodeAt(0);
-        sql.exec("UPDATE snapshot_chunks SET data = ? WHERE part = ?", bytes, row.part);
-      });
+      await changeFirstLetter(description, "N");
       resetIsolateRegistry();
     };
 
@@ -273,6 +256,19 @@ describe("a damaged snapshot reached over MCP", () => {
     expect(await modernRebuilt.text()).toContain(description);
   });
 });
+
+/** Changes the first letter of `text` where the stored snapshot keeps it (the definitions' texts, checked when read). */
+async function changeFirstLetter(text: string, letter: string): Promise<void> {
+  const needle = new TextEncoder().encode(text);
+  await onRegistryStorage((sql) => {
+    const rows = sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks ORDER BY part").toArray();
+    const row = rows.find((candidate) => indexOf(new Uint8Array(candidate.data), needle) >= 0);
+    if (row === undefined) throw new Error("the text is not in the stored snapshot");
+    const bytes = new Uint8Array(row.data);
+    bytes[indexOf(bytes, needle)] = letter.charCodeAt(0);
+    sql.exec("UPDATE snapshot_chunks SET data = ? WHERE part = ?", bytes, row.part);
+  });
+}
 
 /** The owner's search for the late probe, in a new session, through the route. */
 function search(): Promise<Response> {
