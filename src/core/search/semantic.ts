@@ -468,17 +468,9 @@ export class SemanticVectors {
    * q · (v − mean) / |v − mean| = (q · v − q · mean) × its inverse norm: one dot product per tool.
    */
   cosines(vector: Float32Array | undefined): Float32Array | undefined {
-    return vector === undefined ? undefined : this.mixedCosines(vector, [], 0);
-  }
-
-  /**
-   * Each slot's cosine with `vector` (a whole request's), times (1 − share), plus share × its best cosine with one of
-   * `parts` (its sentences' vectors, queryVector each): one pass over the tools for all of them. With no parts, the
-   * cosines alone.
-   */
-  mixedCosines(vector: Float32Array, parts: readonly Float32Array[], share: number): Float32Array {
+    if (vector === undefined) return undefined;
     const cosines = new Float32Array(this.#slots);
-    this.mixedCosinesInto(vector, parts, share, cosines);
+    this.mixedCosinesInto(vector, [], 0, cosines);
     return cosines;
   }
 
@@ -488,7 +480,9 @@ export class SemanticVectors {
   }
 
   /**
-   * mixedCosines into `out` (a search's buffer, reused: at least slotCount long; every slot is written). Each row is
+   * Each slot's cosine with `vector` (a whole request's), times (1 − share), plus share × its best cosine with one of
+   * `parts` (its sentences' vectors, queryVector each), into `out` (a search's buffer, reused: at least slotCount long;
+   * every slot is written); with no parts, the cosines alone. Each row is
    * read once for the request's dot product and its sentences' (up to three at a time); each dot product is summed
    * as dotWithRow sums it, in the same order, so the cosines are the same to the last bit.
    */
