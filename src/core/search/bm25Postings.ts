@@ -8,6 +8,7 @@
 import type { ToolDefinition } from "../types.ts";
 import { emptyFieldParts, FIELDS, isPhraseTerm, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
+import { OneEditIndex } from "./oneEditIndex.ts";
 import { PairTable } from "./pairTable.ts";
 import { PostingCollector } from "./postings.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
@@ -96,8 +97,10 @@ export class Bm25Postings {
   /** Terms sorted (UTF-16 order) for prefix ranges, and the terms added since (merged in at the next use). */
   #sorted: string[] = [];
   #unsorted: string[] = [];
-  /** Term ids by length, for one-edit fuzzy matching. */
+  /** Term ids by length (what a snapshot keeps for fuzzy matching). */
   readonly #byLength = new Map<number, number[]>();
+  /** The words by their lengths and end letters, for one-edit fuzzy matching: made at the first typo looked up. */
+  #oneEdit: OneEditIndex | undefined;
   /** The length of the longest term ever interned (an upper bound of what is held: terms are never dropped). */
   #longestTermLength = 0;
 
@@ -284,6 +287,7 @@ export class Bm25Postings {
     const byLength = this.#byLength.get(term.length);
     if (byLength) byLength.push(id);
     else this.#byLength.set(term.length, [id]);
+    this.#oneEdit?.add(term, id);
     this.#unsorted.push(term);
     return id;
   }
@@ -484,14 +488,12 @@ export class Bm25Postings {
     }
     if (fuzzy) {
       const found: string[] = [];
-      for (let length = term.length - 1; length <= term.length + 1; length++) {
-        for (const id of this.#byLength.get(length) ?? []) {
-          const candidate = this.#terms[id] ?? "";
-          // The term itself is not a fuzzy match, and a prefix match counts as a prefix match only.
-          if (candidate === term || (prefix && candidate.startsWith(term))) continue;
-          if (withinOneEdit(term, candidate)) found.push(candidate);
-        }
-      }
+      this.#oneEditIndex().forEachCandidate(term, (id) => {
+        const candidate = this.#terms[id] ?? "";
+        // The term itself is not a fuzzy match, and a prefix match counts as a prefix match only.
+        if (candidate === term || (prefix && candidate.startsWith(term))) return;
+        if (withinOneEdit(term, candidate)) found.push(candidate);
+      });
       for (const candidate of found.toSorted()) {
         termIds.push(this.#termIds.get(candidate) ?? 0);
         weights.push((fuzzyWeight * candidate.length) / (candidate.length + 1));
@@ -524,15 +526,11 @@ export class Bm25Postings {
     }
     if (fuzzy) {
       const found: { candidate: string; id: number }[] = [];
-      for (let length = Math.max(0, term.length - 1); length <= term.length + 1 && length + 1 < frozen.lengthStarts.length; length++) {
-        const to = frozen.lengthStarts[length + 1] ?? 0;
-        for (let at = frozen.lengthStarts[length] ?? 0; at < to; at++) {
-          const id = frozen.lengthOrder[at] ?? 0;
-          const candidate = terms[id] ?? "";
-          if (candidate === term || (prefix && candidate.startsWith(term))) continue;
-          if (withinOneEdit(term, candidate)) found.push({ candidate, id });
-        }
-      }
+      this.#oneEditIndex().forEachCandidate(term, (id) => {
+        const candidate = terms[id] ?? "";
+        if (candidate === term || (prefix && candidate.startsWith(term))) return;
+        if (withinOneEdit(term, candidate)) found.push({ candidate, id });
+      });
       found.sort((a, b) => compareStrings(a.candidate, b.candidate));
       for (const { candidate, id } of found) {
         termIds.push(id);
@@ -540,6 +538,20 @@ export class Bm25Postings {
       }
     }
     return { termIds, weights };
+  }
+
+  /** #oneEdit, made from the words held (a restored index's from its snapshot's) when first needed. */
+  #oneEditIndex(): OneEditIndex {
+    if (this.#oneEdit) return this.#oneEdit;
+    const index = new OneEditIndex();
+    const frozen = this.#frozen;
+    if (frozen) {
+      for (const id of frozen.lengthOrder) index.add(this.#terms[id] ?? "", id);
+    } else {
+      for (const ids of this.#byLength.values()) for (const id of ids) index.add(this.#terms[id] ?? "", id);
+    }
+    this.#oneEdit = index;
+    return index;
   }
 
   #sortedTerms(): string[] {
