@@ -555,7 +555,8 @@ export class RankedIndex implements SearchIndex {
    * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
    */
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
-    const { searched, lexical, cosines } = this.#halves(query, terms);
+    // The mix reads a cosine only for a lexical hit or at SEMANTIC_FLOOR or more (rrf ranks every one).
+    const { searched, lexical, cosines } = this.#halves(query, terms, this.#tuning.fusion === "mix");
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const { slots: hits, scores } = lexical;
@@ -623,15 +624,26 @@ export class RankedIndex implements SearchIndex {
     return this.#lexicalHits;
   }
 
-  /** Both halves of the hybrid ranking: the lexical one (#lexicalHalf) and every slot's cosine with the query. */
-  #halves(query: string, terms: readonly QueryTerm[]): { searched: readonly QueryTerm[]; lexical: LexicalMatches; cosines: Float32Array | undefined } {
+  /**
+   * Both halves of the hybrid ranking: the lexical one (#lexicalHalf) and every slot's cosine with the query (with
+   * `aboveFloor`, exact only for the lexical hits and the cosines at SEMANTIC_FLOOR or more: SemanticVectors.cosinesAtLeast).
+   */
+  #halves(query: string, terms: readonly QueryTerm[], aboveFloor = false): { searched: readonly QueryTerm[]; lexical: LexicalMatches; cosines: Float32Array | undefined } {
     const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
     const share = this.#tuning.sentenceShare;
     let cosines: Float32Array | undefined;
     if (queryVector !== undefined && this.#semantic !== undefined) {
       cosines = this.#cosineBuffer(this.#semantic.slotCount);
       const parts = share > 0 && sentences.length > 1 ? sentences.map((sentence) => sentence.vector) : [];
-      this.#semantic.mixedCosinesInto(queryVector, parts, share, cosines);
+      if (aboveFloor) {
+        const hits = lexical.slots;
+        const exact = this.#hitBuffer(this.#slotTools.length);
+        for (let h = 0; h < hits.length; h++) exact[hits[h] ?? 0] = 1;
+        this.#semantic.cosinesAtLeast(queryVector, parts, share, SEMANTIC_FLOOR, exact, cosines);
+        for (let h = 0; h < hits.length; h++) exact[hits[h] ?? 0] = 0;
+      } else {
+        this.#semantic.mixedCosinesInto(queryVector, parts, share, cosines);
+      }
     }
     return { searched, lexical, cosines };
   }

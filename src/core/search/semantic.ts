@@ -355,6 +355,7 @@ export class SemanticVectors {
     this.#count = count;
     this.#mean.set(mean);
     this.#inverseNorms = inverseNorms.slice();
+    this.#tailNorms = undefined;
     this.#centred = true;
   }
 
@@ -398,6 +399,7 @@ export class SemanticVectors {
       inverseNorms[slot] = norm === 0 ? 0 : 1 / Math.sqrt(norm);
     }
     this.#inverseNorms = inverseNorms;
+    this.#tailNorms = undefined;
     this.#centred = true;
   }
 
@@ -543,7 +545,248 @@ export class SemanticVectors {
 
   /** Scratch for the dot products of one row (mixedCosinesInto). */
   readonly #dots = new Float64Array(4);
+
+  /** Per slot: the length of its centred vector's dimensions from BOUND_SPLIT on (cosinesAtLeast's bound), once per centring. */
+  #tailNorms: Float64Array | undefined;
+
+  #tailNormsOf(): Float64Array {
+    if (this.#tailNorms) return this.#tailNorms;
+    const norms = new Float64Array(this.#slots);
+    const tools = this.#vectors;
+    const mean = this.#mean;
+    for (let slot = 0; slot < this.#slots; slot++) {
+      if (this.#has[slot] !== 1) continue;
+      let norm = 0;
+      for (let d = BOUND_SPLIT, at = slot * EMBEDDING_DIMENSIONS + BOUND_SPLIT; d < EMBEDDING_DIMENSIONS; d++, at++) {
+        const y = (tools[at] ?? 0) - (mean[d] ?? 0);
+        norm += y * y;
+      }
+      norms[slot] = Math.sqrt(norm);
+    }
+    this.#tailNorms = norms;
+    return norms;
+  }
+
+  /**
+   * mixedCosinesInto for a ranking that reads the cosine of a slot only where `exact[slot]` is 1 or the cosine is
+   * `floor` or more: every other slot gets BELOW_FLOOR, found by a bound when it can be, without its whole dot
+   * products. Each row's dot products are summed as mixedCosinesInto sums them; at dimension BOUND_SPLIT,
+   * Cauchy–Schwarz bounds what the other dimensions can add (|q's rest| × |the tool's centred rest|), and a slot
+   * whose cosine cannot reach the floor (with a margin far above rounding) stops there. The others go on with the
+   * same sums: their cosines are mixedCosinesInto's to the last bit. More than three sentences: mixedCosinesInto.
+   */
+  cosinesAtLeast(vector: Float32Array, parts: readonly Float32Array[], share: number, floor: number, exact: Uint8Array, out: Float32Array): void {
+    const mixed = parts.length > 0 && share > 0;
+    if (mixed && parts.length > 3) {
+      this.mixedCosinesInto(vector, parts, share, out);
+      return;
+    }
+    this.centre();
+    if (out.length < this.#slots) throw new RangeError(`cosinesAtLeast needs room for ${this.#slots} slots, not ${out.length}`);
+    const rows: BoundedRows = { tools: this.#vectors, inverseNorms: this.#inverseNorms, tailNorms: this.#tailNormsOf(), slots: this.#slots, floor, exact, out };
+    if (!mixed) {
+      boundedCosines1(rows, queryTerms(vector, this.#mean));
+      return;
+    }
+    // One sentence is read as two alike (as mixedCosinesInto reads it: the same sums).
+    const first = queryTerms(parts[0] ?? vector, this.#mean);
+    const second = parts.length > 1 ? queryTerms(parts[1] ?? vector, this.#mean) : first;
+    if (parts.length === 3) boundedCosines4(rows, queryTerms(vector, this.#mean), first, second, queryTerms(parts[2] ?? vector, this.#mean), share);
+    else boundedCosines3(rows, queryTerms(vector, this.#mean), first, second, share);
+  }
 }
+
+/** What the bounded cosine loops read: the tools' rows, their norms, and where the cosines go. */
+interface BoundedRows {
+  tools: Float32Array;
+  inverseNorms: Float32Array;
+  tailNorms: Float64Array;
+  slots: number;
+  floor: number;
+  exact: Uint8Array;
+  out: Float32Array;
+}
+
+/**
+ * A query vector as the bounded loops read it: the vector, its offset (q · mean, summed as mixedCosinesInto sums it),
+ * and for the bound what its dimensions from BOUND_SPLIT on give the offset, and their length.
+ */
+interface QueryTerms {
+  q: Float32Array;
+  offset: number;
+  restOffset: number;
+  restNorm: number;
+}
+
+function queryTerms(q: Float32Array, mean: Float32Array): QueryTerms {
+  let offset = 0;
+  let restOffset = 0;
+  let rest = 0;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) {
+    offset += (q[d] ?? 0) * (mean[d] ?? 0);
+    if (d >= BOUND_SPLIT) {
+      restOffset += (q[d] ?? 0) * (mean[d] ?? 0);
+      rest += (q[d] ?? 0) ** 2;
+    }
+  }
+  return { q, offset, restOffset, restNorm: Math.sqrt(rest) };
+}
+
+/** Whether a cosine bound (a bound of the dot product minus its offset, times the inverse norm) is surely below the floor. */
+function belowFloor(reach: number, inverseNorm: number, floor: number): boolean {
+  return reach * inverseNorm + BOUND_MARGIN * (1 + inverseNorm) < floor;
+}
+
+// The loops below are written out per number of vectors on purpose (as dotsWithRow2 and dotsWithRow3 are): each
+// keeps its sums in locals across the bound, so that a row that goes on costs what mixedCosinesInto's does.
+
+/** cosinesAtLeast for a request alone. */
+function boundedCosines1(rows: BoundedRows, wq: QueryTerms): void {
+  const { tools, inverseNorms, tailNorms, slots, floor, exact, out } = rows;
+  const w = wq.q;
+  each: for (let slot = 0; slot < slots; slot++) {
+    const inverseNorm = inverseNorms[slot] ?? 0;
+    if (inverseNorm === 0) {
+      out[slot] = 0;
+      continue;
+    }
+    const at = slot * EMBEDDING_DIMENSIONS;
+    let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+      if (d === BOUND_SPLIT && exact[slot] !== 1) {
+        const tail = tailNorms[slot] ?? 0;
+        if (belowFloor(w0 + w1 + w2 + w3 - wq.offset + wq.restOffset + wq.restNorm * tail, inverseNorm, floor)) {
+          out[slot] = BELOW_FLOOR;
+          continue each;
+        }
+      }
+      w0 += (w[d] ?? 0) * (tools[at + d] ?? 0);
+      w1 += (w[d + 1] ?? 0) * (tools[at + d + 1] ?? 0);
+      w2 += (w[d + 2] ?? 0) * (tools[at + d + 2] ?? 0);
+      w3 += (w[d + 3] ?? 0) * (tools[at + d + 3] ?? 0);
+    }
+    out[slot] = (w0 + w1 + w2 + w3 - wq.offset) * inverseNorm;
+  }
+}
+
+/** cosinesAtLeast for a request of two sentences (or one, read twice). */
+function boundedCosines3(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: QueryTerms, share: number): void {
+  const { tools, inverseNorms, tailNorms, slots, floor, exact, out } = rows;
+  const w = wq.q;
+  const a = aq.q;
+  const b = bq.q;
+  each: for (let slot = 0; slot < slots; slot++) {
+    const inverseNorm = inverseNorms[slot] ?? 0;
+    if (inverseNorm === 0) {
+      out[slot] = 0;
+      continue;
+    }
+    const at = slot * EMBEDDING_DIMENSIONS;
+    let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    let b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+      if (d === BOUND_SPLIT && exact[slot] !== 1) {
+        const tail = tailNorms[slot] ?? 0;
+        const whole = w0 + w1 + w2 + w3 - wq.offset + wq.restOffset + wq.restNorm * tail;
+        const best = Math.max(a0 + a1 + a2 + a3 - aq.offset + aq.restOffset + aq.restNorm * tail, b0 + b1 + b2 + b3 - bq.offset + bq.restOffset + bq.restNorm * tail);
+        if (belowFloor((1 - share) * whole + share * best, inverseNorm, floor)) {
+          out[slot] = BELOW_FLOOR;
+          continue each;
+        }
+      }
+      const x0 = tools[at + d] ?? 0;
+      const x1 = tools[at + d + 1] ?? 0;
+      const x2 = tools[at + d + 2] ?? 0;
+      const x3 = tools[at + d + 3] ?? 0;
+      w0 += (w[d] ?? 0) * x0;
+      w1 += (w[d + 1] ?? 0) * x1;
+      w2 += (w[d + 2] ?? 0) * x2;
+      w3 += (w[d + 3] ?? 0) * x3;
+      a0 += (a[d] ?? 0) * x0;
+      a1 += (a[d + 1] ?? 0) * x1;
+      a2 += (a[d + 2] ?? 0) * x2;
+      a3 += (a[d + 3] ?? 0) * x3;
+      b0 += (b[d] ?? 0) * x0;
+      b1 += (b[d + 1] ?? 0) * x1;
+      b2 += (b[d + 2] ?? 0) * x2;
+      b3 += (b[d + 3] ?? 0) * x3;
+    }
+    // As mixedCosinesInto combines them.
+    const dot = w0 + w1 + w2 + w3 - wq.offset;
+    let best = Math.max(-Infinity, a0 + a1 + a2 + a3 - aq.offset);
+    best = Math.max(best, b0 + b1 + b2 + b3 - bq.offset);
+    out[slot] = ((1 - share) * dot + share * best) * inverseNorm;
+  }
+}
+
+/** cosinesAtLeast for a request of three sentences. */
+function boundedCosines4(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: QueryTerms, cq: QueryTerms, share: number): void {
+  const { tools, inverseNorms, tailNorms, slots, floor, exact, out } = rows;
+  const w = wq.q;
+  const a = aq.q;
+  const b = bq.q;
+  const c = cq.q;
+  each: for (let slot = 0; slot < slots; slot++) {
+    const inverseNorm = inverseNorms[slot] ?? 0;
+    if (inverseNorm === 0) {
+      out[slot] = 0;
+      continue;
+    }
+    const at = slot * EMBEDDING_DIMENSIONS;
+    let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    let b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    let c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d += 4) {
+      if (d === BOUND_SPLIT && exact[slot] !== 1) {
+        const tail = tailNorms[slot] ?? 0;
+        const whole = w0 + w1 + w2 + w3 - wq.offset + wq.restOffset + wq.restNorm * tail;
+        const best = Math.max(
+          a0 + a1 + a2 + a3 - aq.offset + aq.restOffset + aq.restNorm * tail,
+          b0 + b1 + b2 + b3 - bq.offset + bq.restOffset + bq.restNorm * tail,
+          c0 + c1 + c2 + c3 - cq.offset + cq.restOffset + cq.restNorm * tail,
+        );
+        if (belowFloor((1 - share) * whole + share * best, inverseNorm, floor)) {
+          out[slot] = BELOW_FLOOR;
+          continue each;
+        }
+      }
+      const x0 = tools[at + d] ?? 0;
+      const x1 = tools[at + d + 1] ?? 0;
+      const x2 = tools[at + d + 2] ?? 0;
+      const x3 = tools[at + d + 3] ?? 0;
+      w0 += (w[d] ?? 0) * x0;
+      w1 += (w[d + 1] ?? 0) * x1;
+      w2 += (w[d + 2] ?? 0) * x2;
+      w3 += (w[d + 3] ?? 0) * x3;
+      a0 += (a[d] ?? 0) * x0;
+      a1 += (a[d + 1] ?? 0) * x1;
+      a2 += (a[d + 2] ?? 0) * x2;
+      a3 += (a[d + 3] ?? 0) * x3;
+      b0 += (b[d] ?? 0) * x0;
+      b1 += (b[d + 1] ?? 0) * x1;
+      b2 += (b[d + 2] ?? 0) * x2;
+      b3 += (b[d + 3] ?? 0) * x3;
+      c0 += (c[d] ?? 0) * x0;
+      c1 += (c[d + 1] ?? 0) * x1;
+      c2 += (c[d + 2] ?? 0) * x2;
+      c3 += (c[d + 3] ?? 0) * x3;
+    }
+    const dot = w0 + w1 + w2 + w3 - wq.offset;
+    let best = Math.max(-Infinity, a0 + a1 + a2 + a3 - aq.offset);
+    best = Math.max(best, b0 + b1 + b2 + b3 - bq.offset);
+    best = Math.max(best, c0 + c1 + c2 + c3 - cq.offset);
+    out[slot] = ((1 - share) * dot + share * best) * inverseNorm;
+  }
+}
+
+/** cosinesAtLeast bounds a row's dot products once this many of its dimensions are summed (a multiple of 4). */
+const BOUND_SPLIT = 24;
+/** A bound proves a cosine below the floor only by more than this (times 1 + the tool's inverse norm): far above rounding. */
+const BOUND_MARGIN = 1e-7;
+/** What cosinesAtLeast writes for a slot proved below the floor. */
+export const BELOW_FLOOR = -2;
 
 /**
  * The dot products of `w`, `a` and `b` with the row of `rows` starting at `at`, into `out[0..3)`: the row read once,

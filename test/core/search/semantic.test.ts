@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
 import { Bm25Postings } from "../../../src/core/search/bm25Postings.ts";
 import { wordVectors } from "../../../src/core/search/wordVectors.ts";
-import { embeddingWords, nearWords, SemanticVectors, toolWords } from "../../../src/core/search/semantic.ts";
+import { BELOW_FLOOR, embeddingWords, nearWords, SemanticVectors, toolWords } from "../../../src/core/search/semantic.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { tool } from "../../support/tools.ts";
 
@@ -242,5 +242,41 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("SemanticVectors.cosinesAtLeast", () => {
+  const words = "weather rain forecast city email message letter invoice payment bank money stock market price share file folder disk photo image music song video movie ticket flight hotel travel recipe cooking food doctor health calendar meeting party gift birthday translate language news sport game map route traffic".split(" ");
+  const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }).map((picked) => picked.join(" "));
+  // Requests of one to five sentences: alone, two, three (each read in one pass) and more than three.
+  const request = fc.array(text, { minLength: 1, maxLength: 5 });
+
+  it("gives every slot marked exact, and every cosine at the floor or more, mixedCosinesInto's cosine to the last bit", { timeout: 60_000 }, () => {
+    let belowFound = 0;
+    fc.assert(
+      // The floor: one tool's own cosine (so that one sits right at it), nudged a little or not, or any.
+      fc.property(fc.array(text, { minLength: 1, maxLength: 40 }), request, fc.nat(), fc.constantFrom(0, 1e-6, -1e-6, Number.NaN), fc.double({ min: 0, max: 1, noNaN: true }), fc.array(fc.boolean(), { maxLength: 40 }), (descriptions, sentences, at, nudge, share, marks) => {
+        const vectors = vectorsOf(descriptions.map((description, i) => tool(`tool_${i}`, description)));
+        const vector = vectors.queryVector(sentences.join(". "));
+        if (vector === undefined) return;
+        const parts = sentences.length < 2 ? [] : sentences.flatMap((sentence) => vectors.queryVector(sentence) ?? []);
+        const expected = new Float32Array(vectors.slotCount);
+        vectors.mixedCosinesInto(vector, parts, share, expected);
+        const floor = Number.isNaN(nudge) ? 0.3 : (expected[at % expected.length] ?? 0) + nudge;
+        const exact = Uint8Array.from({ length: vectors.slotCount }, (_, slot) => (marks[slot] === true ? 1 : 0));
+        const found = new Float32Array(vectors.slotCount).fill(Number.NaN);
+        vectors.cosinesAtLeast(vector, parts, share, floor, exact, found);
+        // Read exactly: a marked slot, a cosine at the floor or more. Else the cosine, or BELOW_FLOOR (then surely below).
+        const wrong = [...expected.keys()].filter((slot) => {
+          const cosine = expected[slot] ?? 0;
+          if (found[slot] === BELOW_FLOOR) belowFound++;
+          return exact[slot] === 1 || cosine >= floor ? !Object.is(found[slot], cosine) : found[slot] !== cosine && found[slot] !== BELOW_FLOOR;
+        });
+        expect(wrong).toEqual([]);
+      }),
+      { numRuns: 400 },
+    );
+    // The bound did prove some cosines below the floor (else this test would not exercise it).
+    expect(belowFound).toBeGreaterThan(20);
   });
 });
