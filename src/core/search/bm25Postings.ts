@@ -11,6 +11,7 @@ import { IntList } from "./intList.ts";
 import { OneEditIndex } from "./oneEditIndex.ts";
 import { PairTable } from "./pairTable.ts";
 import { PostingCollector } from "./postings.ts";
+import { RunLists } from "./runLists.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 
 const FIELD_COUNT = FIELDS.length;
@@ -82,11 +83,11 @@ export class Bm25Postings {
   readonly #pairIds = new PairTable();
   #terms: string[] = [];
   /**
-   * Per term: `[slot * 8 + field, frequency, …]` sorted by key. A build's lists are views of one buffer; a list that
+   * Per term: `[slot * 8 + field, frequency, …]` sorted by key. A build's lists are runs of one buffer; a list that
    * tools are added to is copied whole (once per catalog change: no spare room is kept in any), a removal shifts the
    * rest of its list down in place.
    */
-  readonly #postings: Int32Array[] = [];
+  readonly #postings = new RunLists();
   /** Per term: in how many live tools it occurs (any field). */
   readonly #toolCount = new IntList();
   /** Per term and field (`term * FIELD_COUNT + field`): in how many tools; the highest frequency and the field lengths seen (score bounds). */
@@ -106,9 +107,9 @@ export class Bm25Postings {
 
   /**
    * Per slot: `[term * 8 + field, frequency, …]` (what removing it must undo, and how a candidate is rescored); the
-   * slots added together are views of one buffer.
+   * slots added together are runs of one buffer; a removed slot has none.
    */
-  readonly #forward: (Int32Array | undefined)[] = [];
+  readonly #forward = new RunLists();
   /** Per slot and field: its length (distinct terms). */
   readonly #fieldLength = new IntList();
   readonly #lengthSum: number[] = FIELDS.map(() => 0);
@@ -133,7 +134,7 @@ export class Bm25Postings {
   }
 
   isLive(slot: number): boolean {
-    return this.#frozen ? (this.#frozen.forwardStarts[slot] ?? -1) !== -1 : this.#forward[slot] !== undefined;
+    return this.#frozen ? (this.#frozen.forwardStarts[slot] ?? -1) !== -1 : this.#forward.has(slot);
   }
 
   termId(term: string): number | undefined {
@@ -232,15 +233,16 @@ export class Bm25Postings {
     for (let tool = 0; tool < tools.length; tool++) {
       let end = run;
       while (end < postingTotal && postingTool[end] === tool) end++;
-      this.#forward.push(forward.subarray(2 * run, 2 * end));
+      this.#forward.push(forward, 2 * run, 2 * end);
       run = end;
     }
     const toolCounts = collector.toolCounts();
     for (let local = 0; local < globalIds.length; local++) {
       const term = globalIds[local] ?? 0;
-      const added = lists.subarray(2 * (starts[local] ?? 0), 2 * (starts[local + 1] ?? 0));
-      const held = this.#postings[term];
-      this.#postings[term] = held === undefined || held.length === 0 ? added : appended(held, added);
+      const from = 2 * (starts[local] ?? 0);
+      const to = 2 * (starts[local + 1] ?? 0);
+      if (this.#postings.end(term) === this.#postings.start(term)) this.#postings.set(term, lists, from, to);
+      else this.#postings.append(term, lists.subarray(from, to));
       this.#toolCount.set(term, this.#toolCount.at(term) + (toolCounts[local] ?? 0));
     }
     this.#live += tools.length;
@@ -250,18 +252,15 @@ export class Bm25Postings {
   /** Removes the tool at `slot` (a no-op for a slot already removed). */
   removeSlot(slot: number): void {
     this.#thaw();
-    const forward = this.#forward[slot];
-    if (forward === undefined) return;
+    if (!this.#forward.has(slot)) return;
+    const forward = this.#forward.view(slot);
     const counted = new Set<number>();
     for (let i = 0; i < forward.length; i += 2) {
       const key = forward[i] ?? 0;
       const term = Math.floor(key / FIELD_BITS);
       const field = key % FIELD_BITS;
-      const list = this.#postings[term];
-      if (list) {
-        const at = findKey(list, slot * FIELD_BITS + field);
-        if (at >= 0) this.#postings[term] = withoutPair(list, at);
-      }
+      const at = findKey(this.#postings.buffer(term), this.#postings.start(term), this.#postings.end(term), slot * FIELD_BITS + field);
+      if (at >= 0) this.#postings.remove(term, at, 2);
       const cell = term * FIELD_COUNT + field;
       this.#fieldCount.set(cell, this.#fieldCount.at(cell) - 1);
       // The tool counted once per term, whatever the number of fields holding it.
@@ -273,7 +272,7 @@ export class Bm25Postings {
     for (let field = 0; field < FIELD_COUNT; field++) {
       this.#lengthSum[field] = (this.#lengthSum[field] ?? 0) - this.#fieldLength.at(slot * FIELD_COUNT + field);
     }
-    this.#forward[slot] = undefined;
+    this.#forward.set(slot, undefined, 0, 0);
     this.#live--;
   }
 
@@ -307,7 +306,7 @@ export class Bm25Postings {
   /** A new term's id, with no postings. */
   #newTerm(term: string): number {
     const id = this.#terms.push(term) - 1;
-    this.#postings.push(NO_POSTINGS);
+    this.#postings.push(NO_POSTINGS, 0, 0);
     this.#toolCount.push(0);
     // Its statistics per field are appended by addTools, for every new term at once.
     return id;
@@ -323,13 +322,13 @@ export class Bm25Postings {
     out.int(this.#longestTermLength);
     const postingStarts = new Int32Array(this.#postings.length + 1);
     let total = 0;
-    this.#postings.forEach((list, term) => {
+    for (let term = 0; term < this.#postings.length; term++) {
       postingStarts[term] = total;
-      total += list.length;
-    });
+      total += this.#postings.end(term) - this.#postings.start(term);
+    }
     postingStarts[this.#postings.length] = total;
     const postings = new Int32Array(total);
-    this.#postings.forEach((list, term) => postings.set(list, postingStarts[term] ?? 0));
+    for (let term = 0; term < this.#postings.length; term++) postings.set(this.#postings.view(term), postingStarts[term] ?? 0);
     out.i32(postingStarts);
     out.deferredI32(postings);
     out.i32(this.#toolCount.view());
@@ -353,15 +352,15 @@ export class Bm25Postings {
     // Forward lists: start of each slot's run, -1 for a removed slot.
     const forwardStarts = new Int32Array(this.#forward.length + 1);
     let forwardTotal = 0;
-    this.#forward.forEach((list, slot) => {
-      forwardStarts[slot] = list === undefined ? -1 : forwardTotal;
-      forwardTotal += list?.length ?? 0;
-    });
+    for (let slot = 0; slot < this.#forward.length; slot++) {
+      forwardStarts[slot] = this.#forward.has(slot) ? forwardTotal : -1;
+      forwardTotal += this.#forward.end(slot) - this.#forward.start(slot);
+    }
     forwardStarts[this.#forward.length] = forwardTotal;
     const forward = new Int32Array(forwardTotal);
-    this.#forward.forEach((list, slot) => {
-      if (list !== undefined) forward.set(list, forwardStarts[slot] ?? 0);
-    });
+    for (let slot = 0; slot < this.#forward.length; slot++) {
+      if (this.#forward.has(slot)) forward.set(this.#forward.view(slot), forwardStarts[slot] ?? 0);
+    }
     out.i32(forwardStarts);
     out.deferredI32(forward);
     out.i32(this.#fieldLength.view());
@@ -442,7 +441,7 @@ export class Bm25Postings {
       const term = this.#terms[id] ?? "";
       if (isPhraseTerm(term)) pairs.push(id);
       else this.#termIds.set(term, id);
-      this.#postings.push(postings.subarray(postingStarts[id] ?? 0, postingStarts[id + 1] ?? 0));
+      this.#postings.push(postings, postingStarts[id] ?? 0, postingStarts[id + 1] ?? 0);
     }
     // Pairs once every word is known (a pair's words are terms of the index: a build interns them first).
     for (const id of pairs) {
@@ -459,7 +458,8 @@ export class Bm25Postings {
     this.#sorted = Array.from(frozen.sortedIds, (id) => this.#terms[id] ?? "");
     for (let slot = 0; slot < forwardEnds.length; slot++) {
       const start = forwardStarts[slot] ?? -1;
-      this.#forward.push(start === -1 ? undefined : forward.subarray(start, forwardEnds[slot] ?? 0));
+      if (start === -1) this.#forward.push(undefined, 0, 0);
+      else this.#forward.push(forward, start, forwardEnds[slot] ?? 0);
     }
   }
 
@@ -575,7 +575,7 @@ export class Bm25Postings {
 
   postingsOf(termId: number): Int32Array {
     const frozen = this.#frozen;
-    if (!frozen) return this.#postings[termId] ?? NO_POSTINGS;
+    if (!frozen) return this.#postings.view(termId);
     const start = frozen.postingStarts[termId];
     const end = frozen.postingStarts[termId + 1];
     if (start === undefined || end === undefined) return NO_POSTINGS;
@@ -583,9 +583,35 @@ export class Bm25Postings {
     return frozen.postings.values.subarray(start, end);
   }
 
+  /**
+   * The buffer the postings of `termId` lie in, from postingStart to postingEnd: postingsOf without making a view
+   * (a search reads a list per term it expands to).
+   */
+  postingBuffer(termId: number): Int32Array {
+    const frozen = this.#frozen;
+    if (!frozen) return this.#postings.buffer(termId);
+    const start = frozen.postingStarts[termId];
+    const end = frozen.postingStarts[termId + 1];
+    if (start === undefined || end === undefined) return NO_POSTINGS;
+    frozen.postings.verify(start, end);
+    return frozen.postings.values;
+  }
+
+  postingStart(termId: number): number {
+    const frozen = this.#frozen;
+    if (!frozen) return this.#postings.start(termId);
+    return frozen.postingStarts[termId + 1] === undefined ? 0 : (frozen.postingStarts[termId] ?? 0);
+  }
+
+  postingEnd(termId: number): number {
+    const frozen = this.#frozen;
+    if (!frozen) return this.#postings.end(termId);
+    return frozen.postingStarts[termId] === undefined ? 0 : (frozen.postingStarts[termId + 1] ?? 0);
+  }
+
   forwardOf(slot: number): Int32Array {
     const frozen = this.#frozen;
-    if (!frozen) return this.#forward[slot] ?? NO_POSTINGS;
+    if (!frozen) return this.#forward.view(slot);
     const start = frozen.forwardStarts[slot] ?? -1;
     if (start === -1 || slot >= frozen.forwardEnds.length) return NO_POSTINGS;
     const end = frozen.forwardEnds[slot] ?? start;
@@ -675,30 +701,17 @@ function frozenTermId(frozen: FrozenPostings, terms: readonly string[], term: st
   return undefined;
 }
 
-/** `list` followed by `more`, in a new array. */
-function appended(list: Int32Array, more: Int32Array): Int32Array {
-  const joined = new Int32Array(list.length + more.length);
-  joined.set(list);
-  joined.set(more, list.length);
-  return joined;
-}
-
-/** `list` without its pair at `at`: the rest moved down in place (as splice would), and a view two shorter. */
-function withoutPair(list: Int32Array, at: number): Int32Array {
-  list.copyWithin(at, at + 2);
-  return list.subarray(0, list.length - 2);
-}
-
-/** Index of the pair whose key is `key` in `[key, value, key, value, …]` sorted by key, or -1. */
-function findKey(list: ArrayLike<number>, key: number): number {
+/** Index (in `list`) of the pair whose key is `key` in `list[start .. end)`, `[key, value, …]` sorted by key, or -1. */
+function findKey(list: Int32Array, start: number, end: number, key: number): number {
   let low = 0;
-  let high = list.length / 2;
+  let high = (end - start) / 2;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((list[middle * 2] ?? 0) < key) low = middle + 1;
+    if ((list[start + middle * 2] ?? 0) < key) low = middle + 1;
     else high = middle;
   }
-  return low * 2 < list.length && list[low * 2] === key ? low * 2 : -1;
+  const at = start + low * 2;
+  return at < end && list[at] === key ? at : -1;
 }
 
 /** The first index of `sorted` whose string is not below `value`. */

@@ -210,8 +210,9 @@ export class Bm25Ranker {
     const index = this.#index;
     const { hitWeight } = options;
     for (let g = p.first[i] ?? 0, end = p.first[i + 1] ?? 0; g < end; g++) {
-      const postings = index.postingsOf(p.termOf[g] ?? 0);
-      for (let at = 0; at < postings.length; at += 2) {
+      const termId = p.termOf[g] ?? 0;
+      const postings = index.postingBuffer(termId);
+      for (let at = index.postingStart(termId), stop = index.postingEnd(termId); at < stop; at += 2) {
         const key = postings[at] ?? 0;
         const slot = keySlot(key);
         if (onlyCandidates !== undefined && (this.#seen[slot] !== this.#queryRound || onlyCandidates[slot] !== 1)) {
