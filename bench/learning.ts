@@ -15,7 +15,7 @@ import {
 import { DEFAULT_LEARNING_TUNING, LearnedOverlay, withLearning, type LearningTuning } from "../src/core/learning/overlay.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import type { MetaToolSet } from "./catalog.ts";
-import { measureRetrieval, scoreRanking } from "./metrics.ts";
+import { scoreRanking } from "./metrics.ts";
 import { seededRandom } from "./random.ts";
 import { loadRetrievalSetsWith, SET_NAMES, type SetName } from "./retrievalSets.ts";
 
@@ -71,6 +71,10 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return copy;
 }
 
+/** The mean of per-query figures, as measureRetrieval takes it, to four places. */
+function mean(values: readonly number[]): number {
+  return Number((values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length).toFixed(4));
+}
 
 export function learningSection(
   meta: MetaToolSet,
@@ -103,12 +107,8 @@ export function learningSection(
         const learned = withLearning(index, overlay, definitionOf);
         return measured.map(({ query, tools }) => scoreRanking(learned.searchPage(query, 10).names, tools).ndcgAt10);
       };
-      const measure = (): number => {
-        const learned = withLearning(index, overlay, definitionOf);
-        return Number(measureRetrieval((query) => learned.searchPage(query, 10).names, tested, names).ndcgAt10.toFixed(4));
-      };
-      const before = measure();
       const beforeByQuery = perQuery();
+      const before = mean(beforeByQuery);
       const moved: { raised: number; lowered: number }[] = [];
       const after: number[] = [];
       const fold = (): void => {
@@ -135,8 +135,8 @@ export function learningSection(
           }
         }
         fold();
-        after.push(measure());
         const now = perQuery();
+        after.push(mean(now));
         moved.push({
           raised: now.filter((value, i) => value > (beforeByQuery[i] ?? 0)).length,
           lowered: now.filter((value, i) => value < (beforeByQuery[i] ?? 0)).length,
