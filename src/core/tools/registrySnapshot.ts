@@ -144,11 +144,8 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   const { tools } = content;
   const definitions = tools.map((tool) => tool.definition);
   writeDefinitions(body, definitions);
-  // The rows in the order of their names (UTF-16 order, as SnapshotTools.rowOf compares): a name is found by binary search.
-  body.i32(Int32Array.from(definitions.keys()).toSorted((a, b) => {
-    const [x, y] = [definitions[a]?.name ?? "", definitions[b]?.name ?? ""];
-    return x < y ? -1 : x > y ? 1 : 0;
-  }));
+  // Where each name is: a cold isolate finds a tool by name without a map of every name (SnapshotTools.rowOf).
+  body.i32(nameSlots(definitions));
   writeInterned(body, tools.map((tool) => tool.context));
   body.i32(Int32Array.from(tools, (tool) => tool.revision));
   body.text(JSON.stringify(content.skipped));
@@ -185,6 +182,29 @@ function writeInterned(out: SnapshotWriter, values: readonly string[]): void {
   out.i32(ids);
 }
 
+/** A name's hash (FNV-1a over its UTF-16 code units): where nameSlots puts it. */
+function nameHash(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/**
+ * An open-addressing table of the definitions' rows by their names' hashes (row + 1; 0 is empty), at least twice as
+ * many places as names (a power of two), each name at its hash or the next free place after it.
+ */
+function nameSlots(definitions: readonly ToolDefinition[]): Int32Array {
+  let size = 2;
+  while (size < definitions.length * 2) size *= 2;
+  const slots = new Int32Array(size);
+  definitions.forEach((definition, row) => {
+    let at = nameHash(definition.name) & (size - 1);
+    while (slots[at] !== 0) at = (at + 1) & (size - 1);
+    slots[at] = row + 1;
+  });
+  return slots;
+}
+
 /** What writeInterned wrote: the table and each value's place in it (a place checked when read: internedAt). */
 function readInterned(input: SnapshotReader, count: number, what: string): Interned {
   const table = input.strings();
@@ -208,26 +228,27 @@ function internedAt(values: Interned, row: number): string {
 
 /**
  * A snapshot's tools as read (ToolRegistry.registerTable): their definitions in registry order (each decoded on first
- * use: definitionTable.ts), and by row, when asked, a tool's context and revision; a tool by name through the rows the
- * writer sorted by name. Nothing is made per tool up front.
+ * use: definitionTable.ts), and by row, when asked, a tool's context and revision; a tool by name through the table of
+ * rows by name hash the writer made (nameSlots). Nothing is made per tool up front.
  */
 export class SnapshotTools implements ValidatedTable {
   readonly definitions: readonly ToolDefinition[];
   readonly #contexts: Interned;
   readonly #revisions: Int32Array;
-  readonly #byName: Int32Array;
+  readonly #slots: Int32Array;
   /** Lookups so far, then a map of every name (once they number as many as the tools: a warm isolate's searches). */
   #lookups = 0;
   #rows: Map<string, number> | undefined;
 
-  constructor(definitions: readonly ToolDefinition[], contexts: Interned, revisions: Int32Array, byName: Int32Array) {
-    if (contexts.ids.length !== definitions.length || revisions.length !== definitions.length || byName.length !== definitions.length) {
+  constructor(definitions: readonly ToolDefinition[], contexts: Interned, revisions: Int32Array, slots: Int32Array) {
+    const size = slots.length;
+    if (contexts.ids.length !== definitions.length || revisions.length !== definitions.length || size < definitions.length * 2 || (size & (size - 1)) !== 0) {
       throw new SnapshotError("the snapshot's tool lists do not match");
     }
     this.definitions = definitions;
     this.#contexts = contexts;
     this.#revisions = revisions;
-    this.#byName = byName;
+    this.#slots = slots;
   }
 
   contextOf(row: number): string {
@@ -245,15 +266,13 @@ export class SnapshotTools implements ValidatedTable {
       this.#rows = new Map(this.definitions.map((definition, row) => [definition.name, row]));
       return this.#rows.get(name) ?? -1;
     }
-    const byName = this.#byName;
-    let low = 0;
-    let high = byName.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const found = this.definitions[byName[middle] ?? -1]?.name ?? "";
-      if (found === name) return byName[middle] ?? -1;
-      if (found < name) low = middle + 1;
-      else high = middle;
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    // At most one probe per place (places out of range, which no writer makes, are passed over).
+    for (let probes = 0, at = nameHash(name) & mask; probes < slots.length; probes++, at = (at + 1) & mask) {
+      const row = (slots[at] ?? 0) - 1;
+      if (row === -1) return -1;
+      if (this.definitions[row]?.name === name) return row;
     }
     return -1;
   }
@@ -341,7 +360,7 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   if (snapshotChecksum(body) !== found.checksum) throw new SnapshotError("corrupt snapshot: its checksum does not match");
   const reader = new SnapshotReader(body, deferred, onCorrupt);
   const definitions = Object.freeze(readDefinitions(reader));
-  const byName = reader.i32();
+  const nameRows = reader.i32();
   const contexts = readInterned(reader, definitions.length, "contexts");
   const revisions = reader.i32();
   let skipped: unknown;
@@ -351,7 +370,7 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
     throw new SnapshotError("the snapshot's skipped tools do not parse");
   }
   if (revisions.length !== definitions.length || !Array.isArray(skipped)) throw new SnapshotError("the snapshot's tool lists do not match");
-  const tools = new SnapshotTools(definitions, contexts, revisions, byName);
+  const tools = new SnapshotTools(definitions, contexts, revisions, nameRows);
   const skippedTools: SnapshotSkippedTool[] = [];
   for (const entry of skipped as unknown[]) {
     if (!isSkippedTool(entry)) throw new SnapshotError("the snapshot's skipped tools are malformed");

@@ -38,8 +38,8 @@ describe("registry snapshots", () => {
     for (const query of ["the data file", "create user list", definitions[5]?.name ?? ""]) expect(read.index.scored(query, 10)).toEqual(fresh.scored(query, 10));
   });
 
-  it("finds each tool by name through the rows sorted by name, before and after its lookups make a map", () => {
-    // Names in the order UTF-16 compares them: upper and lower case, digits, "-" and "_" (what a name may hold).
+  it("finds each tool by name through its table of rows by name, before and after its lookups make a map", () => {
+    // Names that differ by case, digits, "-" and "_" only (what a name may hold).
     const named = ["b_tool", "B_tool", "a_tool", "z9", "z10", "_x", "-y", "a-tool", "A", "Z"]
       .map((name) => validateToolDefinition({ name, description: `The ${name} tool.`, parameters: { type: "object" } }));
     const all = [...definitions, ...named];
