@@ -182,6 +182,9 @@ function writeInterned(out: SnapshotWriter, values: readonly string[]): void {
   out.i32(ids);
 }
 
+/** Lookups of a snapshot's tools by name through its table (SnapshotTools.rowOf) before a map of every name is made. */
+const LOOKUPS_BEFORE_MAP = 64;
+
 /** A name's hash (FNV-1a over its UTF-16 code units): where nameSlots puts it. */
 function nameHash(name: string): number {
   let hash = 0x811c9dc5;
@@ -236,7 +239,11 @@ export class SnapshotTools implements ValidatedTable {
   readonly #contexts: Interned;
   readonly #revisions: Int32Array;
   readonly #slots: Int32Array;
-  /** Lookups so far, then a map of every name (once they number as many as the tools: a warm isolate's searches). */
+  /**
+   * Lookups so far, then a map of every name, from the LOOKUPS_BEFORE_MAP-th on: a search checks every name it ranks
+   * (thousands for a common word), where one pass of the engine's own string hashing into a map costs less than
+   * hashing each name here; a call or a page looks up a few.
+   */
   #lookups = 0;
   #rows: Map<string, number> | undefined;
 
@@ -262,9 +269,11 @@ export class SnapshotTools implements ValidatedTable {
 
   rowOf(name: string): number {
     if (this.#rows !== undefined) return this.#rows.get(name) ?? -1;
-    if (++this.#lookups > this.definitions.length) {
-      this.#rows = new Map(this.definitions.map((definition, row) => [definition.name, row]));
-      return this.#rows.get(name) ?? -1;
+    if (++this.#lookups > LOOKUPS_BEFORE_MAP) {
+      const rows = new Map<string, number>();
+      this.definitions.forEach((definition, row) => rows.set(definition.name, row));
+      this.#rows = rows;
+      return rows.get(name) ?? -1;
     }
     const slots = this.#slots;
     const mask = slots.length - 1;
