@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { defaultConfig, SEARCH_MODES, type GatewayConfig, type SearchMode } from "../src/core/config.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
 import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
-import { registerStoredTools } from "../src/core/tools/storedTools.ts";
+import { registerStoredTools, storedFromSnapshot } from "../src/core/tools/storedTools.ts";
 import { toolListTokens } from "../src/core/tools/toolTokens.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import { catalogFigures, firstTurnMetaToolTexts, prepareTurn, rememberCatalogFigures, WarnOnce } from "../src/core/turn/prepare.ts";
@@ -86,11 +86,13 @@ function child(file: string, mode: SearchMode, task: string): void {
     // The code's fingerprint too: a new isolate works it out before it can ask for its snapshot.
     const fingerprint = snapshotFingerprint(mode, "en", false);
     const content = decodeRegistrySnapshot(bytes, { epoch: EPOCH, version: VERSION, mode, fingerprint });
+    // As the isolate does (isolate/registryCache.ts, registryFromSnapshot): the snapshot's table registered, its stored
+    // tools kept by name, the views' figures the snapshot carries given to those lists when made.
     const registry = new ToolRegistry({ logger: quiet });
-    registry.registerValidated(content.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
+    registry.registerTable(content.tools);
+    storedFromSnapshot(content.tools, content.skipped);
+    for (const view of content.views ?? []) registry.whenListed(view.groups, (tools) => rememberCatalogFigures(tools, view));
     const catalog = registry.getDefinitions({ groups: ["*"] });
-    // As the isolate does (isolate/registryCache.ts): the views' figures the snapshot carries.
-    for (const view of content.views ?? []) rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
     if (task === "search") return runSearchTools({ query: QUERY }, { catalog, index: content.index, enabledGroups: undefined, config });
     return prepareTurn({ tools: catalog, messages: [{ role: "user", content: MESSAGE }], discovered: [], config, warnings, searchIndex: content.index });
   });

@@ -21,7 +21,7 @@ import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { createSearchIndex } from "../core/search/createIndex.ts";
 import { SnapshotError } from "../core/search/snapshotCodec.ts";
 import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
-import type { RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
+import type { DecodedRegistrySnapshot, RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
 import { missingTexts, registerStoredTools, skippedTools, storedFromSnapshot } from "../core/tools/storedTools.ts";
 import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
@@ -210,20 +210,19 @@ async function readStoredSnapshot(env: Env, key: string): Promise<{ bytes: Uint8
   return { bytes, version };
 }
 
-/** The registry of a version read from its snapshot. */
-function registryFromSnapshot(env: Env, settings: Settings, content: RegistrySnapshotContent): LoadedRegistry {
+/**
+ * The registry of a version read from its snapshot: its tools registered as the snapshot's table (each entry made when
+ * first asked for), the figures of the views it carries given to those lists when a request first makes them.
+ */
+function registryFromSnapshot(env: Env, settings: Settings, content: DecodedRegistrySnapshot): LoadedRegistry {
   const { config } = settings;
   const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
-  registry.registerValidated(content.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
-  storedDefinitions = storedFromSnapshot(
-    registry,
-    content.tools.flatMap((tool) => (tool.revision < 0 ? [] : [{ name: tool.definition.name, revision: tool.revision, definition: tool.definition }])),
-    content.skipped,
-  );
+  registry.registerTable(content.tools);
+  storedDefinitions = storedFromSnapshot(content.tools, content.skipped);
   const version = { epoch: content.epoch, version: content.version };
   storedFrom = version;
   registry.setExecutionGuard(executionGuard(env, settings));
-  for (const view of content.views ?? []) rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
+  for (const view of content.views ?? []) registry.whenListed(view.groups, (tools) => rememberCatalogFigures(tools, view));
   const key = versionKey(version);
   // The index was restored over the snapshot's definitions, which the registry now holds in the same order.
   searchIndexes.set(`registry:${key}:`, content.mode, content.index);

@@ -18,9 +18,10 @@ import type { ToolShape } from "./shapes.ts";
 import { countTokens, rememberTokenCount, tokenMemoKey } from "./tokens.ts";
 import { carryToolTokenCounts, hasToolTokenCount, rememberSeams, seamsOf, toolTokenCount } from "./toolTokens.ts";
 import { interned, readDefinitions, snapshotRow, writeDefinitions } from "./definitionTable.ts";
+import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 3;
+export const REGISTRY_SNAPSHOT_FORMAT = 4;
 const MAGIC = "toolgate registry snapshot";
 /** Token counts always carried (prepare's default shape); other shapes when the writer had counted every tool in them. */
 const ALWAYS_COUNTED: readonly ToolShape[] = ["openai"];
@@ -143,6 +144,8 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   const { tools } = content;
   const definitions = tools.map((tool) => tool.definition);
   writeDefinitions(body, definitions);
+  // Where each name is: a cold isolate finds a tool by name without a map of every name (SnapshotTools.rowOf).
+  body.i32(nameSlots(definitions));
   writeInterned(body, tools.map((tool) => tool.context));
   body.i32(Int32Array.from(tools, (tool) => tool.revision));
   body.text(JSON.stringify(content.skipped));
@@ -179,13 +182,119 @@ function writeInterned(out: SnapshotWriter, values: readonly string[]): void {
   out.i32(ids);
 }
 
-/** What writeInterned wrote: the table and each value's place in it (checked: every place is in the table). */
-function readInterned(input: SnapshotReader, count: number, what: string): { table: string[]; ids: Int32Array } {
+/** Lookups of a snapshot's tools by name through its table (SnapshotTools.rowOf) before a map of every name is made. */
+const LOOKUPS_BEFORE_MAP = 64;
+
+/** A name's hash (FNV-1a over its UTF-16 code units): where nameSlots puts it. */
+function nameHash(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/**
+ * An open-addressing table of the definitions' rows by their names' hashes (row + 1; 0 is empty), at least twice as
+ * many places as names (a power of two), each name at its hash or the next free place after it.
+ */
+function nameSlots(definitions: readonly ToolDefinition[]): Int32Array {
+  let size = 2;
+  while (size < definitions.length * 2) size *= 2;
+  const slots = new Int32Array(size);
+  definitions.forEach((definition, row) => {
+    let at = nameHash(definition.name) & (size - 1);
+    while (slots[at] !== 0) at = (at + 1) & (size - 1);
+    slots[at] = row + 1;
+  });
+  return slots;
+}
+
+/** What writeInterned wrote: the table and each value's place in it (a place checked when read: internedAt). */
+function readInterned(input: SnapshotReader, count: number, what: string): Interned {
   const table = input.strings();
   const ids = input.i32();
   if (ids.length !== count) throw new SnapshotError(`the snapshot's ${what} do not match its tools`);
-  for (const id of ids) if (id < 0 || id >= table.length) throw new SnapshotError(`the snapshot's ${what} are malformed`);
-  return { table, ids };
+  return { table, ids, what };
+}
+
+interface Interned {
+  table: string[];
+  ids: Int32Array;
+  what: string;
+}
+
+/** Row `row`'s value of what readInterned read; SnapshotError when its place is not in the table (no pass up front). */
+function internedAt(values: Interned, row: number): string {
+  const value = values.table[values.ids[row] ?? -1];
+  if (value === undefined) throw new SnapshotError(`the snapshot's ${values.what} are malformed`);
+  return value;
+}
+
+/**
+ * A snapshot's tools as read (ToolRegistry.registerTable): their definitions in registry order (each decoded on first
+ * use: definitionTable.ts), and by row, when asked, a tool's context and revision; a tool by name through the table of
+ * rows by name hash the writer made (nameSlots). Nothing is made per tool up front.
+ */
+export class SnapshotTools implements ValidatedTable {
+  readonly definitions: readonly ToolDefinition[];
+  readonly #contexts: Interned;
+  readonly #revisions: Int32Array;
+  readonly #slots: Int32Array;
+  /**
+   * Lookups so far, then a map of every name, from the LOOKUPS_BEFORE_MAP-th on: a search checks every name it ranks
+   * (thousands for a common word), where one pass of the engine's own string hashing into a map costs less than
+   * hashing each name here; a call or a page looks up a few.
+   */
+  #lookups = 0;
+  #rows: Map<string, number> | undefined;
+
+  constructor(definitions: readonly ToolDefinition[], contexts: Interned, revisions: Int32Array, slots: Int32Array) {
+    const size = slots.length;
+    if (contexts.ids.length !== definitions.length || revisions.length !== definitions.length || size < definitions.length * 2 || (size & (size - 1)) !== 0) {
+      throw new SnapshotError("the snapshot's tool lists do not match");
+    }
+    this.definitions = definitions;
+    this.#contexts = contexts;
+    this.#revisions = revisions;
+    this.#slots = slots;
+  }
+
+  contextOf(row: number): string {
+    return internedAt(this.#contexts, row);
+  }
+
+  /** The registry version that wrote the stored tool of `row`; -1 for one that is not stored (the demo catalog). */
+  revisionOf(row: number): number {
+    return this.#revisions[row] ?? -1;
+  }
+
+  rowOf(name: string): number {
+    if (this.#rows !== undefined) return this.#rows.get(name) ?? -1;
+    if (++this.#lookups > LOOKUPS_BEFORE_MAP) {
+      const rows = new Map<string, number>();
+      this.definitions.forEach((definition, row) => rows.set(definition.name, row));
+      this.#rows = rows;
+      return rows.get(name) ?? -1;
+    }
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    // At most one probe per place (places out of range, which no writer makes, are passed over).
+    for (let probes = 0, at = nameHash(name) & mask; probes < slots.length; probes++, at = (at + 1) & mask) {
+      const row = (slots[at] ?? 0) - 1;
+      if (row === -1) return -1;
+      if (this.definitions[row]?.name === name) return row;
+    }
+    return -1;
+  }
+
+  /** Every tool as encodeRegistrySnapshot took it (a pass over every tool: tests, and a writer). */
+  list(): SnapshotTool[] {
+    return this.definitions.map((definition, row) => ({ definition, context: this.contextOf(row), revision: this.revisionOf(row) }));
+  }
+}
+
+/** A snapshot as decodeRegistrySnapshot reads it: its tools as a table rather than an object per tool. */
+export interface DecodedRegistrySnapshot extends Omit<RegistrySnapshotContent, "tools"> {
+  tools: SnapshotTools;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -217,8 +326,8 @@ function header(input: SnapshotReader): SnapshotBinding & { checksum: string } {
 /** A snapshot's token counts of one shape, by row of its definitions (definitionTable.ts). */
 interface CarriedCounts {
   tokens: Int32Array;
-  heads: { table: string[]; ids: Int32Array };
-  tails: { table: string[]; ids: Int32Array };
+  heads: Interned;
+  tails: Interned;
   seamable: Uint8Array;
 }
 
@@ -232,8 +341,8 @@ carryToolTokenCounts((tool, shape) => {
   const { row } = at;
   return {
     tokens: counts.tokens[row] ?? 0,
-    head: counts.heads.table[counts.heads.ids[row] ?? 0] ?? "",
-    tail: counts.tails.table[counts.tails.ids[row] ?? 0] ?? "",
+    head: internedAt(counts.heads, row),
+    tail: internedAt(counts.tails, row),
     seamable: counts.seamable[row] === 1,
   };
 });
@@ -246,7 +355,7 @@ carryToolTokenCounts((tool, shape) => {
  * and its token counts looked up when first counted. `onCorrupt`: told when a chunk checked later is found corrupt
  * (the read that found it throws SnapshotError), so that the caller stops serving from this snapshot.
  */
-export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void): RegistrySnapshotContent {
+export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void): DecodedRegistrySnapshot {
   const input = new SnapshotReader(bytes);
   const found = header(input);
   for (const field of ["epoch", "version", "mode", "fingerprint"] as const) {
@@ -259,7 +368,8 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   input.end();
   if (snapshotChecksum(body) !== found.checksum) throw new SnapshotError("corrupt snapshot: its checksum does not match");
   const reader = new SnapshotReader(body, deferred, onCorrupt);
-  const definitions = readDefinitions(reader);
+  const definitions = Object.freeze(readDefinitions(reader));
+  const nameRows = reader.i32();
   const contexts = readInterned(reader, definitions.length, "contexts");
   const revisions = reader.i32();
   let skipped: unknown;
@@ -269,7 +379,7 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
     throw new SnapshotError("the snapshot's skipped tools do not parse");
   }
   if (revisions.length !== definitions.length || !Array.isArray(skipped)) throw new SnapshotError("the snapshot's tool lists do not match");
-  const tools = definitions.map((definition, i): SnapshotTool => ({ definition, context: contexts.table[contexts.ids[i] ?? 0] ?? "", revision: revisions[i] ?? -1 }));
+  const tools = new SnapshotTools(definitions, contexts, revisions, nameRows);
   const skippedTools: SnapshotSkippedTool[] = [];
   for (const entry of skipped as unknown[]) {
     if (!isSkippedTool(entry)) throw new SnapshotError("the snapshot's skipped tools are malformed");
@@ -280,10 +390,10 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
     const shape = TOOL_SHAPES.find((known) => known === name);
     if (shape === undefined) throw new SnapshotError(`unknown shape ${name}`);
     const tokens = reader.i32();
-    const heads = readInterned(reader, tools.length, "token counts");
-    const tails = readInterned(reader, tools.length, "token counts");
+    const heads = readInterned(reader, definitions.length, "token counts");
+    const tails = readInterned(reader, definitions.length, "token counts");
     const seamable = reader.u8();
-    if (tokens.length !== tools.length || seamable.length !== tools.length) throw new SnapshotError("the snapshot's token counts do not match its tools");
+    if (tokens.length !== definitions.length || seamable.length !== definitions.length) throw new SnapshotError("the snapshot's token counts do not match its tools");
     counts.set(shape, { tokens, heads, tails, seamable });
   }
   const first = definitions[0];

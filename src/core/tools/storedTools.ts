@@ -139,25 +139,60 @@ export function registerStoredTools(
   return new StoredVersion(registry, own, stored.length);
 }
 
+/** A snapshot's stored tools by row (registrySnapshot.ts, SnapshotTools): read by name, nothing per tool up front. */
+export interface StoredTable {
+  readonly definitions: readonly ToolDefinition[];
+  rowOf(name: string): number;
+  /** The registry version that wrote row's stored tool; -1 for one that is not stored (the demo catalog). */
+  revisionOf(row: number): number;
+}
+
 /**
  * The StoredDefinitions of a registry read from a snapshot (registrySnapshot.ts): its stored tools by name and the
- * revision that wrote them, with no text (a snapshot holds definitions, not the stored texts). The next version is then
- * read as after any other: a tool that comes without its text is this version's at the same revision; one that comes
- * with its text (written since) is validated again, as no text equals the empty one kept here.
+ * revision that wrote them, with no text (a snapshot holds definitions, not the stored texts), looked up in the
+ * snapshot's table when asked for. The next version is then read as after any other: a tool that comes without its
+ * text is this version's at the same revision; one that comes with its text (written since) is validated again, as no
+ * text equals the empty one kept here.
  */
-export function storedFromSnapshot(
-  registry: ToolRegistry,
-  tools: readonly { name: string; revision: number; definition: ToolDefinition }[],
-  skipped: readonly { name: string; revision: number; error: string }[],
-): StoredDefinitions {
-  const own = new Map<string, StoredDefinition>();
-  for (const { name, revision, definition } of tools) {
-    const first = firstStored.get(definition);
-    if (first === undefined) firstStored.set(definition, { text: "", revision, definition });
-    else if (first.revision !== revision || first.text !== "") own.set(name, { text: "", revision, definition });
+class SnapshotStoredVersion implements StoredDefinitions {
+  readonly #table: StoredTable;
+  readonly #skipped: ReadonlyMap<string, StoredDefinition>;
+  #size: number | undefined;
+
+  constructor(table: StoredTable, skipped: readonly { name: string; revision: number; error: string }[]) {
+    this.#table = table;
+    this.#skipped = new Map(skipped.map(({ name, revision, error }) => [name, { text: "", revision, error: new Error(error) }]));
   }
-  for (const { name, revision, error } of skipped) own.set(name, { text: "", revision, error: new Error(error) });
-  return new StoredVersion(registry, own, tools.length + skipped.length);
+
+  get size(): number {
+    if (this.#size === undefined) {
+      let stored = 0;
+      for (let row = 0; row < this.#table.definitions.length; row++) if (this.#table.revisionOf(row) >= 0) stored++;
+      this.#size = stored + this.#skipped.size;
+    }
+    return this.#size;
+  }
+
+  get(name: string): StoredDefinition | undefined {
+    const skipped = this.#skipped.get(name);
+    if (skipped !== undefined) return skipped;
+    const row = this.#table.rowOf(name);
+    const revision = row === -1 ? -1 : this.#table.revisionOf(row);
+    const definition = this.#table.definitions[row];
+    if (revision < 0 || definition === undefined) return undefined;
+    const first = firstStored.get(definition);
+    if (first === undefined) {
+      const stored = { text: "", revision, definition };
+      firstStored.set(definition, stored);
+      return stored;
+    }
+    return first.revision === revision && first.text === "" ? first : { text: "", revision, definition };
+  }
+}
+
+/** The StoredDefinitions of a registry read from a snapshot's `table` (and the stored tools it skipped). */
+export function storedFromSnapshot(table: StoredTable, skipped: readonly { name: string; revision: number; error: string }[]): StoredDefinitions {
+  return new SnapshotStoredVersion(table, skipped);
 }
 
 /** The tools a version skipped (stored, but not valid any more), with the revision that wrote them and why. */

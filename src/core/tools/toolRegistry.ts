@@ -129,14 +129,51 @@ function validated(tool: unknown, locale: Locale): ToolDefinition {
   return validateToolDefinition(tool, { locale });
 }
 
+/** Per catalog array a registry listed from a table (registerTable): its tools by name, without a map of every name. */
+const tableLookups = new WeakMap<readonly ToolDefinition[], (name: string) => ToolDefinition | undefined>();
+
+/**
+ * The tool named `name` in `catalog` (its first of that name), when the catalog is a registry's list of every tool
+ * read from a table (a cold isolate's snapshot); undefined when it knows no such lookup (the caller maps the names).
+ */
+export function catalogNameLookup(catalog: readonly ToolDefinition[]): ((name: string) => ToolDefinition | undefined) | undefined {
+  return tableLookups.get(catalog);
+}
+
 interface Entry {
   tool: RegisteredTool;
   /** Tells this registration from a later one of the same name, so that a stale disposer does nothing. */
   token: number;
 }
 
+/**
+ * Tools a registry of this locale validated before, as a registry snapshot holds them (registrySnapshot.ts): read by
+ * row when first asked for, rather than copied into an entry per tool up front (a cold isolate's first request asks
+ * for a page of them, or the one it calls).
+ */
+export interface ValidatedTable {
+  /** Every tool, in registry order, names unique (frozen). */
+  readonly definitions: readonly ToolDefinition[];
+  contextOf(row: number): string;
+  /** The row of the tool named `name`, or -1: found without a pass over every name. */
+  rowOf(name: string): number;
+}
+
+/** A table registered whole, before any change: its entries made on first use (`entries[row]`). */
+interface TableBase {
+  table: ValidatedTable;
+  entries: (Entry | undefined)[];
+  /** The token of row 0's entry (row r's is firstToken + r). */
+  firstToken: number;
+}
+
 export class ToolRegistry {
+  /** Every entry but those of `#base` (all of them once #thaw ran). */
   readonly #entries = new Map<string, Entry>();
+  /** A table registered whole (registerTable) and not changed since: its entries are read from it by row. */
+  #base: TableBase | undefined;
+  /** whenListed's callbacks by getDefinitions key, dropped on every change of the entries. */
+  readonly #onListed = new Map<string, (definitions: readonly ToolDefinition[]) => void>();
   /** getDefinitions' answers by groups list, emptied on every change of the entries. */
   readonly #definitionsByGroups = new Map<string, readonly ToolDefinition[]>();
   readonly #logger: Logger;
@@ -160,7 +197,7 @@ export class ToolRegistry {
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#base === undefined ? this.#entries.size : this.#base.table.definitions.length;
   }
 
   /**
@@ -192,14 +229,15 @@ export class ToolRegistry {
     // no handler, is taken over with its entry as it is: no validation, no copy (the registry of a new version of the
     // same stored tools registers thousands of unchanged ones). Tokens stay unique: this registry's next ones follow
     // from's, and a name this registry already holds goes the usual way.
-    let adoptable: ReadonlyMap<string, Entry> | undefined;
+    let adoptable: ToolRegistry | undefined;
     if (from !== undefined && from !== this && from.#locale === this.#locale) {
-      adoptable = from.#entries;
+      adoptable = from;
       this.#nextToken = Math.max(this.#nextToken, from.#nextToken);
     }
+    this.#thaw();
     const stored = tools.map(({ tool, contextId }, index) => {
       if (adoptable !== undefined && typeof tool === "object" && tool !== null && "name" in tool && typeof tool.name === "string") {
-        const held = adoptable.get(tool.name);
+        const held = adoptable.#entryOf(tool.name);
         if (held !== undefined && held.tool.definition === tool && held.tool.contextId === contextId && held.tool.handler === undefined && !this.#entries.has(tool.name)) {
           this.#store(held);
           return held.tool.definition;
@@ -226,6 +264,7 @@ export class ToolRegistry {
    * validated from then on. No disposers (the bulk path of a registry read from a snapshot, as registerEach's).
    */
   registerValidated(entries: readonly { definition: ToolDefinition; contextId: string }[]): void {
+    this.#thaw();
     // Into an empty registry, without a name twice: the list of every tool (groups "*") is the definitions in order,
     // kept now rather than made by a further pass over every tool on a cold isolate's first request.
     const whole: ToolDefinition[] | undefined = this.#entries.size === 0 ? [] : undefined;
@@ -240,6 +279,64 @@ export class ToolRegistry {
     }
     if (entries.length > 0) this.#version++;
     if (whole !== undefined && !replacedAny && whole.length > 0) this.#definitionsByGroups.set(EVERY_GROUP_KEY, Object.freeze(whole));
+  }
+
+  /**
+   * Registers a table of definitions a registry of this locale validated before (a registry snapshot's) into an empty
+   * registry, as registerValidated would, without a pass over them: each tool's entry is made when first asked for
+   * (get, execute), and every entry on the first change or listing of entries (list, dispose, a registration).
+   */
+  registerTable(table: ValidatedTable): void {
+    if (this.#entries.size > 0 || this.#base !== undefined) throw new Error("registerTable needs an empty registry");
+    const count = table.definitions.length;
+    if (count === 0) return;
+    this.#base = { table, entries: [], firstToken: this.#nextToken };
+    this.#nextToken += count;
+    this.#version++;
+    this.#definitionsByGroups.clear();
+    this.#definitionsByGroups.set(EVERY_GROUP_KEY, table.definitions);
+    const { definitions } = table;
+    tableLookups.set(definitions, (name) => {
+      const row = table.rowOf(name);
+      return row === -1 ? undefined : definitions[row];
+    });
+  }
+
+  /** The entry of `name`, made from the base table on first use. */
+  #entryOf(name: string): Entry | undefined {
+    const base = this.#base;
+    if (base === undefined) return this.#entries.get(name);
+    const row = base.table.rowOf(name);
+    return row === -1 ? undefined : this.#baseEntry(base, row);
+  }
+
+  #baseEntry(base: TableBase, row: number): Entry {
+    let entry = base.entries[row];
+    if (entry === undefined) {
+      const definition = base.table.definitions[row];
+      if (definition === undefined) throw new Error(`no row ${row} in the registry's table`);
+      if (validatedFor.get(definition)?.locale !== this.#locale) validatedFor.set(definition, { locale: this.#locale, definition });
+      entry = { tool: Object.freeze({ definition, contextId: base.table.contextOf(row) }), token: base.firstToken + row };
+      base.entries[row] = entry;
+    }
+    return entry;
+  }
+
+  /** Makes every entry of the base table, in order (before the first change or listing of entries). */
+  #thaw(): void {
+    const base = this.#base;
+    if (base === undefined) return;
+    this.#base = undefined;
+    for (let row = 0; row < base.table.definitions.length; row++) {
+      const entry = this.#baseEntry(base, row);
+      this.#entries.set(entry.tool.definition.name, entry);
+    }
+  }
+
+  /** Calls `each` with every definition, in registry order (the base table's without making its entries). */
+  #forEachDefinition(each: (definition: ToolDefinition) => void): void {
+    if (this.#base !== undefined) for (const definition of this.#base.table.definitions) each(definition);
+    else for (const { tool } of this.#entries.values()) each(tool.definition);
   }
 
   /** All or nothing: validates every tool first. Returns one disposer for all of them. */
@@ -273,6 +370,7 @@ export class ToolRegistry {
   }
 
   unregister(name: string): boolean {
+    this.#thaw();
     if (!this.#entries.has(name)) return false;
     this.#remove(name);
     this.#version++;
@@ -284,6 +382,7 @@ export class ToolRegistry {
    * index of names per context cost every registration (10,000 per registry version built from stored tools).
    */
   dispose(contextId: string): number {
+    this.#thaw();
     let removed = 0;
     // Deleting from a Map while iterating it is well defined: every remaining entry is still visited.
     for (const [name, entry] of this.#entries) {
@@ -296,11 +395,12 @@ export class ToolRegistry {
   }
 
   get(name: string): RegisteredTool | undefined {
-    return this.#entries.get(name)?.tool;
+    return this.#entryOf(name)?.tool;
   }
 
   /** Every entry, in registry order. */
   list(): RegisteredTool[] {
+    this.#thaw();
     return [...this.#entries.values()].map((entry) => entry.tool);
   }
 
@@ -314,15 +414,32 @@ export class ToolRegistry {
     const kept = this.#definitionsByGroups.get(key);
     if (kept) return kept;
     const definitions: ToolDefinition[] = [];
-    for (const { tool } of this.#entries.values()) {
+    this.#forEachDefinition((definition) => {
       // No groups enable nothing: ungrouped tools only (toolAsSeen reads undefined as no gate).
-      const seen = toolAsSeen(tool.definition, filter.groups ?? []);
+      const seen = toolAsSeen(definition, filter.groups ?? []);
       if (seen !== undefined) definitions.push(seen);
-    }
+    });
     if (this.#definitionsByGroups.size >= DEFINITION_LISTS_KEPT) this.#definitionsByGroups.clear();
     const frozen = Object.freeze(definitions);
     this.#definitionsByGroups.set(key, frozen);
+    const listed = this.#onListed.get(key);
+    if (listed !== undefined) {
+      this.#onListed.delete(key);
+      listed(frozen);
+    }
     return frozen;
+  }
+
+  /**
+   * Calls `listed` with getDefinitions({ groups }) when that list is first made (now, if it is kept already), unless
+   * the registry changes before: what a snapshot carries about a view (its figures) is given to the list when a
+   * request needs it, without making the list up front.
+   */
+  whenListed(groups: readonly string[] | undefined, listed: (definitions: readonly ToolDefinition[]) => void): void {
+    const key = groups === undefined ? "" : JSON.stringify(groups);
+    const kept = this.#definitionsByGroups.get(key);
+    if (kept !== undefined) listed(kept);
+    else this.#onListed.set(key, listed);
   }
 
   getSummaries(filter: GroupFilter = {}): ToolSummary[] {
@@ -365,7 +482,7 @@ export class ToolRegistry {
     // A caller that says which groups are on gets the gate; a malformed list enables nothing (fail closed).
     const gated = context.enabledGroups !== undefined;
     const enabled = Array.isArray(context.enabledGroups) ? context.enabledGroups : [];
-    const entry = typeof name === "string" ? this.#entries.get(name) : undefined;
+    const entry = typeof name === "string" ? this.#entryOf(name) : undefined;
     if (!entry || (gated && !isVisible(entry.tool.definition.groups, enabled))) {
       return { result: this.#unknown(typeof name === "string" ? name : "", gated ? enabled : undefined) };
     }
@@ -422,9 +539,9 @@ export class ToolRegistry {
   /** Absent and gated tools both land here, with the same pool of names: the answers cannot differ. */
   #unknown(name: string, enabled: readonly string[] | undefined): ToolResult {
     const pool: string[] = [];
-    for (const { tool } of this.#entries.values()) {
-      if (enabled === undefined || isVisible(tool.definition.groups, enabled)) pool.push(tool.definition.name);
-    }
+    this.#forEachDefinition((definition) => {
+      if (enabled === undefined || isVisible(definition.groups, enabled)) pool.push(definition.name);
+    });
     const shown = name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name;
     return errorResult(this.#texts.unknownTool(shown, suggestNames(name, pool)));
   }
@@ -440,28 +557,32 @@ export class ToolRegistry {
 
   /** Stores an entry under its tool's name (a new one, or another registry's taken over); returns the one replaced. */
   #store(entry: Entry): RegisteredTool | undefined {
+    this.#thaw();
     const { name } = entry.tool.definition;
     const previous = this.#entries.get(name);
     if (this.#definitionsByGroups.size > 0) this.#definitionsByGroups.clear();
+    if (this.#onListed.size > 0) this.#onListed.clear();
     this.#entries.set(name, entry);
     return previous?.tool;
   }
 
   #remove(name: string): void {
+    this.#thaw();
     this.#entries.delete(name);
     this.#definitionsByGroups.clear();
+    this.#onListed.clear();
   }
 
   /** A disposer bound to the registrations current now: later ones of the same names are not its to remove. */
   #disposerFor(names: readonly string[]): () => void {
     const owned = names.flatMap((name) => {
-      const entry = this.#entries.get(name);
+      const entry = this.#entryOf(name);
       return entry ? [{ name, token: entry.token }] : [];
     });
     return () => {
       let removed = 0;
       for (const { name, token } of owned) {
-        const entry = this.#entries.get(name);
+        const entry = this.#entryOf(name);
         if (entry && entry.token === token) {
           this.#remove(name);
           removed++;

@@ -9,6 +9,7 @@ import type { SearchIndex } from "../search/types.ts";
 import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
 import { toShape } from "../tools/shapes.ts";
 import type { ToolShape } from "../tools/shapes.ts";
+import { catalogNameLookup } from "../tools/toolRegistry.ts";
 import { rememberToolListTokens, toolListTokens } from "../tools/toolTokens.ts";
 import type { Logger, ToolDefinition } from "../types.ts";
 
@@ -98,24 +99,41 @@ export function discoveredInHistory(messages: readonly unknown[], tools: readonl
  */
 interface ToolsView {
   /** Name → tool, first of a name, search_tools left out. */
-  present: ReadonlyMap<string, ToolDefinition>;
+  present: PresentTools;
   /** The tools a list leaves to search_tools, by the always-direct names (and whether call_tool is left out too). */
   hidden: Map<string, readonly ToolDefinition[]>;
 }
 
+/** A turn's tools by name (first of a name, search_tools left out), and in catalog order. */
+type PresentTools = Pick<ReadonlyMap<string, ToolDefinition>, "has" | "get" | "values">;
+
 const toolsViews = new WeakMap<readonly ToolDefinition[], ToolsView>();
+
+/**
+ * The present tools of `tools`: a registry's list of every tool read from a snapshot (names unique) is looked up
+ * through the registry (catalogNameLookup: a cold isolate's first turn makes no map of every name), any other list
+ * through a map.
+ */
+function presentOf(tools: readonly ToolDefinition[]): PresentTools {
+  const lookup = catalogNameLookup(tools);
+  if (lookup !== undefined) {
+    const get = (name: string): ToolDefinition | undefined => (name === SEARCH_TOOLS_NAME ? undefined : lookup(name));
+    return { get, has: (name) => get(name) !== undefined, values: () => tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).values() };
+  }
+  const present = new Map<string, ToolDefinition>();
+  for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
+  return present;
+}
 
 function toolsView(tools: readonly ToolDefinition[]): ToolsView {
   const kept = toolsViews.get(tools);
   if (kept) return kept;
-  const present = new Map<string, ToolDefinition>();
-  for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
-  const view: ToolsView = { present, hidden: new Map() };
+  const view: ToolsView = { present: presentOf(tools), hidden: new Map() };
   if (Object.isFrozen(tools)) toolsViews.set(tools, view);
   return view;
 }
 
-function presentTools(tools: readonly ToolDefinition[]): ReadonlyMap<string, ToolDefinition> {
+function presentTools(tools: readonly ToolDefinition[]): PresentTools {
   return toolsView(tools).present;
 }
 
@@ -145,7 +163,7 @@ function hiddenTools(tools: readonly ToolDefinition[], directNames: ReadonlySet<
  * and those whose relevance (0..1, ScoredMatch) is under `minScore` dropped. The meta-tools never are; a tool the
  * caller's groups hide is not in `present`, so it never is either.
  */
-function autoDiscover(input: PrepareInput, present: ReadonlyMap<string, ToolDefinition>, sent: readonly ToolDefinition[]): ToolDefinition[] {
+function autoDiscover(input: PrepareInput, present: PresentTools, sent: readonly ToolDefinition[]): ToolDefinition[] {
   const { topK, minScore } = input.config.autoDiscover;
   const index = input.searchIndex;
   if (topK === 0 || !index) return [];
@@ -165,7 +183,7 @@ function autoDiscover(input: PrepareInput, present: ReadonlyMap<string, ToolDefi
 }
 
 /** The always-direct tools present, in configuration order (each once); a missing one is warned about once. */
-function directTools(config: GatewayConfig, present: ReadonlyMap<string, ToolDefinition>, warnings: WarnOnce | undefined): ToolDefinition[] {
+function directTools(config: GatewayConfig, present: PresentTools, warnings: WarnOnce | undefined): ToolDefinition[] {
   const direct: ToolDefinition[] = [];
   const directNames = new Set<string>();
   for (const name of config.alwaysDirectTools) {

@@ -2,7 +2,7 @@
 import type { GatewayConfig } from "../config.ts";
 import { texts } from "../locale.ts";
 import { isRecord } from "../records.ts";
-import { isVisible } from "../tools/toolRegistry.ts";
+import { catalogNameLookup, isVisible } from "../tools/toolRegistry.ts";
 import type { SearchIndex, SearchPage } from "../search/types.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "../types.ts";
 
@@ -201,6 +201,17 @@ function toolsByName(catalog: readonly ToolDefinition[]): Map<string, ToolDefini
   return map;
 }
 
+/**
+ * The tool named `name` in `catalog` (its first of that name): a registry's lookup where it has one (a list of every
+ * tool read from a snapshot: a cold isolate's first search makes no map of every name), else toolsByName's map.
+ */
+function toolNamed(catalog: readonly ToolDefinition[]): (name: string) => ToolDefinition | undefined {
+  const lookup = catalogNameLookup(catalog);
+  if (lookup !== undefined) return lookup;
+  const byName = toolsByName(catalog);
+  return (name) => byName.get(name);
+}
+
 /** Visibility kept per catalog for this many `enabledGroups` lists (callers' tokens repeat a few lists). */
 const VISIBILITY_PER_CATALOG = 8;
 
@@ -230,8 +241,8 @@ function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonl
   if (enabledGroups === undefined || enabledGroups.includes("*")) {
     // No gate (or "*", which every group passes: isVisible): every tool shows, and every name but search_tools is found (no set of them made: a cold isolate's
     // first search would pay two passes over every tool for it).
-    const byName = toolsByName(catalog);
-    const ungated: Visibility = { shown: () => true, findable: (name) => name !== SEARCH_TOOLS_NAME && byName.has(name) };
+    const named = toolNamed(catalog);
+    const ungated: Visibility = { shown: () => true, findable: (name) => name !== SEARCH_TOOLS_NAME && named(name) !== undefined };
     byGroups.set(key, ungated);
     return ungated;
   }
@@ -337,13 +348,13 @@ export function searchToolsAnswer(
 ): SearchToolsResult {
   const { catalog, enabledGroups, config } = options;
   const t = texts(config.locale);
-  const byName = toolsByName(catalog);
+  const named = toolNamed(catalog);
   const visible = visibilityOf(catalog, enabledGroups).shown;
   const offset = params.offset ?? 0;
   const total = ranked.total;
   const page: ToolDefinition[] = [];
   for (const name of ranked.names.slice(offset)) {
-    const tool = byName.get(name);
+    const tool = named(name);
     if (tool) page.push(tool);
   }
   const returned = page.length;

@@ -29,13 +29,39 @@ describe("registry snapshots", () => {
     const bytes = encodeRegistrySnapshot(content());
     expect(bytes).toBeDefined();
     const read = decodeRegistrySnapshot(bytes ?? new Uint8Array(), binding);
-    expect(read.tools.map((tool) => tool.definition)).toEqual(definitions);
-    expect(read.tools.map((tool) => [tool.context, tool.revision])).toEqual(content().tools.map((tool) => [tool.context, tool.revision]));
+    expect(read.tools.list().map((tool) => tool.definition)).toEqual(definitions);
+    expect(read.tools.list().map((tool) => [tool.context, tool.revision])).toEqual(content().tools.map((tool) => [tool.context, tool.revision]));
     expect(read.skipped).toEqual(content().skipped);
     // The counts came with the snapshot (the same as counting the read definitions afresh).
-    expect(read.tools.map((tool) => toolTokens(tool.definition, "openai"))).toEqual(definitions.map((tool) => toolTokens(structuredClone(tool), "openai")));
+    expect(read.tools.list().map((tool) => toolTokens(tool.definition, "openai"))).toEqual(definitions.map((tool) => toolTokens(structuredClone(tool), "openai")));
     const fresh = createSearchIndex("minisearch", definitions);
     for (const query of ["the data file", "create user list", definitions[5]?.name ?? ""]) expect(read.index.scored(query, 10)).toEqual(fresh.scored(query, 10));
+  });
+
+  it("finds each tool by name through its table of rows by name, before and after its lookups make a map", () => {
+    // Names that differ by case, digits, "-" and "_" only (what a name may hold).
+    const named = ["b_tool", "B_tool", "a_tool", "z9", "z10", "_x", "-y", "a-tool", "A", "Z"]
+      .map((name) => validateToolDefinition({ name, description: `The ${name} tool.`, parameters: { type: "object" } }));
+    const all = [...named, ...definitions];
+    const bytes = encodeRegistrySnapshot({ ...content(), tools: all.map((definition) => ({ definition, context: "c", revision: 1 })), index: createSearchIndex("minisearch", all) });
+    const { tools } = decodeRegistrySnapshot(bytes ?? new Uint8Array(), binding);
+    const absent = ["", "a", "b_Tool", "天", "zz", "\uffff"];
+    // Twice over: the first round's first lookups (the absent names, the first tools) through the table, the rest
+    // through a map of every name.
+    for (let round = 0; round < 2; round++) {
+      for (const name of absent) expect(tools.rowOf(name)).toBe(-1);
+      all.forEach((definition, row) => expect(tools.rowOf(definition.name)).toBe(row));
+    }
+  });
+
+  it("refuses a snapshot of another format, read as nothing else", () => {
+    const bytes = encodeRegistrySnapshot(content()) ?? new Uint8Array();
+    const text = new TextDecoder().decode(bytes.subarray(0, 200));
+    const at = text.indexOf('"format":');
+    expect(at).toBeGreaterThan(0);
+    const older = bytes.slice();
+    older[at + '"format":'.length] = "3".charCodeAt(0);
+    expect(() => decodeRegistrySnapshot(older, binding)).toThrow(/snapshot format 3, not 4/);
   });
 
   it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", () => {
@@ -51,7 +77,7 @@ describe("registry snapshots", () => {
     /** Decodes, then reads every definition whole and changes the index (which reads all of its sections first). */
     const readAll = (snapshot: Uint8Array): void => {
       const read = decodeRegistrySnapshot(snapshot, binding);
-      JSON.stringify(read.tools.map((tool) => tool.definition));
+      JSON.stringify(read.tools.list().map((tool) => tool.definition));
       read.index.update?.([...definitions, added]);
     };
     expect(() => readAll(bytes)).not.toThrow();
@@ -72,9 +98,9 @@ describe("registry snapshots", () => {
     flip(spoiled, findText(spoiled, tool.description), 0x20);
     const corrupt: unknown[] = [];
     const read = decodeRegistrySnapshot(spoiled, binding, (error) => corrupt.push(error));
-    expect(read.tools[40]?.definition.name).toBe(tool.name);
+    expect(read.tools.definitions[40]?.name).toBe(tool.name);
     // ... and its reading is refused rather than giving the changed text.
-    expect(() => read.tools[40]?.definition.description).toThrow(/corrupt snapshot/);
+    expect(() => read.tools.definitions[40]?.description).toThrow(/corrupt snapshot/);
     expect(corrupt).toHaveLength(1);
     // A byte of the index's term lists (the deferred area's last bytes are its forward lists; the postings lie
     // before them): a search reading them throws, whichever list it reads.
@@ -129,9 +155,9 @@ describe("registry snapshots", () => {
         cold.provideBundledWordVectors();
         const read = cold.decodeRegistrySnapshot(bytes, bound);
         const registry = new cold.ToolRegistry({ logger: quiet });
-        registry.registerValidated(read.tools.map((tool) => ({ definition: tool.definition, contextId: tool.context })));
+        registry.registerTable(read.tools);
+        for (const view of read.views ?? []) registry.whenListed(view.groups, (listed) => cold.rememberCatalogFigures(listed, view));
         const tools = registry.getDefinitions({ groups: ["*"] });
-        for (const view of read.views ?? []) cold.rememberCatalogFigures(registry.getDefinitions({ groups: view.groups }), view);
         const first = cold.prepareTurn({ ...turn, tools, warnings: new cold.WarnOnce(quiet), searchIndex: read.index });
         expect({ toolList, mode, built: cold.tokenizerBuilt() }).toEqual({ toolList, mode, built: false });
         expect(first.stats).toEqual(expected.stats);

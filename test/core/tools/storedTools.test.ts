@@ -1,6 +1,6 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { missingTexts, registerStoredTools } from "../../../src/core/tools/storedTools.ts";
+import { missingTexts, registerStoredTools, storedFromSnapshot } from "../../../src/core/tools/storedTools.ts";
 import type { StoredDefinitions, StoredTool } from "../../../src/core/tools/storedTools.ts";
 import { ToolRegistry } from "../../../src/core/tools/toolRegistry.ts";
 import type { Locale } from "../../../src/core/types.ts";
@@ -167,5 +167,51 @@ describe("registerStoredTools", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("storedFromSnapshot", () => {
+  it("answers a snapshot's stored tools by name, and the next version takes the unchanged ones over as they are", () => {
+    // A version built from the texts, its definitions as a snapshot's table (registrySnapshot.ts) with revisions by row.
+    const v1: StoredTool[] = [stored("kept", "Kept."), stored("rewritten", "Old."), { ...stored("bad", ""), revision: 1 }]
+      .map((tool) => ({ ...tool, revision: tool.revision ?? 1 }));
+    const built = registry();
+    registerStoredTools(built, v1, new Map(), () => undefined);
+    built.register({ name: "demo", description: "Not stored.", parameters: { type: "object" } }, "demo");
+    const definitions = Object.freeze(built.list().map((entry) => entry.definition));
+    const revisions = [1, 1, -1];
+    const asked: string[] = [];
+    const table = {
+      definitions,
+      rowOf: (name: string) => {
+        asked.push(name);
+        return definitions.findIndex((definition) => definition.name === name);
+      },
+      contextOf: (row: number) => (row === 2 ? "demo" : "runtime"),
+      revisionOf: (row: number) => revisions[row] ?? -1,
+    };
+    const read = registry();
+    read.registerTable(table);
+    const kept = storedFromSnapshot(table, [{ name: "bad", revision: 1, error: "description: must not be empty" }]);
+    expect(asked).toEqual([]);
+    expect(kept.size).toBe(3);
+    expect(kept.get("kept")).toEqual({ text: "", revision: 1, definition: definitions[0] });
+    expect(kept.get("demo")).toBeUndefined();
+    expect(kept.get("absent")).toBeUndefined();
+    expect(kept.get("bad")).toMatchObject({ text: "", revision: 1, error: new Error("description: must not be empty") });
+    // The next version: "kept" unchanged (no text), "rewritten" written again, "bad" still stored.
+    const v2: StoredTool[] = [
+      { name: "kept", context: "runtime", revision: 1 },
+      { ...stored("rewritten", "New."), revision: 2 },
+      { name: "bad", context: "runtime", revision: 1 },
+    ];
+    const skipped: string[] = [];
+    const next = registry();
+    const k2 = registerStoredTools(next, v2, kept, (name) => skipped.push(name), read);
+    expect(skipped).toEqual(["bad"]);
+    expect(next.get("kept")).toBe(read.get("kept"));
+    expect(next.get("rewritten")?.definition.description).toBe("New.");
+    expect(k2.get("kept")).toEqual({ text: "", revision: 1, definition: definitions[0] });
+    expect(k2.get("rewritten")?.revision).toBe(2);
   });
 });

@@ -1,7 +1,8 @@
 import * as fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { texts } from "../../../src/core/locale.ts";
-import { isVisible, suggestNames, ToolRegistry } from "../../../src/core/tools/toolRegistry.ts";
+import { catalogNameLookup, isVisible, suggestNames, ToolRegistry } from "../../../src/core/tools/toolRegistry.ts";
+import type { ValidatedTable } from "../../../src/core/tools/toolRegistry.ts";
 import { ToolDefinitionError } from "../../../src/core/tools/definition.ts";
 import type {
   ConfirmationRequest, ExecutionGuard, ExecutorRunner, Logger, ToolCallContext, ToolHandler,
@@ -582,6 +583,146 @@ describe("registerValidated", () => {
     // A change after it drops the list kept.
     read.unregister("a");
     expect(read.getDefinitions({ groups: ["*"] }).map((seen) => seen.name)).toEqual(["b", "c"]);
+  });
+});
+
+/** A table of `source`'s tools (as a snapshot's: registrySnapshot.ts), counting what the registry asks of it. */
+function tableOf(source: ToolRegistry): ValidatedTable & { asked: string[] } {
+  const entries = source.list();
+  const definitions = Object.freeze(entries.map((entry) => entry.definition));
+  const asked: string[] = [];
+  return {
+    definitions,
+    asked,
+    contextOf: (row) => {
+      asked.push(`context ${row}`);
+      return entries[row]?.contextId ?? "";
+    },
+    rowOf: (name) => {
+      asked.push(`row ${name}`);
+      return definitions.findIndex((definition) => definition.name === name);
+    },
+  };
+}
+
+function sourceRegistry(): ToolRegistry {
+  const source = quietRegistry();
+  source.registerMany([tool("alpha"), { ...tool("beta"), groups: ["x"] }, { ...tool("gamma"), groups: ["y", "x"] }], "owner");
+  source.register(tool("delta"), "upstream:d");
+  return source;
+}
+
+/** A few calls: the gate, the arguments, unknown names with suggestions from the visible tools only. */
+function someCalls(registry: ToolRegistry): Promise<unknown[]> {
+  return Promise.all([
+    registry.execute("beta", { q: "1" }, { enabledGroups: ["x"] }),
+    registry.execute("beta", { q: "1" }, { enabledGroups: [] }),
+    registry.execute("gamma", { q: 3 }, { enabledGroups: ["y"] }),
+    registry.execute("alpah", {}),
+    registry.execute("bet", {}, { enabledGroups: [] }),
+  ]);
+}
+
+describe("registerTable", () => {
+  it("serves a table's tools as registerValidated would, making an entry only for the tool asked for", async () => {
+    const source = sourceRegistry();
+    const table = tableOf(source);
+    const read = quietRegistry();
+    read.registerTable(table);
+    const validated = quietRegistry();
+    validated.registerValidated(source.list().map((entry) => ({ definition: entry.definition, contextId: entry.contextId })));
+    expect(read.size).toBe(4);
+    expect(read.version).toBe(1);
+    expect(read.getDefinitions({ groups: ["*"] })).toBe(table.definitions);
+    expect(viewsOf(read)).toEqual(viewsOf(validated));
+    // Listing views and the whole list asks the table nothing per tool.
+    expect(table.asked).toEqual([]);
+    expect(read.get("delta")).toEqual({ definition: table.definitions[3], contextId: "upstream:d" });
+    expect(read.get("delta")).toBe(read.get("delta"));
+    expect(read.get("nope")).toBeUndefined();
+    expect(table.asked.filter((asked) => asked.startsWith("context"))).toEqual(["context 3"]);
+    expect(await someCalls(read)).toEqual(await someCalls(validated));
+    expect(() => read.registerTable(table)).toThrow(/empty registry/);
+    expect(() => validated.registerTable(table)).toThrow(/empty registry/);
+  });
+
+  it("makes every entry, in order, on the first change, and then changes as any registry does", () => {
+    const source = sourceRegistry();
+    const changes: ((registry: ToolRegistry) => void)[] = [
+      (registry) => registry.register({ ...tool("beta"), description: "Replaced." }, "owner"),
+      (registry) => registry.register(tool("epsilon"), "owner"),
+      (registry) => void registry.unregister("alpha"),
+      (registry) => void registry.dispose("owner"),
+      (registry) => void registry.registerMany([tool("zeta")], "other"),
+    ];
+    for (const change of changes) {
+      const read = quietRegistry();
+      read.registerTable(tableOf(source));
+      const validated = quietRegistry();
+      validated.registerValidated(source.list().map((entry) => ({ definition: entry.definition, contextId: entry.contextId })));
+      const listed = read.getDefinitions({ groups: ["*"] });
+      change(read);
+      change(validated);
+      expect(read.list()).toEqual(validated.list());
+      expect(viewsOf(read)).toEqual(viewsOf(validated));
+      expect(read.getDefinitions({ groups: ["*"] })).not.toBe(listed);
+      expect(read.size).toBe(validated.size);
+      expect(read.version).toBe(validated.version);
+    }
+    // A disposer made after the table was registered removes its own registration only.
+    const read = quietRegistry();
+    read.registerTable(tableOf(source));
+    const dispose = read.register(tool("eta"), "c");
+    dispose();
+    expect(read.list().map((entry) => entry.definition.name)).toEqual(["alpha", "beta", "gamma", "delta"]);
+  });
+
+  it("is taken over by the next version's registry (registerEach) entry by entry, without validating again", () => {
+    const source = sourceRegistry();
+    const table = tableOf(source);
+    const read = quietRegistry();
+    read.registerTable(table);
+    const next = quietRegistry();
+    const stored = next.registerEach(
+      table.definitions.map((definition, row) => ({ tool: definition, contextId: row === 1 ? "moved" : source.list()[row]?.contextId ?? "" })),
+      () => undefined,
+      read,
+    );
+    expect(stored).toEqual(table.definitions);
+    stored.forEach((definition, row) => expect(definition).toBe(table.definitions[row]));
+    expect(next.get("delta")).toBe(read.get("delta"));
+    expect(next.get("beta")?.contextId).toBe("moved");
+    // The table's definitions are known as validated: registering one again elsewhere keeps it.
+    const again = quietRegistry();
+    again.register(table.definitions[0], "c");
+    expect(again.get("alpha")?.definition).toBe(table.definitions[0]);
+  });
+
+  it("gives a view's list to whenListed when first made, and not after a change", () => {
+    const read = quietRegistry();
+    read.registerTable(tableOf(sourceRegistry()));
+    const given: (readonly unknown[])[] = [];
+    read.whenListed([], (list) => given.push(list));
+    read.whenListed(["*"], (list) => given.push(list));
+    expect(given).toEqual([read.getDefinitions({ groups: ["*"] })]);
+    const ungrouped = read.getDefinitions({ groups: [] });
+    expect(given).toEqual([read.getDefinitions({ groups: ["*"] }), ungrouped]);
+    expect(given[1]).toBe(ungrouped);
+    read.whenListed(["x"], (list) => given.push(list));
+    read.register(tool("theta"), "c");
+    read.getDefinitions({ groups: ["x"] });
+    expect(given).toHaveLength(2);
+  });
+
+  it("looks a tool up by name in the list of every tool, and in no other list", () => {
+    const table = tableOf(sourceRegistry());
+    const read = quietRegistry();
+    read.registerTable(table);
+    const lookup = catalogNameLookup(read.getDefinitions({ groups: ["*"] }));
+    expect(lookup?.("gamma")).toBe(table.definitions[2]);
+    expect(lookup?.("omega")).toBeUndefined();
+    expect(catalogNameLookup(read.getDefinitions({ groups: [] }))).toBeUndefined();
+    expect(catalogNameLookup(sourceRegistry().getDefinitions({ groups: ["*"] }))).toBeUndefined();
   });
 });
 
