@@ -1,6 +1,7 @@
 // The fields a tool is indexed by, how much each counts, and their text.
 import { isRecord } from "../records.ts";
 import type { ToolDefinition } from "../types.ts";
+import { requestSentences } from "./text.ts";
 
 export const FIELDS = ["name", "description", "parameterNames", "parameterDescriptions", "groups"] as const;
 export type FieldName = (typeof FIELDS)[number];
@@ -147,14 +148,26 @@ export function emptyFieldParts(): FieldParts {
 }
 
 /**
- * toolFieldParts into `parts` (emptied first): an index build reuses the same arrays for every tool rather than
- * allocating five per tool.
+ * A description's first sentence when it has more than one (requestSentences' cuts), else undefined: what the tool
+ * is, before how, with what and for whom ("A pre-trained ConvBERT model for feature extraction. It was trained on …").
  */
-export function toolFieldPartsInto(tool: ToolDefinition, parts: FieldParts): void {
+export function leadSentence(description: string): string | undefined {
+  const sentences = requestSentences(description);
+  return sentences.length > 1 ? sentences[0] : undefined;
+}
+
+/**
+ * toolFieldParts into `parts` (emptied first): an index build reuses the same arrays for every tool rather than
+ * allocating five per tool. `leadRepeats`: the description's lead sentence (leadSentence) is read that many times
+ * more (RankingTuning.leadSentenceRepeats), so its words count more in the description than the rest's.
+ */
+export function toolFieldPartsInto(tool: ToolDefinition, parts: FieldParts, leadRepeats = 0): void {
   const [name, description, names, texts, groups] = parts;
   for (const part of parts) part.length = 0;
   name.push(tool.name);
   description.push(tool.description);
+  const lead = leadRepeats > 0 ? leadSentence(tool.description) : undefined;
+  if (lead !== undefined) for (let i = 0; i < leadRepeats; i++) description.push(lead);
   collectParameters(tool.parameters, PARAMETER_DEPTH, names, texts);
   for (const group of tool.groups ?? []) groups.push(group);
 }
