@@ -1,7 +1,7 @@
 // The fields a tool is indexed by, how much each counts, and their text.
 import { isRecord } from "../records.ts";
 import type { ToolDefinition } from "../types.ts";
-import { requestSentences } from "./text.ts";
+import { requestSentences, SENTENCE_END } from "./text.ts";
 
 export const FIELDS = ["name", "description", "parameterNames", "parameterDescriptions", "groups"] as const;
 export type FieldName = (typeof FIELDS)[number];
@@ -152,9 +152,16 @@ export function emptyFieldParts(): FieldParts {
  * is, before how, with what and for whom ("A pre-trained ConvBERT model for feature extraction. It was trained on …").
  */
 export function leadSentence(description: string): string | undefined {
+  const end = SENTENCE_END.exec(description);
+  if (end === null) return undefined;
+  const first = description.slice(0, end.index);
+  // The common case, without cutting the whole text: a sentence, then more. Otherwise as requestSentences cuts it.
+  if (WORD_CHARACTER.test(first) && WORD_CHARACTER.test(description.slice(end.index + end[0].length))) return first;
   const sentences = requestSentences(description);
   return sentences.length > 1 ? sentences[0] : undefined;
 }
+
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 
 /**
  * toolFieldParts into `parts` (emptied first): an index build reuses the same arrays for every tool rather than

@@ -174,8 +174,8 @@ export const DEFAULT_TUNING: RankingTuning = {
 const EXPANDED_WORDS = 4;
 const NEAR_TERMS = 2;
 /** Of the query's words the catalog holds, the most central this many search for this many near words (knownExpansionWeight). */
-const KNOWN_EXPANDED_WORDS = 3;
-const KNOWN_NEAR_TERMS = 3;
+const KNOWN_EXPANDED_WORDS = 2;
+const KNOWN_NEAR_TERMS = 2;
 /** A lead sentence read more than this many times more would outweigh the rest of its description. */
 export const MAX_LEAD_REPEATS = 3;
 
