@@ -409,7 +409,7 @@ export class RankedIndex implements SearchIndex {
     for (const [field, b] of Object.entries(tuning.fieldB)) {
       if (!(b >= 0 && b <= 1)) throw new RangeError(`fieldB.${field} must be a number from 0 to 1, not ${String(b)}`);
     }
-    if (!IDF_SCOPES.includes(tuning.idfScope)) throw new RangeError(`idfScope must be one of ${IDF_SCOPES.join(", ")}, not ${String(tuning.idfScope)}`);
+    if (!IDF_SCOPES.includes(tuning.idfScope)) throw new RangeError(`idfScope must be one of ${IDF_SCOPES.join(", ")}, not ${tuning.idfScope}`);
     if (!(Number.isInteger(tuning.leadSentenceRepeats) && tuning.leadSentenceRepeats >= 0 && tuning.leadSentenceRepeats <= MAX_LEAD_REPEATS)) {
       throw new RangeError(`leadSentenceRepeats must be an integer from 0 to ${MAX_LEAD_REPEATS}, not ${String(tuning.leadSentenceRepeats)}`);
     }

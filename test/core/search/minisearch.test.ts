@@ -162,14 +162,14 @@ describe("createMiniSearchIndex: ranking", () => {
   });
 
   it("rejects an idfScope or a leadSentenceRepeats it does not know, naming it", () => {
-    const catalog = [tool("a_tool", "Converts units.")];
+    const units = [tool("a_tool", "Converts units.")];
     for (const leadSentenceRepeats of [-1, 0.5, 4, Number.NaN]) {
-      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, leadSentenceRepeats })).toThrow(/leadSentenceRepeats/);
+      expect(() => createMiniSearchIndex(units, { ...DEFAULT_TUNING, leadSentenceRepeats })).toThrow(/leadSentenceRepeats/);
     }
     const tuning = { ...DEFAULT_TUNING };
     // As a caller without types could pass it.
     Reflect.set(tuning, "idfScope", "names");
-    expect(() => createMiniSearchIndex(catalog, tuning)).toThrow(/idfScope/);
+    expect(() => createMiniSearchIndex(units, tuning)).toThrow(/idfScope/);
   });
 
   it("with phraseWeight, ranks a tool that says two query words in a row above one that holds them apart", () => {
