@@ -821,19 +821,22 @@ export class RankedIndex implements SearchIndex {
       const chosen = new Map<string, CentralWord>();
       for (const word of words) if (held(word.term) === known && !chosen.has(word.word)) chosen.set(word.word, word);
       for (const { word, term } of [...chosen.values()].toSorted((a, b) => b.centrality - a.centrality).slice(0, wordCount)) {
-        const near = nearWords(word)
-          .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine, word: entry.word }))
-          .filter((entry): entry is { term: string; cosine: number; word: string } => entry.term !== null && entry.term !== term && held(entry.term))
-          .slice(0, nearCount);
-        for (const entry of near) {
-          if (searched.has(entry.term)) continue;
-          searched.add(entry.term);
-          const boost = weight * entry.cosine * idfWeight(entry.term);
-          added.push(
-            known
-              ? { term: entry.term, boost, prefix: false, fuzzy: false, phrase: true, nearWord: entry.word }
-              : { term: entry.term, boost, prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false, nearWord: entry.word },
-          );
+        // The first nearCount near words the catalog holds (nearest first), less those already searched.
+        let found = 0;
+        for (const { word: nearWord, cosine } of nearWords(word)) {
+          const nearTerm = processTerm(nearWord);
+          if (nearTerm === null || nearTerm === term || !held(nearTerm)) continue;
+          found++;
+          if (!searched.has(nearTerm)) {
+            searched.add(nearTerm);
+            const boost = weight * cosine * idfWeight(nearTerm);
+            added.push(
+              known
+                ? { term: nearTerm, boost, prefix: false, fuzzy: false, phrase: true, nearWord }
+                : { term: nearTerm, boost, prefix: nearTerm.length >= MIN_PREFIX_LENGTH, fuzzy: false, nearWord },
+            );
+          }
+          if (found === nearCount) break;
         }
       }
     };
