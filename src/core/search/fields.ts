@@ -1,7 +1,7 @@
 // The fields a tool is indexed by, how much each counts, and their text.
 import { isRecord } from "../records.ts";
 import type { ToolDefinition } from "../types.ts";
-import { requestSentences, SENTENCE_END } from "./text.ts";
+
 
 export const FIELDS = ["name", "description", "parameterNames", "parameterDescriptions", "groups"] as const;
 export type FieldName = (typeof FIELDS)[number];
@@ -148,20 +148,60 @@ export function emptyFieldParts(): FieldParts {
 }
 
 /**
- * A description's first sentence when it has more than one (requestSentences' cuts), else undefined: what the tool
- * is, before how, with what and for whom ("A pre-trained ConvBERT model for feature extraction. It was trained on …").
+ * A description's first sentence when it has more than one, else undefined: what the tool is, before how, with what
+ * and for whom ("A pre-trained ConvBERT model for feature extraction. It was trained on …"). Cut as requestSentences
+ * cuts a request (after `. ! ? ;` and white space, after a CJK sentence end, at a line break; parts without a letter
+ * or digit are no sentence), in one pass: that regular expression tries every space of a long run of spaces again,
+ * which a description of 4,000 spaces would make quadratic at every index build.
  */
 export function leadSentence(description: string): string | undefined {
-  const end = SENTENCE_END.exec(description);
-  if (end === null) return undefined;
-  const first = description.slice(0, end.index);
-  // The common case, without cutting the whole text: a sentence, then more. Otherwise as requestSentences cuts it.
-  if (WORD_CHARACTER.test(first) && WORD_CHARACTER.test(description.slice(end.index + end[0].length))) return first;
-  const sentences = requestSentences(description);
-  return sentences.length > 1 ? sentences[0] : undefined;
+  let lead: string | undefined;
+  let start = 0;
+  let at = 0;
+  while (at < description.length) {
+    const end = breakEnd(description, at);
+    if (end === -1) {
+      at = nextCandidate(description, at);
+      continue;
+    }
+    const part = description.slice(start, at);
+    if (WORD_CHARACTER.test(part)) {
+      if (lead !== undefined) return lead;
+      lead = part;
+    }
+    start = end;
+    // An empty break (after a CJK sentence end, before a letter) still moves on by one character.
+    at = end > at ? end : at + 1;
+  }
+  return lead !== undefined && WORD_CHARACTER.test(description.slice(start)) ? lead : undefined;
 }
 
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+const SPACE = /\s/u;
+const SENTENCE_END_MARK = /[.!?;]/u;
+const CJK_SENTENCE_END_MARK = /[。！？；]/u;
+
+/** The end of the run of white space from `at` (at itself when there is none). */
+function spaceRunEnd(text: string, at: number): number {
+  let end = at;
+  while (end < text.length && SPACE.test(text[end] ?? "")) end++;
+  return end;
+}
+
+/** Where a sentence break that starts at `at` ends (as SENTENCE_END in text.ts matches there), or -1 for none. */
+function breakEnd(text: string, at: number): number {
+  const before = text[at - 1] ?? "";
+  const run = spaceRunEnd(text, at);
+  if (CJK_SENTENCE_END_MARK.test(before)) return run;
+  if (run === at) return -1;
+  if (SENTENCE_END_MARK.test(before) || text.slice(at, run).includes("\n")) return run;
+  return -1;
+}
+
+/** After a position where no break starts: the next that may start one (past a run of spaces without a line break). */
+function nextCandidate(text: string, at: number): number {
+  return SPACE.test(text[at] ?? "") ? spaceRunEnd(text, at) : at + 1;
+}
 
 /**
  * toolFieldParts into `parts` (emptied first): an index build reuses the same arrays for every tool rather than

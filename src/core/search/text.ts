@@ -130,7 +130,7 @@ export function tokenize(text: string): string[] {
 /** A request is read as at most this many sentences: the last takes the rest (each sentence costs a pass over the tools). */
 export const MAX_SENTENCES = 8;
 /** A sentence ends at . ! ? ; or their CJK forms followed by white space (or, for the CJK forms, by anything), or at a line break. */
-export const SENTENCE_END = /(?<=[.!?;])\s+|(?<=[。！？；])\s*|\s*\n\s*/u;
+const SENTENCE_END = /(?<=[.!?;])\s+|(?<=[。！？；])\s*|\s*\n\s*/u;
 
 /**
  * The sentences of a request, in order, at most MAX_SENTENCES (the last holds the rest); those without a letter or
