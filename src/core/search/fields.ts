@@ -157,50 +157,41 @@ export function emptyFieldParts(): FieldParts {
 export function leadSentence(description: string): string | undefined {
   let lead: string | undefined;
   let start = 0;
-  let at = 0;
-  while (at < description.length) {
-    const end = breakEnd(description, at);
-    if (end === -1) {
-      at = nextCandidate(description, at);
+  // Only a sentence end or a line break starts a break: the native search jumps from one to the next.
+  const marks = new RegExp(BREAK_MARKS, "gu");
+  for (let mark = marks.exec(description); mark !== null; mark = marks.exec(description)) {
+    const at = mark.index;
+    const character = mark[0];
+    let from = at + 1;
+    if (character === "\n") {
+      // The white space around a line break is the break.
+      from = at;
+      while (from > start && SPACE.test(description[from - 1] ?? "")) from--;
+    } else if (!CJK_SENTENCE_END.test(character) && !SPACE.test(description[at + 1] ?? "")) {
       continue;
     }
-    const part = description.slice(start, at);
+    const to = spaceRunEnd(description, from);
+    const part = description.slice(start, from);
     if (WORD_CHARACTER.test(part)) {
       if (lead !== undefined) return lead;
       lead = part;
     }
-    start = end;
-    // An empty break (after a CJK sentence end, before a letter) still moves on by one character.
-    at = end > at ? end : at + 1;
+    start = to;
+    marks.lastIndex = Math.max(marks.lastIndex, to);
   }
   return lead !== undefined && WORD_CHARACTER.test(description.slice(start)) ? lead : undefined;
 }
 
+const BREAK_MARKS = "[.!?;。！？；\\n]";
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 const SPACE = /\s/u;
-const SENTENCE_END_MARK = /[.!?;]/u;
-const CJK_SENTENCE_END_MARK = /[。！？；]/u;
+const CJK_SENTENCE_END = /[。！？；]/u;
 
 /** The end of the run of white space from `at` (at itself when there is none). */
 function spaceRunEnd(text: string, at: number): number {
   let end = at;
   while (end < text.length && SPACE.test(text[end] ?? "")) end++;
   return end;
-}
-
-/** Where a sentence break that starts at `at` ends (as SENTENCE_END in text.ts matches there), or -1 for none. */
-function breakEnd(text: string, at: number): number {
-  const before = text[at - 1] ?? "";
-  const run = spaceRunEnd(text, at);
-  if (CJK_SENTENCE_END_MARK.test(before)) return run;
-  if (run === at) return -1;
-  if (SENTENCE_END_MARK.test(before) || text.slice(at, run).includes("\n")) return run;
-  return -1;
-}
-
-/** After a position where no break starts: the next that may start one (past a run of spaces without a line break). */
-function nextCandidate(text: string, at: number): number {
-  return SPACE.test(text[at] ?? "") ? spaceRunEnd(text, at) : at + 1;
 }
 
 /**
