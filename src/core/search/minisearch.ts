@@ -681,7 +681,15 @@ export class RankedIndex implements SearchIndex {
         ? sentences.flatMap((sentence) => this.#centralWords(sentence.text, sentence.vector))
         : this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
-    const { slots, scores } = this.#ranker.scoreAll(searched, this.#withToolCentrality(searched, words));
+    const { slots: hit, scores } = this.#ranker.scoreAll(searched, this.#withToolCentrality(searched, words));
+    // A tool hit only by near words of known words (which count as no query word) scores 0: it matched no word, and
+    // only its cosine may find it (at SEMANTIC_FLOOR or more).
+    let matched = 0;
+    for (let h = 0; h < hit.length; h++) {
+      const slot = hit[h] ?? 0;
+      if ((scores[slot] ?? 0) > 0) hit[matched++] = slot;
+    }
+    const slots = hit.subarray(0, matched);
     // The best score, and its tool (of equal scores, the first in the catalog: rankAll's first).
     let best = 0;
     let bestSlot = -1;

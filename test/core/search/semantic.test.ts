@@ -116,15 +116,20 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     expect(createMiniSearchIndex(cities, { ...DEFAULT_TUNING, expansionWeight: 0 }).search("rain in the city")).toEqual(["city_news", "weather_station"]);
   });
 
-  it("also searches a query word the catalog holds as its near words, after the tools that hold it (knownExpansionWeight)", () => {
-    // "weather" is held (by the quiz); the forecast service shares no word with the request, but holds "rain" and "wind".
+  it("also searches a query word the catalog holds as its near words, which order the tools that match a query word (knownExpansionWeight)", () => {
+    // Both Paris tools hold "paris" and texts as long; one also says "wind", a near word of "weather" (which the quiz
+    // holds). The tool-side centrality is left out: it weighs "paris" by each text, which this test is not about.
     const tools = [
-      tool("paris_guide", "Museums, restaurants and hotels in Paris."),
-      tool("forecast_service", "Rain, wind and temperature for any city."),
-      tool("weather_quiz", "Trivia questions about famous storms."),
+      tool("paris_guide", "Museums and parks in Paris, day by day, for the week ahead."),
+      tool("paris_outlook", "Rain and wind in Paris, day by day, for the week ahead."),
+      tool("weather_quiz", "Trivia questions about famous storms and weather."),
     ];
-    expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, knownExpansionWeight: 0 }).search("weather in paris")).toEqual(["paris_guide", "weather_quiz"]);
-    expect(createMiniSearchIndex(tools).search("weather in paris")).toEqual(["paris_guide", "weather_quiz", "forecast_service"]);
+    const tuning = { ...DEFAULT_TUNING, toolCentralityExponent: 0 };
+    const ranked = (knownExpansionWeight: number): string[] => createMiniSearchIndex(tools, { ...tuning, knownExpansionWeight }).search("weather in paris");
+    expect(ranked(0).slice(0, 3)).toEqual(["weather_quiz", "paris_guide", "paris_outlook"]);
+    expect(ranked(0.1).slice(0, 3)).toEqual(["weather_quiz", "paris_outlook", "paris_guide"]);
+    // Near words alone match nothing: they find no tool the ranking would not find without them.
+    expect(ranked(0.1).toSorted()).toEqual(ranked(0).toSorted());
   });
 
   it("rejects a knownExpansionWeight that is negative or not finite, naming it", () => {
