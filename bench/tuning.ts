@@ -18,8 +18,11 @@ interface Candidate {
 }
 
 const LEXICAL_ONLY: Partial<RankingTuning> = { semanticWeight: 0, centralityExponent: 0, expansionWeight: 0, lexicalExponent: 1 };
-/** The ranking before name hits and back-off prefixes weighed their word's centrality (docs/search.md, "Kept, dropped, and why"). */
-const PREVIOUS_DEFAULT: Partial<RankingTuning> = { nameCentralityExponent: 0, backoffCentrality: false };
+/**
+ * The ranking before the description's lead sentence, near words of known query words, the IDF over whole tools
+ * except in names and near words at 0.2 (docs/search.md, "Kept, dropped, and why").
+ */
+const PREVIOUS_DEFAULT: Partial<RankingTuning> = { leadSentenceRepeats: 0, knownExpansionWeight: 0, idfScope: "field", expansionWeight: 0.1 };
 
 const candidate = (label: string, change: Partial<RankingTuning>): Candidate => ({ label, tuning: { ...DEFAULT_TUNING, ...change } });
 const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAULT_TUNING.boost, name } });
@@ -28,14 +31,15 @@ const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAU
 function candidates(quick: boolean): Candidate[] {
   const list: Candidate[] = [
     candidate("default", {}),
-    candidate("previous default (names and back-off prefixes not weighed)", PREVIOUS_DEFAULT),
-    candidate("name hits not weighed", { nameCentralityExponent: 0 }),
-    candidate("back-off prefixes not weighed", { backoffCentrality: false }),
-    candidate("IDF over whole tools", { idfScope: "tool" }),
+    candidate("previous default (no lead sentence, no near words of known words, per-field IDF, near words 0.1)", PREVIOUS_DEFAULT),
+    candidate("lead sentence read once", { leadSentenceRepeats: 0 }),
+    candidate("lead sentence read three times", { leadSentenceRepeats: 2 }),
+    candidate("no near words of known words", { knownExpansionWeight: 0 }),
+    candidate("near words of known words 0.2", { knownExpansionWeight: 0.2 }),
+    candidate("per-field IDF", { idfScope: "field" }),
+    candidate("IDF over whole tools (names too)", { idfScope: "tool" }),
+    candidate("near words of unknown words 0.1", { expansionWeight: 0.1 }),
     candidate("name centrality^2", { nameCentralityExponent: 2 }),
-    candidate("tool-side centrality^3", { toolCentralityExponent: 3 }),
-    candidate("k 0.9", { bm25: { ...DEFAULT_TUNING.bm25, k: 0.9 } }),
-    candidate("no tool-side centrality", { toolCentralityExponent: 0 }),
     candidate("lexical half only", LEXICAL_ONLY),
   ];
   if (quick) return list;
@@ -56,7 +60,9 @@ function candidates(quick: boolean): Candidate[] {
   list.push(candidate("k 1.6", { bm25: { ...DEFAULT_TUNING.bm25, k: 1.6 } }));
   for (const prefixWeight of [0.4, 0.7]) list.push(candidate(`prefix ${prefixWeight}`, { prefixWeight }));
   list.push(candidate("idf^1.5", { idfExponent: 1.5 }));
-  list.push(candidate("name centrality^0.5", { nameCentralityExponent: 0.5 }), candidate("IDF over whole tools alone", { ...PREVIOUS_DEFAULT, idfScope: "tool" }));
+  list.push(candidate("name centrality^0.5", { nameCentralityExponent: 0.5 }), candidate("name hits not weighed", { nameCentralityExponent: 0 }));
+  list.push(candidate("back-off prefixes not weighed", { backoffCentrality: false }), candidate("tool-side centrality^3", { toolCentralityExponent: 3 }));
+  list.push(candidate("k 0.9", { bm25: { ...DEFAULT_TUNING.bm25, k: 0.9 } }), candidate("no tool-side centrality", { toolCentralityExponent: 0 }));
   return list;
 }
 

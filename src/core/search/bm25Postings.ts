@@ -73,9 +73,12 @@ export interface ToolWords {
 export class Bm25Postings {
   /** Whether names and descriptions are also indexed by their pairs of adjacent terms (fields.ts, PHRASE_FIELDS). */
   readonly #phrases: boolean;
+  /** How many times more a description's lead sentence is read (fields.ts, toolFieldPartsInto). */
+  readonly #leadRepeats: number;
 
-  constructor(phrases = false) {
+  constructor(phrases = false, leadRepeats = 0) {
     this.#phrases = phrases;
+    this.#leadRepeats = leadRepeats;
   }
 
   /** Word → its term id; a pair of terms (fields.ts, phraseTerm) is found by its two words' ids in #pairIds instead. */
@@ -167,7 +170,7 @@ export class Bm25Postings {
     // Plain loops: a callback per tool and field costs a build at 10,000 tools a sixth of its time.
     const parts = emptyFieldParts();
     for (let tool = 0; tool < tools.length; tool++) {
-      toolFieldPartsInto(tools[tool] ?? { name: "", description: "", parameters: {} }, parts);
+      toolFieldPartsInto(tools[tool] ?? { name: "", description: "", parameters: {} }, parts, this.#leadRepeats);
       for (let field = 0; field < FIELD_COUNT; field++) {
         let distinct = 0;
         const wordsInto = field === NAME_FIELD || field === DESCRIPTION_FIELD ? words?.rows : undefined;

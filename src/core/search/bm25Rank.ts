@@ -13,6 +13,7 @@ import { FIELDS } from "./fields.ts";
 import { TopK } from "./topK.ts";
 
 const FIELD_COUNT = FIELDS.length;
+const NAME_FIELD = FIELDS.indexOf("name");
 /** Bounds are computed in another order than scores: a margin keeps rounding from pruning a tool that ties. */
 const BOUND_MARGIN = 1e-9;
 
@@ -24,7 +25,8 @@ export interface QueryTerm {
   fuzzy: boolean;
   /**
    * A pair of adjacent query words (fields.ts, phraseTerm): it adds its score, but is not one more query term hitting
-   * the tool (MiniSearch's "quality" factor counts words only), so a pair is evidence on top of its words.
+   * the tool (MiniSearch's "quality" factor counts words only), so a pair is evidence on top of its words. So is a
+   * near word of a query word the catalog holds (minisearch.ts, knownExpansionWeight).
    */
   phrase?: boolean;
   /** A near word searched for a query word the catalog lacks (minisearch.ts, expansionWeight): the word it is. */
@@ -34,9 +36,11 @@ export interface QueryTerm {
 /**
  * Which tools a term's IDF counts: those that hold it anywhere ("tool", as BM25F does), or, per field, those that hold
  * it in that field ("field", as MiniSearch does; then a word rare in names but common in descriptions, like "find",
- * counts as rare in the one tool name that has it).
+ * counts as rare in the one tool name that has it). "toolExceptName": names count per field, the other fields as whole
+ * tools (a word common in descriptions stays common in them, and a name's word keeps its rarity among names).
  */
-export type IdfScope = "tool" | "field";
+export type IdfScope = "tool" | "field" | "toolExceptName";
+export const IDF_SCOPES: readonly IdfScope[] = ["tool", "field", "toolExceptName"];
 
 export interface ScoringOptions {
   /** By field id (FIELDS order). */
@@ -137,8 +141,8 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
       const cell = g * FIELD_COUNT + field;
       // MiniSearch: termWeight * fieldBoost * termBoost * docBoost (1) * rawScore, in that order.
       const c = (weights[g] ?? 0) * (options.fieldBoosts[field] ?? 1) * termBoost;
-      const holders = catalog !== undefined ? catalog.frequency(termId, options.idfScope === "tool" ? undefined : field)
-        : options.idfScope === "tool" ? index.toolFrequencyOf(termId) : matching;
+      const wholeTools = options.idfScope === "tool" || (options.idfScope === "toolExceptName" && field !== NAME_FIELD);
+      const holders = catalog !== undefined ? catalog.frequency(termId, wholeTools ? undefined : field) : wholeTools ? index.toolFrequencyOf(termId) : matching;
       const inverse = Math.log(1 + (count - holders + 0.5) / (holders + 0.5));
       coefficient[cell] = c;
       idf[cell] = inverse;

@@ -21,7 +21,7 @@ import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
-import { Bm25Ranker, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
+import { Bm25Ranker, IDF_SCOPES, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import type { WholeCatalog } from "./catalogParts.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
@@ -126,6 +126,19 @@ export interface RankingTuning {
   backoffCentrality: boolean;
   /** BM25's length normalisation of a field of its own (FieldName → b); the others use bm25.b. */
   fieldB: Readonly<Partial<Record<FieldName, number>>>;
+  /**
+   * A description of several sentences has its first one read this many times more (fields.ts, leadSentence): a
+   * description says what the tool is first, then how, with what and for whom. Changes the index (an integer 0 to
+   * MAX_LEAD_REPEATS). 0 = off.
+   */
+  leadSentenceRepeats: number;
+  /**
+   * With the semantic half: the KNOWN_EXPANDED_WORDS most central query words the catalog holds also search for
+   * their KNOWN_NEAR_TERMS nearest words it holds (nearWords), each weighing this × its cosine × its IDF weight, matched
+   * as written, weighed by its own centrality in the tool, and not counted as one more query word: a tool that says
+   * "film" is found, a little, by "movie". 0 = off.
+   */
+  knownExpansionWeight: number;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -134,11 +147,11 @@ export const DEFAULT_TUNING: RankingTuning = {
   prefixWeight: 0.55,
   idfExponent: 1,
   queryStopWords: new Set(),
-  idfScope: "field",
+  idfScope: "toolExceptName",
   semanticWeight: 0.5,
   centralityExponent: 2,
   lexicalExponent: 0.75,
-  expansionWeight: 0.1,
+  expansionWeight: 0.2,
   fusion: "mix",
   rrfK: 60,
   coverageExponent: 0,
@@ -149,6 +162,8 @@ export const DEFAULT_TUNING: RankingTuning = {
   nameCentralityExponent: 1,
   backoffCentrality: true,
   fieldB: { description: 0.4 },
+  leadSentenceRepeats: 1,
+  knownExpansionWeight: 0.1,
 };
 
 /**
@@ -158,6 +173,11 @@ export const DEFAULT_TUNING: RankingTuning = {
  */
 const EXPANDED_WORDS = 4;
 const NEAR_TERMS = 2;
+/** Of the query's words the catalog holds, the most central this many search for this many near words (knownExpansionWeight). */
+const KNOWN_EXPANDED_WORDS = 2;
+const KNOWN_NEAR_TERMS = 2;
+/** A lead sentence read more than this many times more would outweigh the rest of its description. */
+export const MAX_LEAD_REPEATS = 3;
 
 /** What a part of a sharded catalog reads of its index to count a query's terms (indexPart.ts). */
 export interface RankedPartReader {
@@ -389,9 +409,16 @@ export class RankedIndex implements SearchIndex {
     for (const [field, b] of Object.entries(tuning.fieldB)) {
       if (!(b >= 0 && b <= 1)) throw new RangeError(`fieldB.${field} must be a number from 0 to 1, not ${String(b)}`);
     }
+    if (!IDF_SCOPES.includes(tuning.idfScope)) throw new RangeError(`idfScope must be one of ${IDF_SCOPES.join(", ")}, not ${tuning.idfScope}`);
+    if (!(Number.isInteger(tuning.leadSentenceRepeats) && tuning.leadSentenceRepeats >= 0 && tuning.leadSentenceRepeats <= MAX_LEAD_REPEATS)) {
+      throw new RangeError(`leadSentenceRepeats must be an integer from 0 to ${MAX_LEAD_REPEATS}, not ${String(tuning.leadSentenceRepeats)}`);
+    }
+    if (!(Number.isFinite(tuning.knownExpansionWeight) && tuning.knownExpansionWeight >= 0)) {
+      throw new RangeError(`knownExpansionWeight must be a finite number ≥ 0, not ${String(tuning.knownExpansionWeight)}`);
+    }
     this.#tuning = tuning;
     // Pairs of adjacent words are indexed only when the ranking searches them: otherwise the index is the words'.
-    this.#postings = new Bm25Postings(tuning.phraseWeight > 0);
+    this.#postings = new Bm25Postings(tuning.phraseWeight > 0, tuning.leadSentenceRepeats);
     this.#ranker = new Bm25Ranker(this.#postings);
     this.#options = {
       fieldBoosts: FIELDS.map((field) => tuning.boost[field] || 1),
@@ -440,14 +467,17 @@ export class RankedIndex implements SearchIndex {
     return true;
   }
 
-  /** What a snapshot's state depends on: 1 with word vectors, + 2 with pairs of words in the postings. */
+  /**
+   * What a snapshot's state depends on: 1 with word vectors, + 2 with pairs of words in the postings, + 4 × the lead
+   * sentence's repeats (they change the postings and the tools' vectors).
+   */
   #settingsKey(): number {
-    return (this.#semantic ? 1 : 0) + (this.#tuning.phraseWeight > 0 ? 2 : 0);
+    return (this.#semantic ? 1 : 0) + (this.#tuning.phraseWeight > 0 ? 2 : 0) + 4 * this.#tuning.leadSentenceRepeats;
   }
 
   /** The constructor's other half: the state toSnapshot wrote, for `tools` (the catalog it was written for). */
   #restore(tools: readonly ToolDefinition[], input: SnapshotReader): void {
-    if (input.int() !== this.#settingsKey()) throw new SnapshotError("the snapshot was written with another semantic or word-pair setting");
+    if (input.int() !== this.#settingsKey()) throw new SnapshotError("the snapshot was written with another semantic, word-pair or lead-sentence setting");
     this.#postings.restore(input);
     this.#semantic?.restore(input);
     const slotNames = input.strings();
@@ -663,7 +693,15 @@ export class RankedIndex implements SearchIndex {
         ? sentences.flatMap((sentence) => this.#centralWords(sentence.text, sentence.vector))
         : this.#centralWords(query, queryVector);
     const searched = this.#expanded(this.#centred(terms, words), words);
-    const { slots, scores } = this.#ranker.scoreAll(searched, this.#withToolCentrality(searched, words));
+    const { slots: hit, scores } = this.#ranker.scoreAll(searched, this.#withToolCentrality(searched, words));
+    // A tool hit only by near words of known words (which count as no query word) scores 0: it matched no word, and
+    // only its cosine may find it (at SEMANTIC_FLOOR or more).
+    let matched = 0;
+    for (let h = 0; h < hit.length; h++) {
+      const slot = hit[h] ?? 0;
+      if ((scores[slot] ?? 0) > 0) hit[matched++] = slot;
+    }
+    const slots = hit.subarray(0, matched);
     // The best score, and its tool (of equal scores, the first in the catalog: rankAll's first).
     let best = 0;
     let bestSlot = -1;
@@ -694,7 +732,8 @@ export class RankedIndex implements SearchIndex {
     for (const { word, term } of words) if (!wordOfTerm.has(term)) wordOfTerm.set(term, word);
     for (const [prefix, { word }] of this.#backoffWords(words)) if (!wordOfTerm.has(prefix)) wordOfTerm.set(prefix, word);
     const cosinesOf = searched.map((term) => {
-      const word = term.phrase === true ? undefined : (wordOfTerm.get(term.term) ?? term.nearWord);
+      // A near word weighs its own centrality; a pair counts in full.
+      const word = term.nearWord ?? (term.phrase === true ? undefined : wordOfTerm.get(term.term));
       return word === undefined ? undefined : semantic.wordToolCosines(word);
     });
     if (cosinesOf.every((cosines) => cosines === undefined)) return options;
@@ -782,33 +821,47 @@ export class RankedIndex implements SearchIndex {
   }
 
   /**
-   * `terms` and, for the EXPANDED_WORDS most central of `words` that the catalog does not hold, the terms of their
-   * NEAR_TERMS nearest words (nearWords) that it holds and the query does not, each weighing expansionWeight × its
-   * cosine × its IDF weight, matched as a query word is (as a prefix from 3 letters, no typos).
+   * `terms` and the near words (nearWords) of some of `words`, each a term the catalog holds and the query does not:
+   * for the KNOWN_EXPANDED_WORDS most central words the catalog holds, their KNOWN_NEAR_TERMS nearest, each weighing
+   * knownExpansionWeight × its cosine × its IDF weight, matched as written and not counted as one more query word (a
+   * tool that holds the word itself stays ahead); then, for the EXPANDED_WORDS most central words it does not hold,
+   * their NEAR_TERMS nearest, each weighing expansionWeight × its cosine × its IDF weight, matched as a query word is
+   * (as a prefix from 3 letters, no typos).
    */
   #expanded(terms: readonly QueryTerm[], words: readonly CentralWord[]): readonly QueryTerm[] {
-    const weight = this.#tuning.expansionWeight;
-    if (weight === 0) return terms;
+    const { expansionWeight, knownExpansionWeight } = this.#tuning;
+    if (expansionWeight === 0 && knownExpansionWeight === 0) return terms;
     const stats = this.#statistics();
     const held = (term: string): boolean => stats.toolFrequency(term) > 0;
-    const unknown = new Map<string, CentralWord>();
-    for (const word of words) if (!held(word.term) && !unknown.has(word.word)) unknown.set(word.word, word);
-    const expanded = [...unknown.values()].toSorted((a, b) => b.centrality - a.centrality).slice(0, EXPANDED_WORDS);
-    if (expanded.length === 0) return terms;
     const idfWeight = idfWeightOf(stats);
     const searched = new Set(terms.map((term) => term.term));
     const added: QueryTerm[] = [];
-    for (const { word, term } of expanded) {
-      const near = nearWords(word)
-        .map((entry) => ({ term: processTerm(entry.word), cosine: entry.cosine, word: entry.word }))
-        .filter((entry): entry is { term: string; cosine: number; word: string } => entry.term !== null && entry.term !== term && held(entry.term))
-        .slice(0, NEAR_TERMS);
-      for (const entry of near) {
-        if (searched.has(entry.term)) continue;
-        searched.add(entry.term);
-        added.push({ term: entry.term, boost: weight * entry.cosine * idfWeight(entry.term), prefix: entry.term.length >= MIN_PREFIX_LENGTH, fuzzy: false, nearWord: entry.word });
+    const expand = (known: boolean, weight: number, wordCount: number, nearCount: number): void => {
+      if (weight === 0) return;
+      const chosen = new Map<string, CentralWord>();
+      for (const word of words) if (held(word.term) === known && !chosen.has(word.word)) chosen.set(word.word, word);
+      for (const { word, term } of [...chosen.values()].toSorted((a, b) => b.centrality - a.centrality).slice(0, wordCount)) {
+        // The first nearCount near words the catalog holds (nearest first), less those already searched.
+        let found = 0;
+        for (const { word: nearWord, cosine } of nearWords(word)) {
+          const nearTerm = processTerm(nearWord);
+          if (nearTerm === null || nearTerm === term || !held(nearTerm)) continue;
+          found++;
+          if (!searched.has(nearTerm)) {
+            searched.add(nearTerm);
+            const boost = weight * cosine * idfWeight(nearTerm);
+            added.push(
+              known
+                ? { term: nearTerm, boost, prefix: false, fuzzy: false, phrase: true, nearWord }
+                : { term: nearTerm, boost, prefix: nearTerm.length >= MIN_PREFIX_LENGTH, fuzzy: false, nearWord },
+            );
+          }
+          if (found === nearCount) break;
+        }
       }
-    }
+    };
+    expand(true, knownExpansionWeight, KNOWN_EXPANDED_WORDS, KNOWN_NEAR_TERMS);
+    expand(false, expansionWeight, EXPANDED_WORDS, NEAR_TERMS);
     return added.length === 0 ? terms : [...terms, ...added];
   }
 

@@ -106,7 +106,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
   substring: "fa9e7b9e9a208a28",
-  minisearch: "27d54890c09f7938",
+  minisearch: "02679d5cba869f3c",
 };
 
 /** The checksum of an index of `mode` over the probe catalog, computed (PROBE_INDEX_CHECKSUMS holds the code's). */

@@ -1,6 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FIELD_BOOST, FIELDS, sameFieldTexts, toolFieldParts, toolFieldTexts } from "../../../src/core/search/fields.ts";
+import { FIELD_BOOST, FIELDS, leadSentence, sameFieldTexts, toolFieldParts, toolFieldTexts } from "../../../src/core/search/fields.ts";
+import { requestSentences } from "../../../src/core/search/text.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 
 const tripProperties: Record<string, unknown> = {
@@ -111,5 +112,25 @@ describe("FIELD_BOOST", () => {
   it("boosts every field, the name most", () => {
     expect(Object.keys(FIELD_BOOST).toSorted()).toEqual([...FIELDS].toSorted());
     for (const field of FIELDS) expect(FIELD_BOOST[field]).toBeLessThanOrEqual(FIELD_BOOST.name);
+  });
+});
+
+describe("leadSentence", () => {
+  it("is the first of a description's sentences as requestSentences cuts them, when it has more than one", () => {
+    const characters = fc.constantFrom("a", "Z", "7", " ", "  ", "\t", "\n", ".", "!", "?", ";", "。", "；", "-", "é");
+    fc.assert(
+      fc.property(fc.array(characters, { maxLength: 40 }), (chars) => {
+        const text = chars.join("");
+        const sentences = requestSentences(text);
+        expect(leadSentence(text)).toBe(sentences.length > 1 ? sentences[0] : undefined);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("cuts a description with a long run of spaces as requestSentences does", () => {
+    const spaces = `a${" ".repeat(4_000)}b. c`;
+    expect(leadSentence(spaces)).toBe(`a${" ".repeat(4_000)}b.`);
+    expect(leadSentence(`${" ".repeat(4_000)}b`)).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
 import { measureRetrieval } from "../../../bench/metrics.ts";
 import { analyze } from "../../../src/core/search/analyze.ts";
-import { FIELDS, toolFieldTexts } from "../../../src/core/search/fields.ts";
+import { FIELDS, leadSentence, toolFieldTexts } from "../../../src/core/search/fields.ts";
 import { createMiniSearchIndex, DEFAULT_TUNING } from "../../../src/core/search/minisearch.ts";
 import { buildIndex, MINISEARCH_OPTIONS } from "../../support/miniSearchReference.ts";
 import type { JsonSchema, ToolDefinition } from "../../../src/core/types.ts";
@@ -122,6 +122,54 @@ describe("createMiniSearchIndex: ranking", () => {
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "tool", semanticWeight: 0 }).search("find a ferry")[0]).toBe("harbour_timetables");
     // Counted per field (MiniSearch's IDF, the default), "find" is as rare as can be among names.
     expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, idfScope: "field", semanticWeight: 0 }).search("find a ferry")[0]).toBe("find_agency");
+  });
+
+  it("with idfScope \"toolExceptName\", counts names per field and the other fields by whole tools", () => {
+    // "city" is in eight descriptions and one tool's parameter names: per field, as rare as can be among parameters.
+    const tools = [
+      ...["hotels", "flights", "restaurants", "museums", "parks", "bars", "shops", "beaches"].map((topic) => tool(`${topic}_guide`, `The best ${topic} of any city.`)),
+      tool("tour_booking", "Book a guided tour."),
+      tool("walking_map", "Walking maps.", { parameters: { type: "object", properties: { city: { type: "string" } } } }),
+    ];
+    const lexical = { ...DEFAULT_TUNING, semanticWeight: 0 };
+    expect(createMiniSearchIndex(tools, { ...lexical, idfScope: "field" }).search("city tour").slice(0, 2)).toEqual(["tour_booking", "walking_map"]);
+    expect(createMiniSearchIndex(tools, { ...lexical, idfScope: "toolExceptName" }).search("city tour").slice(0, 2)).toEqual(["tour_booking", "hotels_guide"]);
+    // In names it counts as "field" does: "find" stays rare among names (the test above).
+    const ferries = [
+      tool("find_agency", "Marketing agencies by service and rating."),
+      ...["hotels", "flights", "recipes", "jobs"].map((topic) => tool(`${topic}_search`, `Find ${topic} near you.`)),
+      tool("harbour_timetables", "Ferry timetables for the harbour."),
+      tool("island_timetables", "Ferry timetables for the island."),
+    ];
+    expect(createMiniSearchIndex(ferries, { ...lexical, idfScope: "toolExceptName" }).search("find a ferry")[0]).toBe("find_agency");
+    expect(createMiniSearchIndex(ferries, { ...lexical, idfScope: "tool" }).search("find a ferry")[0]).toBe("harbour_timetables");
+  });
+
+  it("with leadSentenceRepeats, counts the words of a description's first sentence more than the rest's", () => {
+    const tools = [
+      tool("doc_helper", "Translates documents between languages. Keeps the layout, fonts and images of the original file."),
+      tool("file_converter", "Converts files between formats. It can also translate a document."),
+    ];
+    for (const semanticWeight of [0, DEFAULT_TUNING.semanticWeight]) {
+      // Read once, the shorter description that mentions translating in passing comes first.
+      expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, semanticWeight, leadSentenceRepeats: 0 }).search("translate")).toEqual(["file_converter", "doc_helper"]);
+      expect(createMiniSearchIndex(tools, { ...DEFAULT_TUNING, semanticWeight, leadSentenceRepeats: 1 }).search("translate")).toEqual(["doc_helper", "file_converter"]);
+    }
+    // A description of one sentence is read once.
+    expect(leadSentence("Converts units.")).toBeUndefined();
+    expect(leadSentence("Converts units. Fast.")).toBe("Converts units.");
+    expect(leadSentence("... Converts units. Fast.")).toBe("Converts units.");
+  });
+
+  it("rejects an idfScope or a leadSentenceRepeats it does not know, naming it", () => {
+    const units = [tool("a_tool", "Converts units.")];
+    for (const leadSentenceRepeats of [-1, 0.5, 4, Number.NaN]) {
+      expect(() => createMiniSearchIndex(units, { ...DEFAULT_TUNING, leadSentenceRepeats })).toThrow(/leadSentenceRepeats/);
+    }
+    const tuning = { ...DEFAULT_TUNING };
+    // As a caller without types could pass it.
+    Reflect.set(tuning, "idfScope", "names");
+    expect(() => createMiniSearchIndex(units, tuning)).toThrow(/idfScope/);
   });
 
   it("with phraseWeight, ranks a tool that says two query words in a row above one that holds them apart", () => {

@@ -116,13 +116,36 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     expect(createMiniSearchIndex(cities, { ...DEFAULT_TUNING, expansionWeight: 0 }).search("rain in the city")).toEqual(["city_news", "weather_station"]);
   });
 
+  it("also searches a query word the catalog holds as its near words, which order the tools that match a query word (knownExpansionWeight)", () => {
+    // Both Paris tools hold "paris" and texts as long; one also says "wind", a near word of "weather" (which the quiz
+    // holds). The tool-side centrality is left out: it weighs "paris" by each text, which this test is not about.
+    const tools = [
+      tool("paris_guide", "Museums and parks in Paris, day by day, for the week ahead."),
+      tool("paris_outlook", "Rain and wind in Paris, day by day, for the week ahead."),
+      tool("weather_quiz", "Trivia questions about famous storms and weather."),
+    ];
+    const tuning = { ...DEFAULT_TUNING, toolCentralityExponent: 0 };
+    const ranked = (knownExpansionWeight: number): string[] => createMiniSearchIndex(tools, { ...tuning, knownExpansionWeight }).search("weather in paris");
+    expect(ranked(0).slice(0, 3)).toEqual(["weather_quiz", "paris_guide", "paris_outlook"]);
+    expect(ranked(0.1).slice(0, 3)).toEqual(["weather_quiz", "paris_outlook", "paris_guide"]);
+    // Near words alone match nothing: they find no tool the ranking would not find without them.
+    expect(ranked(0.1).toSorted()).toEqual(ranked(0).toSorted());
+  });
+
+  it("rejects a knownExpansionWeight that is negative or not finite, naming it", () => {
+    for (const knownExpansionWeight of [-0.1, Number.NaN, Infinity]) {
+      expect(() => createMiniSearchIndex(catalog, { ...DEFAULT_TUNING, knownExpansionWeight })).toThrow(/knownExpansionWeight/);
+    }
+  });
+
   it("weighs a description's hit by how central the query word is to that tool (toolCentralityExponent)", () => {
     const tools = [
       tool("sky_report", "Weather forecast: rain, snow, wind, storms, humidity and temperature for any place, hour by hour and for the next ten days, with alerts."),
       tool("travel_desk", "Hotel bookings, with the weather."),
       ...UNRELATED,
     ];
-    const withoutIt = { ...DEFAULT_TUNING, toolCentralityExponent: 0 };
+    // Near words of "weather" (rain, wind) left out: the report holds them, and they alone would put it first.
+    const withoutIt = { ...DEFAULT_TUNING, toolCentralityExponent: 0, knownExpansionWeight: 0 };
     for (const query of ["weather", "what is the weather", "weather today"]) {
       // Without it, the short text that mentions the weather in passing outranks the long one about nothing else.
       expect(createMiniSearchIndex(tools, withoutIt).search(query)[0]).toBe("travel_desk");
@@ -132,7 +155,7 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
 
   it("weighs a name's hit by how central the query word is to that tool (nameCentralityExponent)", () => {
     // The cosine's own weight near 0: only the lexical half orders, and the shorter name would come first.
-    const lexicalOrder = { ...DEFAULT_TUNING, semanticWeight: 1e-6 };
+    const lexicalOrder = { ...DEFAULT_TUNING, semanticWeight: 1e-6, knownExpansionWeight: 0 };
     const cases = [
       { tools: [tool("weather_rooms", "Hotel rooms and bookings for travellers."), tool("weather_station_pro", "Rain, wind and temperature forecasts.")], query: "weather tomorrow" },
       { tools: [tool("book_trips", "Flights and hotels for your trips."), tool("book_reading_list", "Novels, authors and reading recommendations.")], query: "a good book" },
@@ -178,7 +201,8 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
 
   describe("a request of several sentences (requestSentences)", () => {
     const office = [...catalog, tool("team_calendar", "Shows the meetings of your team this week."), tool("report_builder", "Builds quarterly business reports from sales figures.")];
-    const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false, toolCentralityExponent: 0 };
+    // Near words at 0.1 (not the default 0.2): at 0.2 "rain" → weather finds get_weather lexically, whatever the cosine.
+    const wholeRequestOnly = { ...DEFAULT_TUNING, sentenceShare: 0, sentenceCentrality: false, toolCentralityExponent: 0, expansionWeight: 0.1 };
 
     it("scores a tool by its best sentence too (sentenceShare): a second ask's tool is not lost in the blend", () => {
       const query = "Cook dinner for my team tonight. Will it rain tomorrow?";
