@@ -49,6 +49,12 @@ export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition
   if (positions.length !== tools.length) throw new Error("a part needs one position per tool");
   const positionOf = new Map<string, number>();
   tools.forEach((tool, i) => positionOf.set(tool.name, positions[i] ?? 0));
+  const accepting = (excluded: readonly string[]): ((name: string) => boolean) => {
+    // The names left out are mostly not the part's (search_tools, a tool of another part the query names): then the
+    // ranking asks no set per hit.
+    const skip = new Set(excluded.filter((name) => positionOf.has(name)));
+    return skip.size === 0 ? acceptAll : (name) => !skip.has(name);
+  };
   const blank = (count: number, excluded: readonly string[]): PartCandidates => {
     const skip = new Set(excluded);
     const kept = tools.filter((tool) => !skip.has(tool.name));
@@ -56,15 +62,19 @@ export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition
     return { matches, total: kept.length, fused: false, bestLexical: 0 };
   };
   if (mode === "substring") {
-    return substringPart(snapshot === undefined ? createSubstringPart(tools) : restoreSubstringPart(tools, snapshot), positionOf, blank);
+    return substringPart(snapshot === undefined ? createSubstringPart(tools) : restoreSubstringPart(tools, snapshot), positionOf, blank, accepting);
   }
   assertShardableTuning();
-  return rankedPart(createRankedPart(tools, DEFAULT_TUNING, snapshot), positionOf, blank);
+  return rankedPart(createRankedPart(tools, DEFAULT_TUNING, snapshot), Int32Array.from(positions), blank, accepting);
 }
 
-type Blank = (count: number, excluded: readonly string[]) => PartCandidates;
+const acceptAll = (): boolean => true;
 
-function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, number>, blank: Blank): IndexPart {
+type Blank = (count: number, excluded: readonly string[]) => PartCandidates;
+/** Which names of the part a query's ranking may hold, given the names the caller leaves out. */
+type Accepting = (excluded: readonly string[]) => (name: string) => boolean;
+
+function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, number>, blank: Blank, accepting: Accepting): IndexPart {
   return {
     mode: "substring",
     get size() {
@@ -76,8 +86,7 @@ function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, numb
     toSnapshot: (out) => part.toSnapshot(out),
     candidates(query, whole, count, excluded, withRelevance) {
       if (query.trim() === "") return blank(count, excluded);
-      const skip = new Set(excluded);
-      const ranked = part.rankAsPart(query, whole, count, (name) => !skip.has(name), withRelevance);
+      const ranked = part.rankAsPart(query, whole, count, accepting(excluded), withRelevance);
       const matches = ranked.names.map((name, i) => ({
         name,
         score: ranked.scores[i] ?? 0,
@@ -89,7 +98,8 @@ function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, numb
   };
 }
 
-function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>, blank: Blank): IndexPart {
+/** `wholePositions`: each tool's place in the whole catalog, by its place in the part (the index's own order). */
+function rankedPart(index: RankedIndex, wholePositions: Int32Array, blank: Blank, accepting: Accepting): IndexPart {
   const reader = index.partReader;
   const fused = DEFAULT_TUNING.semanticWeight > 0;
   let table: PartTermTable | undefined;
@@ -118,15 +128,15 @@ function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>,
     toSnapshot: (out) => index.toSnapshot(out),
     candidates(query, whole, count, excluded, withRelevance) {
       if (query.trim() === "") return blank(count, excluded);
-      const skip = new Set(excluded);
       let chosen: number[] = [];
       const pick = (halves: RankedHalves): number[] => {
         // The part's index places its tools in the part's order: their places in the whole catalog break ties.
-        halves.positions = halves.names.map((name) => positionOf.get(name) ?? 0);
+        const { positions } = halves;
+        for (let at = 0; at < positions.length; at++) positions[at] = wholePositions[positions[at] ?? 0] ?? 0;
         chosen = frontier(halves, count, fused);
         return chosen.map((at) => halves.slots[at] ?? 0);
       };
-      const halves = index.halvesAsPart(query, whole, (name) => !skip.has(name), withRelevance ? pick : undefined);
+      const halves = index.halvesAsPart(query, whole, accepting(excluded), withRelevance ? pick : undefined);
       if (!withRelevance) pick(halves);
       const matches = chosen.map((at, i) => {
         const lexical = halves.lexical[at];
