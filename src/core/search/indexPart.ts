@@ -10,7 +10,7 @@ import { TERM_STRIDE, type PartCandidates, type PartCatalog, type PartTermTable,
 import type { Bm25Postings } from "./bm25Postings.ts";
 import { createRankedPart, DEFAULT_TUNING, fuseHalves, type RankedHalves, type RankedIndex } from "./minisearch.ts";
 import type { SnapshotReader, SnapshotWriter } from "./snapshotCodec.ts";
-import { createSubstringPart, restoreSubstringPart, type SubstringPart } from "./substring.ts";
+import { createSubstringPart, restoreSubstringPart, type KeywordPlaces, type SubstringPart } from "./substring.ts";
 import { TopK } from "./topK.ts";
 
 export interface IndexPart {
@@ -23,6 +23,12 @@ export interface IndexPart {
   /** The part's counts of the keywords a substring query is weighed by (substringTerms); empty for minisearch. */
   keywordCounts(query: string): TermCounts;
   /**
+   * Substring: the part's matches that may be among the whole's first `count` whatever its keywords weigh, each with
+   * its place in the whole catalog and the place of each keyword in it (SubstringPart.keywordBand); undefined for
+   * minisearch, a query without keywords, or past the cap of distinct weighings.
+   */
+  keywordBand(query: string, count: number, excluded: readonly string[]): PartBand | undefined;
+  /**
    * The part's tools that may be among the whole catalog's first `count` of `query` (catalog order for a blank one),
    * scored with the whole's statistics (`whole.terms`: every term's counts for minisearch, the query's keywords' for
    * substring), leaving out `excluded`; with their relevance (SearchIndex.scored) when asked.
@@ -31,6 +37,15 @@ export interface IndexPart {
   /** Writes the part's index (snapshotCodec.ts) for createIndexPart to read instead of analyzing the tools again. */
   toSnapshot(out: SnapshotWriter): boolean;
 }
+
+/** A part's keyword band (IndexPart.keywordBand): its matches with their places in the whole catalog. */
+export type PartBand = KeywordPlaces & { positions: number[] };
+
+/**
+ * Distinct weighings a part's keyword band may hold: past it, the band (a comparison of every pair of them) would cost
+ * more than a second round, which the caller takes then.
+ */
+const MAX_BAND_CLASSES = 256;
 
 /** Whether one part's rounds can rank exactly as one index: the fused ranking of the default tuning only. */
 function assertShardableTuning(): void {
@@ -83,6 +98,10 @@ function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, numb
     catalog: () => ({ toolCount: part.size, fieldLengthSums: FIELDS.map(() => 0), longestTerm: 0, vectorSum: [], vectorCount: 0 }),
     termTable: () => ({ terms: [], counts: new Int32Array(0) }),
     keywordCounts: (query) => part.keywordCounts(query),
+    keywordBand(query, count, excluded) {
+      const band = part.keywordBand(query, count, accepting(excluded), MAX_BAND_CLASSES);
+      return band === undefined ? undefined : { ...band, positions: band.names.map((name) => positionOf.get(name) ?? 0) };
+    },
     toSnapshot: (out) => part.toSnapshot(out),
     candidates(query, whole, count, excluded, withRelevance) {
       if (query.trim() === "") return blank(count, excluded);
@@ -125,6 +144,7 @@ function rankedPart(index: RankedIndex, wholePositions: Int32Array, blank: Blank
       return table;
     },
     keywordCounts: () => new Map(),
+    keywordBand: () => undefined,
     toSnapshot: (out) => index.toSnapshot(out),
     candidates(query, whole, count, excluded, withRelevance) {
       if (query.trim() === "") return blank(count, excluded);

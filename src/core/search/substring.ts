@@ -295,11 +295,47 @@ function readVocabulary(input: SnapshotReader): Vocabulary {
   return { words, postingStarts, postings, byChar, byPair, inner };
 }
 
+/**
+ * A keyword's weight in each place a tool may hold it (a place: 0 none, 1 inside a description word, 2 at a
+ * description word's start, 3 inside the name, 4 at a name word's start), computed as the ranking computes it.
+ */
+export function placeWeights(idf: number): readonly number[] {
+  const nameStart = idf * NAME_WEIGHT;
+  return [0, idf * INSIDE_WORD_SHARE, idf, nameStart * INSIDE_WORD_SHARE, nameStart];
+}
+
+/** A keyword's weight (BM25's IDF) over a catalog of `tools` tools of which it hits `hits`. */
+export function keywordWeight(tools: number, hits: number): number {
+  return Math.log(1 + (tools - hits + 0.5) / (hits + 0.5));
+}
+
+/** The place (placeWeights) a hit earns from its kind (hitKind's bits): the best of the places it was found at. */
+const placeOf = (kind: number): number => (kind & 8 ? 4 : kind & 4 ? 3 : kind & 2 ? 2 : 1);
+
+/**
+ * A part's matches that may be among the whole catalog's first k whatever its keywords weigh (SubstringPart.keywordBand):
+ * the keywords the query is weighed by, in the ranking's order, and per match (slot) the place of each.
+ */
+export interface KeywordPlaces {
+  keywords: string[];
+  total: number;
+  names: string[];
+  places: number[][];
+}
+
 /** The substring index of a part of a sharded catalog (indexPart.ts): its counts, and its ranking under the whole's. */
 export interface SubstringPart {
   readonly size: number;
   /** Per keyword of the query (and its bare form, without edge punctuation): how many of the part's tools it hits. */
   keywordCounts(query: string): TermCounts;
+  /**
+   * Without the whole catalog's keyword counts: every accepted match that fewer than `count` others beat whatever the
+   * keywords weigh (a tool whose place weighs at least as much for every keyword, and more for one or with an earlier
+   * place in the catalog, beats it at every weighing), with the place of each keyword in it; undefined for a query
+   * without keywords, or when its matches hold more than `maxClasses` distinct weighings (the caller asks again with
+   * the counts).
+   */
+  keywordBand(query: string, count: number, accept: (name: string) => boolean, maxClasses: number): KeywordPlaces | undefined;
   /**
    * The first `count` accepted tools, ranked with the whole catalog's size and keyword counts (a query without
    * keywords: catalog order, scores 0), their relevance when asked, and how many it accepts.
@@ -450,14 +486,21 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   let orderLength = 0;
   let stamp = 0;
 
+  /** While keywordBand scores a query: each weighed keyword with the tools it hits and their places. */
+  let recorded: { keyword: string; tools: Uint32Array; places: Uint8Array }[] | undefined;
+
   /** Scans `keyword`: its hits join the matches when `matches`, and gain its weight when `weighs`. */
   function apply(keyword: string, matches: boolean, weighs: boolean): void {
     const count = scan(keyword, ++stamp);
+    if (weighs && recorded !== undefined) {
+      const hit = hitTools.slice(0, count);
+      recorded.push({ keyword, tools: hit, places: Uint8Array.from(hit, (tool) => placeOf(hitKind[tool] ?? 0)) });
+    }
     if (count === 0) return;
     // BM25's IDF over the tools the keyword hits (as a part of a sharded catalog: the whole catalog's size and hits).
     const catalogSize = whole?.catalog.toolCount ?? size;
     const hits = whole === undefined ? count : (whole.terms.get(keyword)?.[0] ?? count);
-    const idf = Math.log(1 + (catalogSize - hits + 0.5) / (hits + 0.5));
+    const idf = keywordWeight(catalogSize, hits);
     const nameStart = idf * NAME_WEIGHT;
     const nameInside = nameStart * INSIDE_WORD_SHARE;
     const inside = idf * INSIDE_WORD_SHARE;
@@ -649,11 +692,62 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     return counts;
   }
 
+  function keywordBand(query: string, count: number, accept: (name: string) => boolean, maxClasses: number): KeywordPlaces | undefined {
+    recorded = [];
+    let weighed: NonNullable<typeof recorded>;
+    try {
+      if (!score(query)) return undefined;
+      weighed = recorded;
+    } finally {
+      recorded = undefined;
+    }
+    const rows = new Map<number, number[]>();
+    for (let i = 0; i < orderLength; i++) {
+      const tool = order[i] ?? 0;
+      if (accept(slotNames[tool] ?? "")) rows.set(tool, weighed.map(() => 0));
+    }
+    weighed.forEach(({ tools: hit, places }, k) => {
+      hit.forEach((tool, i) => {
+        const row = rows.get(tool);
+        if (row !== undefined) row[k] = places[i] ?? 0;
+      });
+    });
+    // Tools of the same weighing (places that weigh the same: inside the name weighs as a description word's start).
+    const unit = placeWeights(1);
+    const classes = new Map<string, { weights: number[]; tools: number[] }>();
+    for (const [tool, row] of rows) {
+      const weights = row.map((place) => unit[place] ?? 0);
+      const key = weights.join(" ");
+      const kept = classes.get(key);
+      if (kept !== undefined) kept.tools.push(tool);
+      else classes.set(key, { weights, tools: [tool] });
+      if (classes.size > maxClasses) return undefined;
+    }
+    const slots: number[] = [];
+    const all = [...classes.values()];
+    for (const own of all) {
+      let beaten = 0;
+      for (const other of all) {
+        if (other !== own && other.weights.every((weight, k) => weight >= (own.weights[k] ?? 0))) beaten += other.tools.length;
+      }
+      if (beaten >= count) continue;
+      own.tools.sort((a, b) => positionOf(a) - positionOf(b));
+      slots.push(...own.tools.slice(0, count - beaten));
+    }
+    return {
+      keywords: weighed.map((entry) => entry.keyword),
+      total: rows.size,
+      names: slots.map((tool) => slotNames[tool] ?? ""),
+      places: slots.map((tool) => rows.get(tool) ?? []),
+    };
+  }
+
   const part: SubstringPart = {
     get size() {
       return size;
     },
     keywordCounts,
+    keywordBand,
     toSnapshot: (out) => index.toSnapshot?.(out) === true,
     rankAsPart(query, catalog, count, accept, withRelevance) {
       whole = catalog;
