@@ -42,10 +42,10 @@ export interface IndexPart {
 export type PartBand = KeywordPlaces & { positions: number[] };
 
 /**
- * Distinct weighings a part's keyword band may hold: past it, the band (a comparison of every pair of them) would cost
- * more than a second round, which the caller takes then.
+ * Keywords a substring query's band is made for: a band compares every pair of the weighings its matches hold (at most
+ * 4 ^ keywords: 256 here); a query weighed by more (a sentence) takes a second round instead.
  */
-const MAX_BAND_CLASSES = 256;
+const MAX_BAND_KEYWORDS = 4;
 
 /** Whether one part's rounds can rank exactly as one index: the fused ranking of the default tuning only. */
 function assertShardableTuning(): void {
@@ -99,7 +99,7 @@ function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, numb
     termTable: () => ({ terms: [], counts: new Int32Array(0) }),
     keywordCounts: (query) => part.keywordCounts(query),
     keywordBand(query, count, excluded) {
-      const band = part.keywordBand(query, count, accepting(excluded), MAX_BAND_CLASSES);
+      const band = part.keywordBand(query, count, accepting(excluded), MAX_BAND_KEYWORDS);
       return band === undefined ? undefined : { ...band, positions: band.names.map((name) => positionOf.get(name) ?? 0) };
     },
     toSnapshot: (out) => part.toSnapshot(out),

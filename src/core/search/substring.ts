@@ -309,6 +309,14 @@ export function keywordWeight(tools: number, hits: number): number {
   return Math.log(1 + (tools - hits + 0.5) / (hits + 0.5));
 }
 
+/**
+ * Places by the weight they earn (placeWeights): none, half, whole (a description word's start and inside the name
+ * weigh the same, exactly), double; and the place that stands for each level.
+ */
+const PLACE_LEVEL = [0, 1, 2, 2, 3];
+const LEVEL_PLACE = [0, 1, 2, 4];
+const LEVELS = LEVEL_PLACE.length;
+
 /** The place (placeWeights) a hit earns from its kind (hitKind's bits): the best of the places it was found at. */
 const placeOf = (kind: number): number => (kind & 8 ? 4 : kind & 4 ? 3 : kind & 2 ? 2 : 1);
 
@@ -692,7 +700,10 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     return counts;
   }
 
-  function keywordBand(query: string, count: number, accept: (name: string) => boolean, maxClasses: number): KeywordPlaces | undefined {
+  function keywordBand(query: string, count: number, accept: (name: string) => boolean, maxKeywords: number): KeywordPlaces | undefined {
+    // The keywords score weighs (each bare word once), counted before any is scanned: past the bound, no band.
+    const bare = new Set(queryKeywords(query).map((keyword) => keyword.replace(EDGE_PUNCTUATION, "")).filter((word) => word !== ""));
+    if (bare.size > maxKeywords) return undefined;
     recorded = [];
     let weighed: NonNullable<typeof recorded>;
     try {
@@ -701,44 +712,49 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     } finally {
       recorded = undefined;
     }
-    const rows = new Map<number, number[]>();
+    // Each accepted match's weighing as a number: per keyword (base LEVELS) the level of its place's weight.
+    const matches: number[] = [];
+    const classOf = new Map<number, number>();
     for (let i = 0; i < orderLength; i++) {
       const tool = order[i] ?? 0;
-      if (accept(slotNames[tool] ?? "")) rows.set(tool, weighed.map(() => 0));
+      if (!accept(slotNames[tool] ?? "")) continue;
+      matches.push(tool);
+      classOf.set(tool, 0);
     }
-    weighed.forEach(({ tools: hit, places }, k) => {
+    let digit = 1;
+    for (const { tools: hit, places } of weighed) {
       hit.forEach((tool, i) => {
-        const row = rows.get(tool);
-        if (row !== undefined) row[k] = places[i] ?? 0;
+        const kept = classOf.get(tool);
+        if (kept !== undefined) classOf.set(tool, kept + digit * (PLACE_LEVEL[places[i] ?? 0] ?? 0));
       });
-    });
-    // Tools of the same weighing (places that weigh the same: inside the name weighs as a description word's start).
-    const unit = placeWeights(1);
-    const classes = new Map<string, { weights: number[]; tools: number[] }>();
-    for (const [tool, row] of rows) {
-      const weights = row.map((place) => unit[place] ?? 0);
-      const key = weights.join(" ");
-      const kept = classes.get(key);
-      if (kept !== undefined) kept.tools.push(tool);
-      else classes.set(key, { weights, tools: [tool] });
-      if (classes.size > maxClasses) return undefined;
+      digit *= LEVELS;
     }
-    const slots: number[] = [];
-    const all = [...classes.values()];
-    for (const own of all) {
+    const sizes = new Map<number, number>();
+    for (const id of classOf.values()) sizes.set(id, (sizes.get(id) ?? 0) + 1);
+    const levelsOf = (id: number): number[] => weighed.map((_, k) => Math.floor(id / LEVELS ** k) % LEVELS);
+    // A class beats another at every weighing when each keyword's level is at least the other's (and one higher).
+    const kept = new Map<number, number>();
+    for (const [id, own] of [...sizes.keys()].map((key) => [key, levelsOf(key)] as const)) {
       let beaten = 0;
-      for (const other of all) {
-        if (other !== own && other.weights.every((weight, k) => weight >= (own.weights[k] ?? 0))) beaten += other.tools.length;
+      for (const [other, members] of sizes) {
+        if (other !== id && levelsOf(other).every((level, k) => level >= (own[k] ?? 0))) beaten += members;
       }
-      if (beaten >= count) continue;
-      own.tools.sort((a, b) => positionOf(a) - positionOf(b));
-      slots.push(...own.tools.slice(0, count - beaten));
+      if (beaten < count) kept.set(id, count - beaten);
     }
+    // Each kept class's first tools in catalog order.
+    const chosen = matches.filter((tool) => kept.has(classOf.get(tool) ?? 0)).toSorted((a, b) => positionOf(a) - positionOf(b));
+    const taken = new Map<number, number>();
+    const slots = chosen.filter((tool) => {
+      const id = classOf.get(tool) ?? 0;
+      const already = taken.get(id) ?? 0;
+      taken.set(id, already + 1);
+      return already < (kept.get(id) ?? 0);
+    });
     return {
       keywords: weighed.map((entry) => entry.keyword),
-      total: rows.size,
+      total: matches.length,
       names: slots.map((tool) => slotNames[tool] ?? ""),
-      places: slots.map((tool) => rows.get(tool) ?? []),
+      places: slots.map((tool) => levelsOf(classOf.get(tool) ?? 0).map((level) => LEVEL_PLACE[level] ?? 0)),
     };
   }
 
