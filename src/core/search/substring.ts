@@ -714,23 +714,25 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     }
     // Each accepted match's weighing as a number: per keyword (base LEVELS) the level of its place's weight.
     const matches: number[] = [];
-    const classOf = new Map<number, number>();
+    // Per slot: its weighing, or -1 for a tool not among the accepted matches.
+    const classOf = new Int32Array(scores.length).fill(-1);
     for (let i = 0; i < orderLength; i++) {
       const tool = order[i] ?? 0;
       if (!accept(slotNames[tool] ?? "")) continue;
       matches.push(tool);
-      classOf.set(tool, 0);
+      classOf[tool] = 0;
     }
     let digit = 1;
     for (const { tools: hit, places } of weighed) {
-      hit.forEach((tool, i) => {
-        const kept = classOf.get(tool);
-        if (kept !== undefined) classOf.set(tool, kept + digit * (PLACE_LEVEL[places[i] ?? 0] ?? 0));
-      });
+      for (let i = 0; i < hit.length; i++) {
+        const tool = hit[i] ?? 0;
+        const kept = classOf[tool] ?? -1;
+        if (kept >= 0) classOf[tool] = kept + digit * (PLACE_LEVEL[places[i] ?? 0] ?? 0);
+      }
       digit *= LEVELS;
     }
     const sizes = new Map<number, number>();
-    for (const id of classOf.values()) sizes.set(id, (sizes.get(id) ?? 0) + 1);
+    for (const tool of matches) sizes.set(classOf[tool] ?? 0, (sizes.get(classOf[tool] ?? 0) ?? 0) + 1);
     const levelsOf = (id: number): number[] => weighed.map((_, k) => Math.floor(id / LEVELS ** k) % LEVELS);
     // A class beats another at every weighing when each keyword's level is at least the other's (and one higher).
     const kept = new Map<number, number>();
@@ -742,10 +744,10 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
       if (beaten < count) kept.set(id, count - beaten);
     }
     // Each kept class's first tools in catalog order.
-    const chosen = matches.filter((tool) => kept.has(classOf.get(tool) ?? 0)).toSorted((a, b) => positionOf(a) - positionOf(b));
+    const chosen = matches.filter((tool) => kept.has(classOf[tool] ?? 0)).toSorted((a, b) => positionOf(a) - positionOf(b));
     const taken = new Map<number, number>();
     const slots = chosen.filter((tool) => {
-      const id = classOf.get(tool) ?? 0;
+      const id = classOf[tool] ?? 0;
       const already = taken.get(id) ?? 0;
       taken.set(id, already + 1);
       return already < (kept.get(id) ?? 0);
@@ -754,7 +756,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
       keywords: weighed.map((entry) => entry.keyword),
       total: matches.length,
       names: slots.map((tool) => slotNames[tool] ?? ""),
-      places: slots.map((tool) => levelsOf(classOf.get(tool) ?? 0).map((level) => LEVEL_PLACE[level] ?? 0)),
+      places: slots.map((tool) => levelsOf(classOf[tool] ?? 0).map((level) => LEVEL_PLACE[level] ?? 0)),
     };
   }
 
