@@ -17,6 +17,7 @@ import { createIndexPart } from "../src/core/search/indexPart.ts";
 import type { IndexPart } from "../src/core/search/indexPart.ts";
 import { ShardedSearch, shardsInMemory, wholeStatistics, type IndexShard } from "../src/core/search/shardedSearch.ts";
 import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
+import { decodeWholeSnapshot, encodeWholeSnapshot } from "../src/core/search/wholeSnapshot.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
@@ -46,11 +47,27 @@ export interface BigCatalogInProcess {
   onePart: Record<string, { tools: number; heapMiB: number | null; buildCpuMs: number; snapshotMiB: number; snapshotWriteCpuMs: number; snapshotReadCpuMs: number }>;
   /**
    * Shard calls and rounds per search (mean over the queries: every round asks every shard once; substring takes a
-   * second round for a keyword whose whole count is not yet known), and the summed CPU of one search over every part,
-   * per mode; the terms of the whole catalog's table each shard holds, and the CPU of adding up the parts' statistics
+   * second round for a query of more than 4 keywords with one whose whole count is not yet known), and the summed CPU
+   * of one search over every part, per mode; the terms of the whole catalog's table each shard holds, and the CPU of adding up the parts' statistics
    * (once per registry version and view); the tools a shard answers per search, mean (its frontier, for a page of 5).
+   * `slowestShardMs`: per search, the longest of its shard calls (each runs at once in this thread, so its wall time
+   * is its CPU plus any wait for a core), median and p99: what a search waits for when every shard has a machine of
+   * its own, one round trip aside; `isolateMs`: the rest of the search (fusing, merging, exact names), median and p99.
+   * `wholeSnapshot`: the statistics as a shard keeps them in its SQLite (core/search/wholeSnapshot.ts): size, CPU to
+   * write and to read back (what a shard constructed anew pays instead of asking the others).
    */
-  perSearch: Record<string, { shardCalls: number; rounds: number; cpuMsMedian: number; cpuMsP99: number; wholeTerms: number; wholeStatisticsCpuMs: number; candidatesPerShard: number }>;
+  perSearch: Record<string, {
+    shardCalls: number;
+    rounds: number;
+    cpuMsMedian: number;
+    cpuMsP99: number;
+    slowestShardMs: [number, number];
+    isolateMs: [number, number];
+    wholeTerms: number;
+    wholeStatisticsCpuMs: number;
+    wholeSnapshot: { MiB: number; writeCpuMs: number; readCpuMs: number };
+    candidatesPerShard: number;
+  }>;
 }
 
 export interface BigCatalogHttpMode {
@@ -138,12 +155,24 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     started = threadCpuMs();
     const whole = wholeStatistics(parts.map((part) => structuredClone({ catalog: part.catalog(), table: part.termTable() })));
     const wholeStatisticsCpuMs = Math.round(threadCpuMs() - started);
+    const wholeBinding = { shard: "bench/0", view: "", fingerprint: "bench" };
+    started = threadCpuMs();
+    const wholeSealed = encodeWholeSnapshot(wholeBinding, whole);
+    const writeCpuMs = Math.round(threadCpuMs() - started);
+    started = threadCpuMs();
+    decodeWholeSnapshot(wholeSealed.bytes, wholeSealed.checksum, wholeBinding);
+    const wholeSnapshot = { MiB: mib(wholeSealed.bytes.length), writeCpuMs, readCpuMs: Math.round(threadCpuMs() - started) };
     // The shards in memory: what the calls carry is copied as an RPC would copy it.
     let answered = 0;
     let candidates = 0;
+    let callMs: number[] = [];
     const shards = shardsInMemory(parts, structuredClone).map((shard): IndexShard => ({
       search: async (...asked) => {
-        const answer = await shard.search(...asked);
+        // The in-memory shard answers before its promise is returned: the call's wall time is its work.
+        const at = performance.now();
+        const answering = shard.search(...asked);
+        callMs.push(performance.now() - at);
+        const answer = await answering;
         if ("candidates" in answer) {
           answered++;
           candidates += answer.candidates.matches.length;
@@ -154,6 +183,8 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     const search = new ShardedSearch(mode, definitions, shards);
     await search.searchPage("warm up", 5);
     const cpu: number[] = [];
+    const slowest: number[] = [];
+    const isolate: number[] = [];
     const callsBefore = search.calls;
     answered = 0;
     candidates = 0;
@@ -161,13 +192,35 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     for (const query of queries) {
       // The shards answer at once (resolved promises): the thread's CPU over the search is the search's, every shard's.
       const at = threadCpuMs();
+      callMs = [];
+      const wallAt = performance.now();
       await search.searchPage(query, 5);
+      const wall = performance.now() - wallAt;
       cpu.push(threadCpuMs() - at);
+      // A second round's calls wait on the first's: the slowest of each round, added.
+      const rounds = Math.max(1, callMs.length / parts.length);
+      let waited = 0;
+      for (let round = 0; round < rounds; round++) waited += Math.max(0, ...callMs.slice(round * parts.length, (round + 1) * parts.length));
+      slowest.push(waited);
+      isolate.push(wall - callMs.reduce((sum, ms) => sum + ms, 0));
     }
     const calls = round1((search.calls - callsBefore) / queries.length);
     const rounds = round1((search.rounds - roundsBefore) / queries.length);
     const distribution = summarize(cpu);
-    perSearch[mode] = { shardCalls: calls, rounds, cpuMsMedian: round1(distribution.median), cpuMsP99: round1(distribution.p99), wholeTerms: whole.table.size, wholeStatisticsCpuMs, candidatesPerShard: round1(candidates / Math.max(1, answered)) };
+    const slowestShard = summarize(slowest);
+    const isolateOwn = summarize(isolate);
+    perSearch[mode] = {
+      shardCalls: calls,
+      rounds,
+      cpuMsMedian: round1(distribution.median),
+      cpuMsP99: round1(distribution.p99),
+      slowestShardMs: [round1(slowestShard.median), round1(slowestShard.p99)],
+      isolateMs: [round1(isolateOwn.median), round1(isolateOwn.p99)],
+      wholeTerms: whole.table.size,
+      wholeStatisticsCpuMs,
+      wholeSnapshot,
+      candidatesPerShard: round1(candidates / Math.max(1, answered)),
+    };
     // Said at once: the HTTP part that follows takes long on a loaded machine.
     log(`big catalog (${mode}): one part ${JSON.stringify(onePart[mode])}, per search ${JSON.stringify(perSearch[mode])}`);
   }

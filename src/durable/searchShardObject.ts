@@ -21,6 +21,7 @@ import { visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import type { Locale, ToolDefinition } from "../core/types.ts";
 import { SnapshotError } from "../core/search/snapshotCodec.ts";
 import { decodePartSnapshot, encodePartSnapshot, type PartBinding } from "../core/tools/partSnapshot.ts";
+import { decodeWholeSnapshot, encodeWholeSnapshot } from "../core/search/wholeSnapshot.ts";
 import { snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
 import type { RegistryVersion } from "./registryObject.ts";
 import { registryStub, searchShardStub } from "./stubs.ts";
@@ -52,6 +53,16 @@ const SNAPSHOT_MAX_BYTES = 128 * 1024 * 1024;
 /** How often a shard holding snapshots asks whether the registry has moved past its version (then it deletes them). */
 const SNAPSHOT_CHECK_MS = 60 * 60 * 1000;
 
+/**
+ * What a shard keeps per view, each kind in a table of heads (checksum, length) and one of 1 MiB chunks: the part's
+ * snapshot (partSnapshot.ts) and the whole catalog's statistics (wholeSnapshot.ts).
+ */
+const SNAPSHOT_TABLES = {
+  part: { heads: "part_snapshots", chunks: "part_snapshot_chunks" },
+  whole: { heads: "whole_statistics", chunks: "whole_statistics_chunks" },
+} as const;
+type SnapshotKind = keyof typeof SNAPSHOT_TABLES;
+
 /** A caller's group list as the key of its view's snapshot: the same list, the same key, whatever its order. */
 function groupsKey(groups: readonly string[] | undefined): string {
   if (groups === undefined) return "";
@@ -75,8 +86,10 @@ export class SearchShardObject extends DurableObject<Env> {
   /** The snapshot tables, made when first needed (and again after the alarm's deleteAll, for a late caller). */
   #tables(): SqlStorage {
     const sql = this.ctx.storage.sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS part_snapshots (view TEXT PRIMARY KEY, checksum TEXT NOT NULL, bytes INTEGER NOT NULL)");
-    sql.exec("CREATE TABLE IF NOT EXISTS part_snapshot_chunks (view TEXT NOT NULL, chunk INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (view, chunk))");
+    for (const { heads, chunks } of Object.values(SNAPSHOT_TABLES)) {
+      sql.exec(`CREATE TABLE IF NOT EXISTS ${heads} (view TEXT PRIMARY KEY, checksum TEXT NOT NULL, bytes INTEGER NOT NULL)`);
+      sql.exec(`CREATE TABLE IF NOT EXISTS ${chunks} (view TEXT NOT NULL, chunk INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (view, chunk))`);
+    }
     return sql;
   }
 
@@ -182,46 +195,62 @@ export class SearchShardObject extends DurableObject<Env> {
 
   /** The view's part from its snapshot, or undefined when there is none or it does not hold (then it is dropped). */
   #restore(spec: ShardSpec, binding: PartBinding): IndexPart | undefined {
+    return this.#readSnapshot("part", binding, (bytes, checksum) => decodePartSnapshot(bytes, checksum, binding, spec.mode).part);
+  }
+
+  /**
+   * What the view's snapshot of `kind` decodes to, or undefined when there is none or it does not hold (its rows do not
+   * add up to its length, `decode` throws SnapshotError): then it is dropped, never served.
+   */
+  #readSnapshot<T>(kind: SnapshotKind, binding: PartBinding, decode: (bytes: Uint8Array, checksum: string) => T): T | undefined {
+    const { heads, chunks } = SNAPSHOT_TABLES[kind];
     const sql = this.#tables();
-    const head = sql.exec<{ checksum: string; bytes: number }>("SELECT checksum, bytes FROM part_snapshots WHERE view = ?", binding.view).toArray()[0];
+    const head = sql.exec<{ checksum: string; bytes: number }>(`SELECT checksum, bytes FROM ${heads} WHERE view = ?`, binding.view).toArray()[0];
     if (head === undefined) return undefined;
     try {
       const bytes = new Uint8Array(head.bytes);
       let at = 0;
-      for (const row of sql.exec<{ bytes: ArrayBuffer }>("SELECT bytes FROM part_snapshot_chunks WHERE view = ? ORDER BY chunk", binding.view)) {
+      for (const row of sql.exec<{ bytes: ArrayBuffer }>(`SELECT bytes FROM ${chunks} WHERE view = ? ORDER BY chunk`, binding.view)) {
         const chunk = new Uint8Array(row.bytes);
-        if (at + chunk.length > bytes.length) throw new SnapshotError("the part's snapshot rows hold more bytes than its head says");
+        if (at + chunk.length > bytes.length) throw new SnapshotError("the snapshot's rows hold more bytes than its head says");
         bytes.set(chunk, at);
         at += chunk.length;
       }
-      if (at !== bytes.length) throw new SnapshotError("the part's snapshot rows hold fewer bytes than its head says");
-      return decodePartSnapshot(bytes, head.checksum, binding, spec.mode).part;
+      if (at !== bytes.length) throw new SnapshotError("the snapshot's rows hold fewer bytes than its head says");
+      return decode(bytes, head.checksum);
     } catch (error) {
       if (!(error instanceof SnapshotError)) throw error;
-      console.error(`search shard ${binding.shard}: dropped the snapshot of view ${binding.view}: ${error.message}`);
-      this.#drop(binding.view);
+      console.error(`search shard ${binding.shard}: dropped the ${kind} snapshot of view ${binding.view}: ${error.message}`);
+      this.#drop(kind, binding.view);
       return undefined;
     }
   }
 
-  #drop(view: string): void {
+  #drop(kind: SnapshotKind, view: string): void {
+    const { heads, chunks } = SNAPSHOT_TABLES[kind];
     this.ctx.storage.transactionSync(() => {
-      this.ctx.storage.sql.exec("DELETE FROM part_snapshot_chunks WHERE view = ?", view);
-      this.ctx.storage.sql.exec("DELETE FROM part_snapshots WHERE view = ?", view);
+      this.ctx.storage.sql.exec(`DELETE FROM ${chunks} WHERE view = ?`, view);
+      this.ctx.storage.sql.exec(`DELETE FROM ${heads} WHERE view = ?`, view);
     });
   }
 
-  /** Writes the view's snapshot (in chunks, head last, in one transaction) and arms the clean-up alarm. */
+  /** Writes the view's part snapshot. */
   #store(spec: ShardSpec, binding: PartBinding, content: Parameters<typeof encodePartSnapshot>[1]): void {
     const sealed = encodePartSnapshot(binding, content);
-    if (sealed === undefined || sealed.bytes.length > SNAPSHOT_MAX_BYTES) return;
+    if (sealed !== undefined) this.#writeSnapshot("part", spec, binding, sealed);
+  }
+
+  /** Writes a snapshot of `kind` for the view (in chunks, head last, in one transaction) and arms the clean-up alarm. */
+  #writeSnapshot(kind: SnapshotKind, spec: ShardSpec, binding: PartBinding, sealed: { bytes: Uint8Array; checksum: string }): void {
+    if (sealed.bytes.length > SNAPSHOT_MAX_BYTES) return;
+    const { heads, chunks } = SNAPSHOT_TABLES[kind];
     const sql = this.#tables();
     this.ctx.storage.transactionSync(() => {
-      sql.exec("DELETE FROM part_snapshot_chunks WHERE view = ?", binding.view);
+      sql.exec(`DELETE FROM ${chunks} WHERE view = ?`, binding.view);
       for (let at = 0, chunk = 0; at < sealed.bytes.length; at += SNAPSHOT_CHUNK_BYTES, chunk++) {
-        sql.exec("INSERT INTO part_snapshot_chunks (view, chunk, bytes) VALUES (?, ?, ?)", binding.view, chunk, sealed.bytes.slice(at, at + SNAPSHOT_CHUNK_BYTES));
+        sql.exec(`INSERT INTO ${chunks} (view, chunk, bytes) VALUES (?, ?, ?)`, binding.view, chunk, sealed.bytes.slice(at, at + SNAPSHOT_CHUNK_BYTES));
       }
-      sql.exec("INSERT OR REPLACE INTO part_snapshots (view, checksum, bytes) VALUES (?, ?, ?)", binding.view, sealed.checksum, sealed.bytes.length);
+      sql.exec(`INSERT OR REPLACE INTO ${heads} (view, checksum, bytes) VALUES (?, ?, ?)`, binding.view, sealed.checksum, sealed.bytes.length);
       this.ctx.storage.kv.put("spec", spec);
     });
     void this.#armCleanUp();
@@ -242,15 +271,27 @@ export class SearchShardObject extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_CHECK_MS);
   }
 
-  /** The whole catalog's statistics for a view, added up from every shard's of the same version (once per view). */
+  /**
+   * The whole catalog's statistics for a view: kept in memory, else read from the shard's SQLite, else added up from
+   * every shard's of the same version and written there (so once per registry version and view, not once per
+   * instance: a shard constructed anew asks no other).
+   */
   #whole(spec: ShardSpec, groups: readonly string[] | undefined): Promise<WholeStatistics> {
     const key = groupsKey(groups);
     const kept = this.#wholes.get(key);
     if (kept !== undefined) return kept;
     const view = groups === undefined ? undefined : [...groups];
-    const asking = Promise.all(
-      Array.from({ length: spec.count }, (_, part) => (part === spec.part ? this.statistics(spec, view) : searchShardStub(this.env, { ...spec, part }).statistics({ ...spec, part }, view))),
-    ).then(wholeStatistics);
+    this.#bind(spec);
+    const binding: PartBinding = { shard: searchShardName(spec), view: key, fingerprint: snapshotFingerprint(spec.mode, spec.locale, spec.demoCatalog) };
+    const asking = (async () => {
+      const stored = this.#readSnapshot("whole", binding, (bytes, checksum) => decodeWholeSnapshot(bytes, checksum, binding));
+      if (stored !== undefined) return stored;
+      const whole = wholeStatistics(await Promise.all(
+        Array.from({ length: spec.count }, (_, part) => (part === spec.part ? this.statistics(spec, view) : searchShardStub(this.env, { ...spec, part }).statistics({ ...spec, part }, view))),
+      ));
+      this.#writeSnapshot("whole", spec, binding, encodeWholeSnapshot(binding, whole));
+      return whole;
+    })();
     if (this.#wholes.size >= VIEWS_PER_SHARD) {
       const oldest = this.#wholes.keys().next();
       if (oldest.done !== true) this.#wholes.delete(oldest.value);

@@ -1,6 +1,8 @@
 // A search shard keeps each view's part as a snapshot in its SQLite: a new instance of the object (as after an
 // eviction) answers from it without reading the registry's rows; a snapshot with a changed byte is dropped, never
 // served, and the part is built again from the rows; the clean-up alarm deletes the snapshots once the registry moved on.
+// The whole catalog's statistics a shard added up from the others are kept there too: a new instance asks no other
+// shard for them, and a corrupt copy is dropped and asked for again.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -57,6 +59,54 @@ describe.each(["minisearch", "substring"] as const)("search shard snapshots, %s"
       await corrupt.alarm();
       expect(state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'part_snapshot%'").one().n).toBe(0);
       expect(await state.storage.getAlarm()).toBeNull();
+    });
+  });
+});
+
+const wholeRows = (state: DurableObjectState): number => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM whole_statistics").one().n;
+
+describe("search shard whole statistics", () => {
+  it("are read from the shard's SQLite by a new instance, which asks no other shard; a corrupt copy is dropped and asked again", async () => {
+    const prefix = `ssw_${crypto.randomUUID().slice(0, 8)}`;
+    const version = await register(prefix, 40);
+    const spec: ShardSpec = { version, mode: "minisearch", locale: "en", demoCatalog: false, part: 0, count: 2 };
+    const stub = env.SEARCH_SHARD.getByName(searchShardName(spec));
+    const query = `${catalog.words[12] ?? "data"} ${catalog.words[30] ?? "file"}`;
+    const first = await answer(stub, spec, undefined, query);
+    let asked = 0;
+    // The shards' namespace, each RPC on one of its stubs counted.
+    const shards = new Proxy(env.SEARCH_SHARD, {
+      get(target, property) {
+        if (property !== "getByName") return Reflect.get(target, property);
+        return (name: string) => {
+          const other = target.getByName(name);
+          return new Proxy(other, {
+            get(stubTarget, method) {
+              asked += 1;
+              return Reflect.get(stubTarget, method);
+            },
+          });
+        };
+      },
+    });
+    const counted: Env = { ...env, SEARCH_SHARD: shards };
+    await runInDurableObject(stub, async (_instance: SearchShardObject, state) => {
+      expect(wholeRows(state)).toBe(1);
+      const evicted = new SearchShardObject(state, counted);
+      expect(await answer(evicted, spec, undefined, query)).toEqual(first);
+      expect(asked).toBe(0);
+      // One byte changed in the statistics' first chunk: refused, dropped, asked of the other shard again, kept again.
+      const row = state.storage.sql.exec<{ bytes: ArrayBuffer }>("SELECT bytes FROM whole_statistics_chunks WHERE view = '' AND chunk = 0").one();
+      const bytes = new Uint8Array(row.bytes);
+      bytes[bytes.length - 5] = (bytes[bytes.length - 5] ?? 0) ^ 0x04;
+      state.storage.sql.exec("UPDATE whole_statistics_chunks SET bytes = ? WHERE view = '' AND chunk = 0", bytes);
+      const corrupt = new SearchShardObject(state, counted);
+      expect(await answer(corrupt, spec, undefined, query)).toEqual(first);
+      expect(asked).toBe(1);
+      expect(wholeRows(state)).toBe(1);
+      const again = new SearchShardObject(state, counted);
+      expect(await answer(again, spec, undefined, query)).toEqual(first);
+      expect(asked).toBe(1);
     });
   });
 });

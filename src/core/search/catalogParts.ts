@@ -64,6 +64,11 @@ export class TermTable implements TermLookup {
     return this.#terms.length;
   }
 
+  /** The table as it was made (sorted terms, TERM_STRIDE counts each): what a shard keeps of it (wholeSnapshot.ts). */
+  get entries(): { readonly terms: readonly string[]; readonly counts: Int32Array } {
+    return { terms: this.#terms, counts: this.#counts };
+  }
+
   get(term: string): number[] | undefined {
     const low = lowerBound(this.#terms, term);
     if (this.#terms[low] !== term) return undefined;

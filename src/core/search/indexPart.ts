@@ -10,7 +10,7 @@ import { TERM_STRIDE, type PartCandidates, type PartCatalog, type PartTermTable,
 import type { Bm25Postings } from "./bm25Postings.ts";
 import { createRankedPart, DEFAULT_TUNING, fuseHalves, type RankedHalves, type RankedIndex } from "./minisearch.ts";
 import type { SnapshotReader, SnapshotWriter } from "./snapshotCodec.ts";
-import { createSubstringPart, restoreSubstringPart, type SubstringPart } from "./substring.ts";
+import { createSubstringPart, restoreSubstringPart, type KeywordPlaces, type SubstringPart } from "./substring.ts";
 import { TopK } from "./topK.ts";
 
 export interface IndexPart {
@@ -23,6 +23,12 @@ export interface IndexPart {
   /** The part's counts of the keywords a substring query is weighed by (substringTerms); empty for minisearch. */
   keywordCounts(query: string): TermCounts;
   /**
+   * Substring: the part's matches that may be among the whole's first `count` whatever its keywords weigh, each with
+   * its place in the whole catalog and the place of each keyword in it (SubstringPart.keywordBand); undefined for
+   * minisearch, a query without keywords, or past the cap of distinct weighings.
+   */
+  keywordBand(query: string, count: number, excluded: readonly string[]): PartBand | undefined;
+  /**
    * The part's tools that may be among the whole catalog's first `count` of `query` (catalog order for a blank one),
    * scored with the whole's statistics (`whole.terms`: every term's counts for minisearch, the query's keywords' for
    * substring), leaving out `excluded`; with their relevance (SearchIndex.scored) when asked.
@@ -31,6 +37,15 @@ export interface IndexPart {
   /** Writes the part's index (snapshotCodec.ts) for createIndexPart to read instead of analyzing the tools again. */
   toSnapshot(out: SnapshotWriter): boolean;
 }
+
+/** A part's keyword band (IndexPart.keywordBand): its matches with their places in the whole catalog. */
+export type PartBand = KeywordPlaces & { positions: number[] };
+
+/**
+ * Keywords a substring query's band is made for: a band compares every pair of the weighings its matches hold (at most
+ * 4 ^ keywords: 256 here); a query weighed by more (a sentence) takes a second round instead.
+ */
+const MAX_BAND_KEYWORDS = 4;
 
 /** Whether one part's rounds can rank exactly as one index: the fused ranking of the default tuning only. */
 function assertShardableTuning(): void {
@@ -49,6 +64,12 @@ export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition
   if (positions.length !== tools.length) throw new Error("a part needs one position per tool");
   const positionOf = new Map<string, number>();
   tools.forEach((tool, i) => positionOf.set(tool.name, positions[i] ?? 0));
+  const accepting = (excluded: readonly string[]): ((name: string) => boolean) => {
+    // The names left out are mostly not the part's (search_tools, a tool of another part the query names): then the
+    // ranking asks no set per hit.
+    const skip = new Set(excluded.filter((name) => positionOf.has(name)));
+    return skip.size === 0 ? acceptAll : (name) => !skip.has(name);
+  };
   const blank = (count: number, excluded: readonly string[]): PartCandidates => {
     const skip = new Set(excluded);
     const kept = tools.filter((tool) => !skip.has(tool.name));
@@ -56,15 +77,19 @@ export function createIndexPart(mode: SearchMode, tools: readonly ToolDefinition
     return { matches, total: kept.length, fused: false, bestLexical: 0 };
   };
   if (mode === "substring") {
-    return substringPart(snapshot === undefined ? createSubstringPart(tools) : restoreSubstringPart(tools, snapshot), positionOf, blank);
+    return substringPart(snapshot === undefined ? createSubstringPart(tools) : restoreSubstringPart(tools, snapshot), positionOf, blank, accepting);
   }
   assertShardableTuning();
-  return rankedPart(createRankedPart(tools, DEFAULT_TUNING, snapshot), positionOf, blank);
+  return rankedPart(createRankedPart(tools, DEFAULT_TUNING, snapshot), Int32Array.from(positions), blank, accepting);
 }
 
-type Blank = (count: number, excluded: readonly string[]) => PartCandidates;
+const acceptAll = (): boolean => true;
 
-function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, number>, blank: Blank): IndexPart {
+type Blank = (count: number, excluded: readonly string[]) => PartCandidates;
+/** Which names of the part a query's ranking may hold, given the names the caller leaves out. */
+type Accepting = (excluded: readonly string[]) => (name: string) => boolean;
+
+function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, number>, blank: Blank, accepting: Accepting): IndexPart {
   return {
     mode: "substring",
     get size() {
@@ -73,11 +98,14 @@ function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, numb
     catalog: () => ({ toolCount: part.size, fieldLengthSums: FIELDS.map(() => 0), longestTerm: 0, vectorSum: [], vectorCount: 0 }),
     termTable: () => ({ terms: [], counts: new Int32Array(0) }),
     keywordCounts: (query) => part.keywordCounts(query),
+    keywordBand(query, count, excluded) {
+      const band = part.keywordBand(query, count, accepting(excluded), MAX_BAND_KEYWORDS);
+      return band === undefined ? undefined : { ...band, positions: band.names.map((name) => positionOf.get(name) ?? 0) };
+    },
     toSnapshot: (out) => part.toSnapshot(out),
     candidates(query, whole, count, excluded, withRelevance) {
       if (query.trim() === "") return blank(count, excluded);
-      const skip = new Set(excluded);
-      const ranked = part.rankAsPart(query, whole, count, (name) => !skip.has(name), withRelevance);
+      const ranked = part.rankAsPart(query, whole, count, accepting(excluded), withRelevance);
       const matches = ranked.names.map((name, i) => ({
         name,
         score: ranked.scores[i] ?? 0,
@@ -89,7 +117,8 @@ function substringPart(part: SubstringPart, positionOf: ReadonlyMap<string, numb
   };
 }
 
-function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>, blank: Blank): IndexPart {
+/** `wholePositions`: each tool's place in the whole catalog, by its place in the part (the index's own order). */
+function rankedPart(index: RankedIndex, wholePositions: Int32Array, blank: Blank, accepting: Accepting): IndexPart {
   const reader = index.partReader;
   const fused = DEFAULT_TUNING.semanticWeight > 0;
   let table: PartTermTable | undefined;
@@ -115,18 +144,19 @@ function rankedPart(index: RankedIndex, positionOf: ReadonlyMap<string, number>,
       return table;
     },
     keywordCounts: () => new Map(),
+    keywordBand: () => undefined,
     toSnapshot: (out) => index.toSnapshot(out),
     candidates(query, whole, count, excluded, withRelevance) {
       if (query.trim() === "") return blank(count, excluded);
-      const skip = new Set(excluded);
       let chosen: number[] = [];
       const pick = (halves: RankedHalves): number[] => {
         // The part's index places its tools in the part's order: their places in the whole catalog break ties.
-        halves.positions = halves.names.map((name) => positionOf.get(name) ?? 0);
+        const { positions } = halves;
+        for (let at = 0; at < positions.length; at++) positions[at] = wholePositions[positions[at] ?? 0] ?? 0;
         chosen = frontier(halves, count, fused);
         return chosen.map((at) => halves.slots[at] ?? 0);
       };
-      const halves = index.halvesAsPart(query, whole, (name) => !skip.has(name), withRelevance ? pick : undefined);
+      const halves = index.halvesAsPart(query, whole, accepting(excluded), withRelevance ? pick : undefined);
       if (!withRelevance) pick(halves);
       const matches = chosen.map((at, i) => {
         const lexical = halves.lexical[at];

@@ -963,10 +963,14 @@ export class RankedIndex implements SearchIndex {
           if (acceptSlot(slot)) add(slot, scores[i] ?? 0, undefined);
         });
       }
-      cosines?.forEach((cosine, slot) => {
-        if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || this.#slotTools[slot] === undefined || !acceptSlot(slot)) return;
+      // A loop, not forEach: it passes over every slot of the part on every search.
+      const slotTools = this.#slotTools;
+      const scanned = cosines ?? new Float32Array(0);
+      for (let slot = 0; slot < scanned.length; slot++) {
+        const cosine = scanned[slot] ?? 0;
+        if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || slotTools[slot] === undefined || !acceptSlot(slot)) continue;
         add(slot, undefined, cosine);
-      });
+      }
       halves.total = halves.slots.length;
       if (relevanceFor !== undefined) halves.relevance = this.#relevance(terms, parts, stats, relevanceFor(halves));
       return halves;

@@ -8,24 +8,27 @@
 //   others have said theirs: each shard sends the tools that may be among the first k whatever that best is (its
 //   frontier, indexPart.ts) with both halves of their score, and the isolate fuses them with the best of the bests;
 // - the substring mode weighs a keyword by the tools it hits in the whole catalog, which no table of words can say:
-//   the isolate keeps the whole's counts of the keywords it has seen (per registry version and view); a query with a
-//   keyword not yet counted takes a second round (the shards count it, then rank with the sum).
+//   the isolate keeps the whole's counts of the keywords it has seen (per registry version and view); for a query with
+//   a keyword not yet counted each shard answers its counts and its keyword band (the tools that may be among the
+//   first k whatever the keywords weigh, with the place of each keyword in them), which the isolate scores once it has
+//   added the counts up; past the band's cap, a second round (the shards rank with the sums).
 // The pages are merged by score, catalog order breaking ties. A tool the query names comes first, as withExactNames
 // places it.
 import type { SearchMode } from "../config.ts";
 import type { ToolDefinition } from "../types.ts";
 import { mergeCatalogs, mergeTermCounts, mergeTermTables, type PartCandidates, type PartPage, type TermCounts, type TermTable, type WholeCatalog } from "./catalogParts.ts";
 import { NameLookup } from "./exactNames.ts";
-import type { IndexPart } from "./indexPart.ts";
+import type { IndexPart, PartBand } from "./indexPart.ts";
 import { fuseHalves } from "./minisearch.ts";
-import { substringTerms } from "./substring.ts";
+import { keywordWeight, placeWeights, substringTerms } from "./substring.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 
 /**
  * A shard's answer to one query: its candidates (PartCandidates), or, when the caller did not send the whole's count
- * of every keyword the substring query is weighed by, its own counts of them (the caller adds them up and asks again).
+ * of every keyword the substring query is weighed by, its own counts of them and, unless past its cap, its keyword
+ * band with the whole catalog's tool count (the caller adds the counts up and scores the bands, or asks again).
  */
-export type ShardAnswer = { candidates: PartCandidates } | { counts: KeywordCounts };
+export type ShardAnswer = { candidates: PartCandidates } | { counts: KeywordCounts; band?: PartBand & { toolCount: number } };
 
 /** Counts of substring keywords by keyword, as they travel (TermCounts' values). */
 export type KeywordCounts = Record<string, number[]>;
@@ -51,7 +54,11 @@ export function wholeStatistics(parts: readonly { catalog: WholeCatalog["catalog
 export function answerAsShard(part: IndexPart, whole: WholeStatistics, query: string, known: KeywordCounts, count: number, excluded: readonly string[], withRelevance: boolean): ShardAnswer {
   if (part.mode === "substring" && query.trim() !== "") {
     const counts = new Map(Object.entries(known));
-    if (!substringTerms(query).every((term) => counts.has(term))) return { counts: Object.fromEntries(part.keywordCounts(query)) };
+    if (!substringTerms(query).every((term) => counts.has(term))) {
+      const own = Object.fromEntries(part.keywordCounts(query));
+      const band = part.keywordBand(query, count, excluded);
+      return band === undefined ? { counts: own } : { counts: own, band: { ...band, toolCount: whole.catalog.toolCount } };
+    }
     return { candidates: part.candidates(query, { catalog: whole.catalog, terms: counts }, count, excluded, withRelevance) };
   }
   return { candidates: part.candidates(query, { catalog: whole.catalog, terms: whole.table }, count, excluded, withRelevance) };
@@ -85,6 +92,35 @@ export function mergeCandidates(parts: readonly PartCandidates[], count: number)
   );
   all.sort((a, b) => b.score - a.score || a.position - b.position);
   return { matches: all.slice(0, count), total: parts.reduce((sum, part) => sum + part.total, 0) };
+}
+
+/**
+ * A shard's keyword band scored with the whole catalog's keyword counts, as the substring ranking scores a tool (the
+ * same weights added in the same order); undefined when a keyword's count is missing.
+ */
+export function scoreBand(band: PartBand & { toolCount: number }, sums: ReadonlyMap<string, readonly number[]>, withRelevance: boolean): PartCandidates | undefined {
+  const weights: number[] = [];
+  for (const keyword of band.keywords) {
+    const hits = sums.get(keyword)?.[0];
+    if (hits === undefined) return undefined;
+    weights.push(keywordWeight(band.toolCount, hits));
+  }
+  const byPlace = weights.map(placeWeights);
+  // The weight of a keyword that hits one tool: the unit of relevance, as rankAsPart writes it.
+  const unit = Math.log(1 + (band.toolCount - 0.5) / 1.5);
+  const matches = band.names.map((name, i) => {
+    const places = band.places[i] ?? [];
+    let score = 0;
+    let covered = 0;
+    places.forEach((place, k) => {
+      if (place === 0) return;
+      score += byPlace[k]?.[place] ?? 0;
+      covered += weights[k] ?? 0;
+    });
+    const position = band.positions[i] ?? 0;
+    return { name, position, score, ...(withRelevance ? { relevance: unit <= 0 ? 0 : Math.min(1, covered / unit) } : {}) };
+  });
+  return { matches, total: band.total, fused: false, bestLexical: 0 };
 }
 
 /** Substring keyword counts kept per sharded search (a registry version and view): the most recently used. */
@@ -151,6 +187,9 @@ export class ShardedSearch {
       if (counted.length !== answers.length) throw new Error("the search shards disagree on which keyword counts they lack");
       const sums = mergeTermCounts(counted);
       this.#keep(sums);
+      // Every shard's band scored with the sums: one round. A shard past its band's cap: a second round for all.
+      const scored = answers.map((answer) => ("band" in answer && answer.band !== undefined ? scoreBand(answer.band, sums, withRelevance) : undefined));
+      if (scored.every((candidates) => candidates !== undefined)) return mergeCandidates(scored, count);
       const whole: KeywordCounts = Object.fromEntries(sums);
       answers = await this.#round((shard) => shard.search(query, whole, count, excluded, withRelevance));
     }

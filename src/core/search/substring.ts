@@ -295,11 +295,55 @@ function readVocabulary(input: SnapshotReader): Vocabulary {
   return { words, postingStarts, postings, byChar, byPair, inner };
 }
 
+/**
+ * A keyword's weight in each place a tool may hold it (a place: 0 none, 1 inside a description word, 2 at a
+ * description word's start, 3 inside the name, 4 at a name word's start), computed as the ranking computes it.
+ */
+export function placeWeights(idf: number): readonly number[] {
+  const nameStart = idf * NAME_WEIGHT;
+  return [0, idf * INSIDE_WORD_SHARE, idf, nameStart * INSIDE_WORD_SHARE, nameStart];
+}
+
+/** A keyword's weight (BM25's IDF) over a catalog of `tools` tools of which it hits `hits`. */
+export function keywordWeight(tools: number, hits: number): number {
+  return Math.log(1 + (tools - hits + 0.5) / (hits + 0.5));
+}
+
+/**
+ * Places by the weight they earn (placeWeights): none, half, whole (a description word's start and inside the name
+ * weigh the same, exactly), double; and the place that stands for each level.
+ */
+const PLACE_LEVEL = [0, 1, 2, 2, 3];
+const LEVEL_PLACE = [0, 1, 2, 4];
+const LEVELS = LEVEL_PLACE.length;
+
+/** The place (placeWeights) a hit earns from its kind (hitKind's bits): the best of the places it was found at. */
+const placeOf = (kind: number): number => (kind & 8 ? 4 : kind & 4 ? 3 : kind & 2 ? 2 : 1);
+
+/**
+ * A part's matches that may be among the whole catalog's first k whatever its keywords weigh (SubstringPart.keywordBand):
+ * the keywords the query is weighed by, in the ranking's order, and per match (slot) the place of each.
+ */
+export interface KeywordPlaces {
+  keywords: string[];
+  total: number;
+  names: string[];
+  places: number[][];
+}
+
 /** The substring index of a part of a sharded catalog (indexPart.ts): its counts, and its ranking under the whole's. */
 export interface SubstringPart {
   readonly size: number;
   /** Per keyword of the query (and its bare form, without edge punctuation): how many of the part's tools it hits. */
   keywordCounts(query: string): TermCounts;
+  /**
+   * Without the whole catalog's keyword counts: every accepted match that fewer than `count` others beat whatever the
+   * keywords weigh (a tool whose place weighs at least as much for every keyword, and more for one or with an earlier
+   * place in the catalog, beats it at every weighing), with the place of each keyword in it; undefined for a query
+   * without keywords, or when its matches hold more than `maxClasses` distinct weighings (the caller asks again with
+   * the counts).
+   */
+  keywordBand(query: string, count: number, accept: (name: string) => boolean, maxClasses: number): KeywordPlaces | undefined;
   /**
    * The first `count` accepted tools, ranked with the whole catalog's size and keyword counts (a query without
    * keywords: catalog order, scores 0), their relevance when asked, and how many it accepts.
@@ -450,14 +494,21 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   let orderLength = 0;
   let stamp = 0;
 
+  /** While keywordBand scores a query: each weighed keyword with the tools it hits and their places. */
+  let recorded: { keyword: string; tools: Uint32Array; places: Uint8Array }[] | undefined;
+
   /** Scans `keyword`: its hits join the matches when `matches`, and gain its weight when `weighs`. */
   function apply(keyword: string, matches: boolean, weighs: boolean): void {
     const count = scan(keyword, ++stamp);
+    if (weighs && recorded !== undefined) {
+      const hit = hitTools.slice(0, count);
+      recorded.push({ keyword, tools: hit, places: Uint8Array.from(hit, (tool) => placeOf(hitKind[tool] ?? 0)) });
+    }
     if (count === 0) return;
     // BM25's IDF over the tools the keyword hits (as a part of a sharded catalog: the whole catalog's size and hits).
     const catalogSize = whole?.catalog.toolCount ?? size;
     const hits = whole === undefined ? count : (whole.terms.get(keyword)?.[0] ?? count);
-    const idf = Math.log(1 + (catalogSize - hits + 0.5) / (hits + 0.5));
+    const idf = keywordWeight(catalogSize, hits);
     const nameStart = idf * NAME_WEIGHT;
     const nameInside = nameStart * INSIDE_WORD_SHARE;
     const inside = idf * INSIDE_WORD_SHARE;
@@ -649,11 +700,72 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     return counts;
   }
 
+  function keywordBand(query: string, count: number, accept: (name: string) => boolean, maxKeywords: number): KeywordPlaces | undefined {
+    // The keywords score weighs (each bare word once), counted before any is scanned: past the bound, no band.
+    const bare = new Set(queryKeywords(query).map((keyword) => keyword.replace(EDGE_PUNCTUATION, "")).filter((word) => word !== ""));
+    if (bare.size > maxKeywords) return undefined;
+    recorded = [];
+    let weighed: NonNullable<typeof recorded>;
+    try {
+      if (!score(query)) return undefined;
+      weighed = recorded;
+    } finally {
+      recorded = undefined;
+    }
+    // Each accepted match's weighing as a number: per keyword (base LEVELS) the level of its place's weight.
+    const matches: number[] = [];
+    // Per slot: its weighing, or -1 for a tool not among the accepted matches.
+    const classOf = new Int32Array(scores.length).fill(-1);
+    for (let i = 0; i < orderLength; i++) {
+      const tool = order[i] ?? 0;
+      if (!accept(slotNames[tool] ?? "")) continue;
+      matches.push(tool);
+      classOf[tool] = 0;
+    }
+    let digit = 1;
+    for (const { tools: hit, places } of weighed) {
+      for (let i = 0; i < hit.length; i++) {
+        const tool = hit[i] ?? 0;
+        const kept = classOf[tool] ?? -1;
+        if (kept >= 0) classOf[tool] = kept + digit * (PLACE_LEVEL[places[i] ?? 0] ?? 0);
+      }
+      digit *= LEVELS;
+    }
+    const sizes = new Map<number, number>();
+    for (const tool of matches) sizes.set(classOf[tool] ?? 0, (sizes.get(classOf[tool] ?? 0) ?? 0) + 1);
+    const levelsOf = (id: number): number[] => weighed.map((_, k) => Math.floor(id / LEVELS ** k) % LEVELS);
+    // A class beats another at every weighing when each keyword's level is at least the other's (and one higher).
+    const kept = new Map<number, number>();
+    for (const [id, own] of [...sizes.keys()].map((key) => [key, levelsOf(key)] as const)) {
+      let beaten = 0;
+      for (const [other, members] of sizes) {
+        if (other !== id && levelsOf(other).every((level, k) => level >= (own[k] ?? 0))) beaten += members;
+      }
+      if (beaten < count) kept.set(id, count - beaten);
+    }
+    // Each kept class's first tools in catalog order.
+    const chosen = matches.filter((tool) => kept.has(classOf[tool] ?? 0)).toSorted((a, b) => positionOf(a) - positionOf(b));
+    const taken = new Map<number, number>();
+    const slots = chosen.filter((tool) => {
+      const id = classOf[tool] ?? 0;
+      const already = taken.get(id) ?? 0;
+      taken.set(id, already + 1);
+      return already < (kept.get(id) ?? 0);
+    });
+    return {
+      keywords: weighed.map((entry) => entry.keyword),
+      total: matches.length,
+      names: slots.map((tool) => slotNames[tool] ?? ""),
+      places: slots.map((tool) => levelsOf(classOf[tool] ?? 0).map((level) => LEVEL_PLACE[level] ?? 0)),
+    };
+  }
+
   const part: SubstringPart = {
     get size() {
       return size;
     },
     keywordCounts,
+    keywordBand,
     toSnapshot: (out) => index.toSnapshot?.(out) === true,
     rankAsPart(query, catalog, count, accept, withRelevance) {
       whole = catalog;
