@@ -126,6 +126,6 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**"],
     // The word-vector table for core code reached without the Worker's entry (src/index.ts provides it otherwise).
-    setupFiles: ["test/support/wordVectors.ts"],
+    setupFiles: ["test/support/bundledData.ts"],
   },
 });

@@ -20,7 +20,7 @@ import { runSearchTools } from "../src/core/turn/searchTools.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { enlargedCatalog, loadBenchData, registrableCatalog } from "./catalog.ts";
 import { summarize, timed } from "./stats.ts";
-import { provideWordVectorsFromFile } from "./wordVectors.ts";
+import { provideBundledDataFromFiles } from "./bundledData.ts";
 
 const QUERY = "find the current stock price of a company and send it by email";
 const MESSAGE = "What will the weather be in Paris tomorrow? Also find the current stock price of a company.";
@@ -70,7 +70,7 @@ function benchConfig(mode: SearchMode): GatewayConfig {
 /** The child's one measured request. */
 function child(file: string, mode: SearchMode, task: string): void {
   // As a Worker starts: the table's bytes in memory, decoded on first use.
-  provideWordVectorsFromFile();
+  provideBundledDataFromFiles();
   const config = benchConfig(mode);
   const bytes = new Uint8Array(readFileSync(file));
   const warnings = new WarnOnce(quiet);
@@ -189,7 +189,7 @@ if (process.argv[2] === "snapshot") {
   if (size === undefined || (mode !== "substring" && mode !== "minisearch") || file === undefined) throw new Error("usage: coldIsolate.ts snapshot <size> <mode> <file>");
   const data = loadBenchData();
   if ("missing" in data) throw new Error(data.missing);
-  provideWordVectorsFromFile();
+  provideBundledDataFromFiles();
   const bytes = snapshotBytes(registryDefinitions(registrableCatalog(enlargedCatalog(data.real, Number(size)))), mode);
   if (bytes === undefined) throw new Error(`the ${mode} index wrote no snapshot`);
   writeFileSync(file, bytes);

@@ -35,10 +35,10 @@ import { upstreamSection, type UpstreamSection } from "./upstream.ts";
 import { QUALITY_METHOD, qualitySection, qualityTargets } from "./quality.ts";
 import { LEARNING_METHOD, learningSection, learningTargets } from "./learning.ts";
 import { summarize, threadCpuMs, timed, type Distribution } from "./stats.ts";
-import { provideWordVectorsFromFile } from "./wordVectors.ts";
+import { provideBundledDataFromFiles } from "./bundledData.ts";
 
-// The ranked mode's word vectors, as the Worker provides them (bench/wordVectors.ts).
-provideWordVectorsFromFile();
+// The word vectors and the token ranks, as the Worker provides them (bench/bundledData.ts).
+provideBundledDataFromFiles();
 
 const { values: flags } = parseArgs({
   options: {

@@ -10,7 +10,7 @@ import { DEFAULT_TUNING, createMiniSearchIndex, type RankingTuning } from "../sr
 import { loadBenchData } from "./catalog.ts";
 import { scoreRanking } from "./metrics.ts";
 import { loadRetrievalSetsWith, type RetrievalSet, type SetName } from "./retrievalSets.ts";
-import { provideWordVectorsFromFile } from "./wordVectors.ts";
+import { provideBundledDataFromFiles } from "./bundledData.ts";
 
 interface Candidate {
   label: string;
@@ -94,7 +94,7 @@ function mean(perSet: ReadonlyMap<SetName, SetScores>, keep: readonly SetName[])
 }
 
 function main(): void {
-  provideWordVectorsFromFile();
+  provideBundledDataFromFiles();
   const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false }, sample: { type: "string", default: "1" } } });
   const sample = Math.max(1, Number(flags.sample));
   const data = loadBenchData();

@@ -5,6 +5,7 @@ import { toErrorResponse } from "./http/errors.ts";
 import { createRouter, isApiPath, ROUTES, staticAsset } from "./http/router.ts";
 import { OAUTH_PATHS } from "./http/oauth/paths.ts";
 import { loadSettings } from "./isolate/settings.ts";
+import { provideBundledTokenRanks } from "./isolate/tokenRanks.ts";
 import { provideBundledWordVectors } from "./isolate/wordVectors.ts";
 import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 
@@ -16,8 +17,10 @@ export { SearchShardObject } from "./durable/searchShardObject.ts";
 export { SessionObject } from "./durable/sessionObject.ts";
 export { UpstreamObject } from "./durable/upstreamObject.ts";
 
-// The ranked mode's word vectors, for every search of this isolate (its Durable Objects' too): decoded on first use.
+// The ranked mode's word vectors and the tokenizer's ranks, for this isolate (its Durable Objects' too): decoded on
+// first use.
 provideBundledWordVectors();
+provideBundledTokenRanks();
 
 // Two faces on one router: the HTTP API (/v1) and MCP (/mcp), each behind the same caller stage.
 const router = createRouter([...ROUTES, ...MCP_ROUTES]);

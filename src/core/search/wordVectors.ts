@@ -232,7 +232,7 @@ export function provideWordVectors(load: WordVectorBytes): void {
 export function wordVectors(): WordVectorTable {
   if (decoded) return decoded;
   if (!source) {
-    throw new Error("word vectors: none provided; the shell that runs the core calls provideWordVectors (the Worker: src/isolate/wordVectors.ts; Node: bench/wordVectors.ts)");
+    throw new Error("word vectors: none provided; the shell that runs the core calls provideWordVectors (the Worker: src/isolate/wordVectors.ts; Node: bench/bundledData.ts)");
   }
   decoded = decodeWordVectors(source());
   return decoded;

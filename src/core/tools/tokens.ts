@@ -1,6 +1,6 @@
 // Token counts with a real tokenizer (gpt-tokenizer, o200k_base), never estimated from length.
-import bpeRanks from "gpt-tokenizer/bpeRanks/o200k_base";
 import { GptEncoding } from "gpt-tokenizer/GptEncoding";
+import { decodeTokenRanks } from "./tokenRanks.ts";
 
 /**
  * The encoding, made on the first count: building its tables (a map of 200,000 byte pairs) took a new isolate
@@ -9,13 +9,31 @@ import { GptEncoding } from "gpt-tokenizer/GptEncoding";
  */
 let o200k: GptEncoding | undefined;
 
+type TokenRankBytes = () => ArrayBuffer | Uint8Array;
+let rankSource: TokenRankBytes | undefined;
+
+/**
+ * Where this isolate's byte-pair ranks come from (o200kRanks.bin, format in tokenRanks.ts): a function giving the
+ * file's bytes, called when the encoding is first built. The Worker passes its bundled Data module
+ * (src/isolate/tokenRanks.ts), Node scripts a read of the file (bench/bundledData.ts).
+ */
+export function provideTokenRanks(load: TokenRankBytes): void {
+  rankSource = load;
+}
+
 /** Whether this isolate built the encoding (for tests: a cold isolate's first turn from a snapshot builds none). */
 export function tokenizerBuilt(): boolean {
   return o200k !== undefined;
 }
 
 function countO200k(text: string, options: Parameters<GptEncoding["countTokens"]>[1]): number {
-  o200k ??= GptEncoding.getEncodingApi("o200k_base", () => bpeRanks);
+  if (o200k === undefined) {
+    const load = rankSource;
+    if (load === undefined) {
+      throw new Error("token ranks: none provided; the shell that runs the core calls provideTokenRanks (the Worker: src/isolate/tokenRanks.ts; Node: bench/bundledData.ts)");
+    }
+    o200k = GptEncoding.getEncodingApi("o200k_base", () => decodeTokenRanks(load()));
+  }
   return o200k.countTokens(text, options);
 }
 
