@@ -1,6 +1,6 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hasCjk, MAX_SENTENCES, pushAsciiWord, pushWord, requestSentences, separatesTerms, tokenize } from "../../../src/core/search/text.ts";
+import { forEachSentence, hasCjk, MAX_SENTENCES, pushAsciiWord, pushWord, requestSentences, separatesTerms, tokenize } from "../../../src/core/search/text.ts";
 
 describe("tokenize", () => {
   it("splits identifiers on _ - . camelCase and digits, keeping a camelCase word whole too", () => {
@@ -114,6 +114,30 @@ describe("requestSentences", () => {
     expect(sentences).toHaveLength(MAX_SENTENCES);
     expect(sentences.slice(0, -1)).toEqual(many.slice(0, MAX_SENTENCES - 1));
     expect(sentences.at(-1)).toBe(many.slice(MAX_SENTENCES - 1).join(" "));
+  });
+
+  it("cuts exactly where the sentence-end expression splits, in one pass (a long run of spaces costs its length)", () => {
+    // The cut as a regular expression: the reference (it tries every space of a run again: quadratic).
+    const reference = (text: string): string[] =>
+      text.split(/(?<=[.!?;])\s+|(?<=[。！？；])\s*|\s*\n\s*/u).filter((part) => /[\p{L}\p{N}]/u.test(part));
+    const pieces = fc.constantFrom("a", "bc", "7", "é", "天", ".", "!", "?", ";", "。", "！", "；", " ", "  ", "\t", "\n", " \n ", "\u00a0", "-", "…");
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), (parts) => {
+        const text = parts.join("");
+        const sentences: string[] = [];
+        forEachSentence(text, (sentence) => sentences.push(sentence) > 0);
+        expect(sentences).toEqual(reference(text));
+      }),
+      { numRuns: 3_000 },
+    );
+    const spaces = `a${" ".repeat(200_000)}b. c`;
+    expect(requestSentences(spaces)).toEqual([`a${" ".repeat(200_000)}b.`, "c"]);
+  });
+
+  it("stops where its visitor says", () => {
+    const seen: string[] = [];
+    forEachSentence("One. Two. Three.", (sentence) => seen.push(sentence) < 2);
+    expect(seen).toEqual(["One.", "Two."]);
   });
 
   it("loses no word: the sentences joined hold the request's words in order", () => {
