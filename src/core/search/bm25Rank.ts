@@ -24,12 +24,12 @@ export interface QueryTerm {
   prefix: boolean;
   fuzzy: boolean;
   /**
-   * A pair of adjacent query words (fields.ts, phraseTerm): it adds its score, but is not one more query term hitting
-   * the tool (MiniSearch's "quality" factor counts words only), so a pair is evidence on top of its words. So is a
-   * near word of a query word the catalog holds (minisearch.ts, knownExpansionWeight).
+   * A term that adds its score but is not one more query term hitting the tool (MiniSearch's "quality" factor counts
+   * words only): evidence on top of the words. A pair of adjacent query words (fields.ts, phraseTerm) is one, and so is
+   * a near word of a query word the catalog holds (minisearch.ts, knownExpansionWeight).
    */
-  phrase?: boolean;
-  /** A near word searched for a query word the catalog lacks (minisearch.ts, expansionWeight): the word it is. */
+  supporting?: boolean;
+  /** A near word searched for a query word (minisearch.ts, expansionWeight and knownExpansionWeight): the word it is. */
   nearWord?: string;
 }
 
@@ -154,7 +154,7 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
       bound[queryIndex] = (bound[queryIndex] ?? 0) + Math.max(0, c * top);
     }
   });
-  const quality = Uint8Array.from(terms, (term) => (term.phrase === true ? 0 : 1));
+  const quality = Uint8Array.from(terms, (term) => (term.supporting === true ? 0 : 1));
   return { queryOf, termOf, coefficient, idf, first, bound: bound.map((value) => value * (1 + BOUND_MARGIN)), byTerm, averageLength, quality };
 }
 

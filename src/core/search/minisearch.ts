@@ -92,7 +92,7 @@ export interface RankingTuning {
   /**
    * A pair of adjacent query words that a tool's name or description holds in a row (fields.ts, PHRASE_FIELDS) is
    * searched too, weighing this × its IDF weight; it adds its BM25 score without counting as one more query word
-   * (bm25Rank.ts, QueryTerm.phrase). 0 = off.
+   * (bm25Rank.ts, QueryTerm.supporting). 0 = off.
    */
   phraseWeight: number;
   /**
@@ -341,7 +341,7 @@ function weightiest(weights: ReadonlyMap<string, number>): [string, number][] {
 
 /** The query's words (at most MAX_QUERY_TERMS), then its pairs of words (as many at most), matched as written. */
 function termsOf(weights: ReadonlyMap<string, number>, pairs: ReadonlyMap<string, number>, stats: TermStatistics): QueryTerm[] {
-  const phrases = weightiest(pairs).map(([term, boost]) => ({ term, boost, prefix: false, fuzzy: false, phrase: true }));
+  const phrases = weightiest(pairs).map(([term, boost]) => ({ term, boost, prefix: false, fuzzy: false, supporting: true }));
   const words = weightiest(weights).map(([term, boost]) => ({
     term,
     boost,
@@ -733,7 +733,7 @@ export class RankedIndex implements SearchIndex {
     for (const [prefix, { word }] of this.#backoffWords(words)) if (!wordOfTerm.has(prefix)) wordOfTerm.set(prefix, word);
     const cosinesOf = searched.map((term) => {
       // A near word weighs its own centrality; a pair counts in full.
-      const word = term.nearWord ?? (term.phrase === true ? undefined : wordOfTerm.get(term.term));
+      const word = term.nearWord ?? (term.supporting === true ? undefined : wordOfTerm.get(term.term));
       return word === undefined ? undefined : semantic.wordToolCosines(word);
     });
     if (cosinesOf.every((cosines) => cosines === undefined)) return options;
@@ -852,7 +852,7 @@ export class RankedIndex implements SearchIndex {
             const boost = weight * cosine * idfWeight(nearTerm);
             added.push(
               known
-                ? { term: nearTerm, boost, prefix: false, fuzzy: false, phrase: true, nearWord }
+                ? { term: nearTerm, boost, prefix: false, fuzzy: false, supporting: true, nearWord }
                 : { term: nearTerm, boost, prefix: nearTerm.length >= MIN_PREFIX_LENGTH, fuzzy: false, nearWord },
             );
           }
