@@ -63,6 +63,11 @@ const SNAPSHOT_TABLES = {
 } as const;
 type SnapshotKind = keyof typeof SNAPSHOT_TABLES;
 
+/** What a view's snapshots (its part's and the whole catalog's statistics) are bound to: the shard, the view, the code. */
+function snapshotBinding(spec: ShardSpec, view: string): PartBinding {
+  return { shard: searchShardName(spec), view, fingerprint: snapshotFingerprint(spec.mode, spec.locale, spec.demoCatalog) };
+}
+
 /** A caller's group list as the key of its view's snapshot: the same list, the same key, whatever its order. */
 function groupsKey(groups: readonly string[] | undefined): string {
   if (groups === undefined) return "";
@@ -151,7 +156,7 @@ export class SearchShardObject extends DurableObject<Env> {
     const key = groupsKey(groups);
     const kept = this.#kept(key);
     if (kept !== undefined) return kept;
-    const binding: PartBinding = { shard: searchShardName(spec), view: key, fingerprint: snapshotFingerprint(spec.mode, spec.locale, spec.demoCatalog) };
+    const binding = snapshotBinding(spec, key);
     this.#bind(spec);
     const restored = this.#restore(spec, binding);
     if (restored !== undefined) return this.#keep(key, restored);
@@ -282,7 +287,7 @@ export class SearchShardObject extends DurableObject<Env> {
     if (kept !== undefined) return kept;
     const view = groups === undefined ? undefined : [...groups];
     this.#bind(spec);
-    const binding: PartBinding = { shard: searchShardName(spec), view: key, fingerprint: snapshotFingerprint(spec.mode, spec.locale, spec.demoCatalog) };
+    const binding = snapshotBinding(spec, key);
     const asking = (async () => {
       const stored = this.#readSnapshot("whole", binding, (bytes, checksum) => decodeWholeSnapshot(bytes, checksum, binding));
       if (stored !== undefined) return stored;
