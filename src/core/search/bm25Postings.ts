@@ -19,6 +19,17 @@ const FIELD_COUNT = FIELDS.length;
 const FIELD_BITS = 8;
 /** The shortest field length of a term and field no tool has held yet. */
 const UNSEEN_LENGTH = 2 ** 30;
+/**
+ * A snapshot's statistics of one term, as one record (a search reads a few terms' records, and their chunks are what
+ * it checks): its tool count, then per field its tool count, highest frequency, shortest and longest length.
+ */
+const STAT_WORDS = 1 + 4 * FIELD_COUNT;
+const STAT_FIELD_COUNT = 1;
+const STAT_MAX_FREQUENCY = 1 + FIELD_COUNT;
+const STAT_MIN_LENGTH = 1 + 2 * FIELD_COUNT;
+const STAT_MAX_LENGTH = 1 + 3 * FIELD_COUNT;
+/** Chunks of the statistics' records checked at once: 48 terms' records (a search's terms are spread over the table). */
+const STAT_CHUNK_BYTES = 4096;
 
 export interface Bm25Params {
   k: number;
@@ -155,7 +166,7 @@ export class Bm25Postings {
   /** In how many live tools `term` occurs (0 for a term never seen, or no longer held). */
   toolFrequency(term: string): number {
     const id = this.termId(term);
-    return id === undefined ? 0 : this.#toolCount.at(id);
+    return id === undefined ? 0 : this.toolFrequencyOf(id);
   }
 
   /**
@@ -334,11 +345,7 @@ export class Bm25Postings {
     for (let term = 0; term < this.#postings.length; term++) postings.set(this.#postings.view(term), postingStarts[term] ?? 0);
     out.i32(postingStarts);
     out.deferredI32(postings);
-    out.i32(this.#toolCount.view());
-    out.i32(this.#fieldCount.view());
-    out.i32(this.#maxFrequency.view());
-    out.i32(this.#minLength.view());
-    out.i32(this.#maxLength.view());
+    out.deferredI32(this.#statRecords(), STAT_CHUNK_BYTES);
     out.i32(Int32Array.from(this.#sortedTerms(), (term) => this.#termIds.get(term) ?? -1));
     // The terms fuzzy matching looks at, by length (lengthStarts[n] .. lengthStarts[n + 1] in lengthOrder: length n).
     const lengthStarts = new Int32Array(this.#longestTermLength + 2);
@@ -371,6 +378,24 @@ export class Bm25Postings {
     out.int(this.#live);
   }
 
+  /** Every term's statistics as one record per term (STAT_WORDS), for a snapshot. */
+  #statRecords(): Int32Array {
+    const terms = this.#terms.length;
+    const records = new Int32Array(terms * STAT_WORDS);
+    for (let term = 0; term < terms; term++) {
+      const record = term * STAT_WORDS;
+      records[record] = this.#toolCount.at(term);
+      for (let field = 0; field < FIELD_COUNT; field++) {
+        const cell = term * FIELD_COUNT + field;
+        records[record + STAT_FIELD_COUNT + field] = this.#fieldCount.at(cell);
+        records[record + STAT_MAX_FREQUENCY + field] = this.#maxFrequency.at(cell);
+        records[record + STAT_MIN_LENGTH + field] = this.#minLength.at(cell);
+        records[record + STAT_MAX_LENGTH + field] = this.#maxLength.at(cell);
+      }
+    }
+    return records;
+  }
+
   /**
    * Reads what toSnapshot wrote into this instance, which must be new (nothing added yet): in place, frozen until the
    * first change (#frozen). Checks the sections' sizes and order; the postings and forward lists' bytes are checked
@@ -386,13 +411,9 @@ export class Bm25Postings {
       throw new SnapshotError("the postings do not match the terms");
     }
     this.#terms = terms;
-    const cells = terms.length * FIELD_COUNT;
-    const perTerm = [this.#toolCount, this.#fieldCount, this.#maxFrequency, this.#minLength, this.#maxLength];
-    perTerm.forEach((list, i) => {
-      const values = input.i32();
-      if (values.length !== (i === 0 ? terms.length : cells)) throw new SnapshotError("a term statistic does not match the terms");
-      list.replace(values);
-    });
+    // Read in place, each record's chunk checked when first read (a first search reads a few terms').
+    const stats = input.deferredI32("term statistics");
+    if (stats.values.length !== terms.length * STAT_WORDS) throw new SnapshotError("the term statistics do not match the terms");
     const sortedIds = input.i32();
     const lengthStarts = input.i32();
     const lengthOrder = input.i32();
@@ -425,7 +446,7 @@ export class Bm25Postings {
       this.#lengthSum[field] = sum;
     });
     this.#live = input.int();
-    this.#frozen = { postingStarts, postings, sortedIds, lookupIds, lengthStarts, lengthOrder, forwardStarts, forwardEnds, forward };
+    this.#frozen = { postingStarts, postings, stats, sortedIds, lookupIds, lengthStarts, lengthOrder, forwardStarts, forwardEnds, forward };
   }
 
   /**
@@ -437,7 +458,31 @@ export class Bm25Postings {
     if (!frozen) return;
     const postings = frozen.postings.verifyAll().slice();
     const forward = frozen.forward.verifyAll().slice();
+    const stats = frozen.stats.verifyAll();
     this.#frozen = undefined;
+    // The statistics' records back into the lists a build keeps (one per statistic).
+    const termCount = this.#terms.length;
+    const toolCount = new Int32Array(termCount);
+    const fieldCount = new Int32Array(termCount * FIELD_COUNT);
+    const maxFrequency = new Int32Array(termCount * FIELD_COUNT);
+    const minLength = new Int32Array(termCount * FIELD_COUNT);
+    const maxLength = new Int32Array(termCount * FIELD_COUNT);
+    for (let term = 0; term < termCount; term++) {
+      const record = term * STAT_WORDS;
+      toolCount[term] = stats[record] ?? 0;
+      for (let field = 0; field < FIELD_COUNT; field++) {
+        const cell = term * FIELD_COUNT + field;
+        fieldCount[cell] = stats[record + STAT_FIELD_COUNT + field] ?? 0;
+        maxFrequency[cell] = stats[record + STAT_MAX_FREQUENCY + field] ?? 0;
+        minLength[cell] = stats[record + STAT_MIN_LENGTH + field] ?? 0;
+        maxLength[cell] = stats[record + STAT_MAX_LENGTH + field] ?? 0;
+      }
+    }
+    this.#toolCount.replace(toolCount);
+    this.#fieldCount.replace(fieldCount);
+    this.#maxFrequency.replace(maxFrequency);
+    this.#minLength.replace(minLength);
+    this.#maxLength.replace(maxLength);
     const { postingStarts, forwardStarts, forwardEnds } = frozen;
     const pairs: number[] = [];
     for (let id = 0; id < this.#terms.length; id++) {
@@ -624,12 +669,14 @@ export class Bm25Postings {
 
   /** How many live tools hold `termId`, in any field. */
   toolFrequencyOf(termId: number): number {
-    return this.#toolCount.at(termId);
+    const frozen = this.#frozen;
+    return frozen ? frozen.stats.at(termId * STAT_WORDS) : this.#toolCount.at(termId);
   }
 
   /** How many live tools hold `termId` in `field` (BM25's document frequency, per field as MiniSearch counts it). */
   fieldFrequency(termId: number, field: number): number {
-    return this.#fieldCount.at(termId * FIELD_COUNT + field);
+    const frozen = this.#frozen;
+    return frozen ? frozen.stats.at(termId * STAT_WORDS + STAT_FIELD_COUNT + field) : this.#fieldCount.at(termId * FIELD_COUNT + field);
   }
 
   fieldLength(slot: number, field: number): number {
@@ -657,6 +704,11 @@ export class Bm25Postings {
 
   /** The highest frequency of `termId` in `field`, and the shortest and longest such field, over the tools ever added. */
   fieldBounds(termId: number, field: number): { maxFrequency: number; minLength: number; maxLength: number } {
+    const frozen = this.#frozen;
+    if (frozen) {
+      const record = termId * STAT_WORDS + field;
+      return { maxFrequency: frozen.stats.at(record + STAT_MAX_FREQUENCY), minLength: frozen.stats.at(record + STAT_MIN_LENGTH), maxLength: frozen.stats.at(record + STAT_MAX_LENGTH) };
+    }
     const cell = termId * FIELD_COUNT + field;
     return { maxFrequency: this.#maxFrequency.at(cell), minLength: this.#minLength.at(cell), maxLength: this.#maxLength.at(cell) };
   }
@@ -668,6 +720,8 @@ const NO_POSTINGS = new Int32Array(0);
 interface FrozenPostings {
   postingStarts: Int32Array;
   postings: DeferredSection<Int32Array>;
+  /** Per term, its statistics' record (STAT_WORDS). */
+  stats: DeferredSection<Int32Array>;
   /** Term ids in UTF-16 order of their terms: those prefix and fuzzy matching look at, every term (look-ups). */
   sortedIds: Int32Array;
   lookupIds: Int32Array;

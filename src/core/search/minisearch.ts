@@ -461,7 +461,9 @@ export class RankedIndex implements SearchIndex {
     out.int(this.#settingsKey());
     this.#postings.toSnapshot(out);
     this.#semantic?.toSnapshot(out);
-    out.strings(this.#slotNames);
+    // The names of removed slots only: a live slot's is its tool's (the catalog's, which the reader is given).
+    out.int(this.#slotNames.length);
+    out.strings(this.#slotNames.filter((_, slot) => (this.#position[slot] ?? -1) === -1));
     out.i32(this.#position);
     out.int(this.#patchable ? 1 : 0);
     return true;
@@ -480,19 +482,27 @@ export class RankedIndex implements SearchIndex {
     if (input.int() !== this.#settingsKey()) throw new SnapshotError("the snapshot was written with another semantic, word-pair or lead-sentence setting");
     this.#postings.restore(input);
     this.#semantic?.restore(input);
-    const slotNames = input.strings();
+    const slotCount = input.int();
+    const removedNames = input.strings();
     // Not written in place (#order makes a new one).
     const position = input.i32();
     this.#patchable = input.int() === 1;
-    if (slotNames.length !== this.#postings.slotCount || position.length !== slotNames.length) {
+    if (slotCount !== this.#postings.slotCount || position.length !== slotCount) {
       throw new SnapshotError("the snapshot's slots do not match its postings");
     }
+    // Each live slot holds the catalog's tool at its position (each position once: a live slot per tool, counted below).
     const slotTools: (ToolDefinition | undefined)[] = [];
-    for (let slot = 0; slot < slotNames.length; slot++) {
+    const slotNames: string[] = [];
+    let removed = 0;
+    for (let slot = 0; slot < slotCount; slot++) {
       const at = position[slot] ?? -1;
       const tool = at === -1 ? undefined : tools[at];
-      if (at !== -1 && tool?.name !== slotNames[slot]) throw new SnapshotError(`the snapshot's slot ${slot} is not the catalog's tool ${at}`);
+      if (at !== -1 && tool === undefined) throw new SnapshotError(`the snapshot's slot ${slot} is not a tool of the catalog`);
       slotTools.push(tool);
+      slotNames.push(tool === undefined ? (removedNames[removed++] ?? "") : tool.name);
+    }
+    if (removed !== removedNames.length) {
+      throw new SnapshotError("the snapshot's removed slots do not match their names");
     }
     this.#slotNames = slotNames;
     this.#slotTools = slotTools;

@@ -270,7 +270,7 @@ const GRID = 4_194_304;
  */
 export class SemanticVectors {
   /** Slot → the tool's unit vector before centring (row-major; with room for SPARE_SLOTS more). */
-  #vectors = new Float32Array(0);
+  #vectors: Float32Array = new Float32Array(0);
   /** Slot → whether it holds a tool with a vector (some word the table knows). */
   #has = new Uint8Array(0);
   #slots = 0;
@@ -279,7 +279,7 @@ export class SemanticVectors {
   #count = 0;
   /** The mean, and each slot's 1 / |vector − mean| (0: no vector, or the mean itself), once per catalog version. */
   readonly #mean = new Float32Array(EMBEDDING_DIMENSIONS);
-  #inverseNorms = new Float32Array(0);
+  #inverseNorms: Float32Array = new Float32Array(0);
   #centred = false;
   /** The sum and count of the whole catalog when these are a part of it (shardedSearch.ts): its mean centres them. */
   #catalog: { sum: Float64Array; count: number } | undefined;
@@ -331,6 +331,8 @@ export class SemanticVectors {
     out.int(this.#count);
     out.f32(this.#mean);
     out.f32(this.#inverseNorms);
+    // What a first query would otherwise work out from every vector (the same values: this code, these vectors).
+    out.f64(this.#tailNormsOf());
   }
 
   /** Reads what toSnapshot wrote into this instance, which must be new (nothing added yet). */
@@ -343,19 +345,21 @@ export class SemanticVectors {
     const count = input.int();
     const mean = input.f32();
     const inverseNorms = input.f32();
-    if (vectors.length !== slots * EMBEDDING_DIMENSIONS || has.length !== slots || inverseNorms.length !== slots
+    const tailNorms = input.f64();
+    if (vectors.length !== slots * EMBEDDING_DIMENSIONS || has.length !== slots || inverseNorms.length !== slots || tailNorms.length !== slots
       || sum.length !== EMBEDDING_DIMENSIONS || mean.length !== EMBEDDING_DIMENSIONS) {
       throw new SnapshotError("the word vectors' snapshot does not match its slot count");
     }
-    // Copies: add and remove write into these in place.
-    this.#vectors = vectors.slice();
+    // The vectors, norms and tail norms read in place: add grows the vectors into a new array first (no spare room
+    // here), centring makes new norms. `has` is copied: remove writes into it.
+    this.#vectors = vectors;
     this.#has = has.slice();
     this.#slots = slots;
     this.#sum.set(sum);
     this.#count = count;
     this.#mean.set(mean);
-    this.#inverseNorms = inverseNorms.slice();
-    this.#tailNorms = undefined;
+    this.#inverseNorms = inverseNorms;
+    this.#tailNorms = tailNorms;
     this.#centred = true;
   }
 

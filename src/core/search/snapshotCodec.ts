@@ -3,10 +3,11 @@
 // was given, with no copy and no parsing. A reader checks each section's kind and bounds: a snapshot read in another
 // order, or cut short, throws SnapshotError rather than giving an index that ranks differently. Integrity (a flipped
 // byte) is the container's checksum (snapshotChecksum) over the sections read up front, checked before a snapshot is
-// read at all. Large sections a first request reads only a little of (definition texts, postings, forward lists) may
-// be deferred: kept apart, in a deferred area, each with a checksum per 64 KiB chunk that is checked when a range of
-// it is first read (DeferredSection.verify) or all at once before it is copied; a flipped byte there throws
-// SnapshotError from that read, before anything read from the chunk is used.
+// read at all. Large sections a first request reads only a little of (definition texts, postings, forward lists, the
+// terms' statistics) may be deferred: kept apart, in a deferred area, each with a checksum per chunk (64 KiB, or less
+// for a table read a few records at a time) that is checked when a range of it is first read (DeferredSection.verify,
+// .at) or all at once before it is copied; a flipped byte there throws SnapshotError from that read, before anything
+// read from the chunk is used.
 
 export class SnapshotError extends Error {
   override readonly name = "SnapshotError";
@@ -24,10 +25,16 @@ function padded(length: number): number {
   return Math.ceil(length / ALIGN) * ALIGN;
 }
 
-/** Bytes per deferred chunk (each with its own checksum). */
+/** Bytes per deferred chunk (each with its own checksum), unless the writer asks for smaller ones. */
 const CHUNK_BYTES = 64 * 1024;
-/** A deferred section's descriptor: element kind, element count, byte offset in the deferred area, then its chunks' sums. */
-const DESCRIPTOR_WORDS = 3;
+/** The smallest and largest chunks a deferred section may have (powers of two). */
+const MIN_CHUNK_SHIFT = 8;
+const MAX_CHUNK_SHIFT = 16;
+/**
+ * A deferred section's descriptor: element kind, element count, byte offset in the deferred area, log2 of its chunks'
+ * size, then its chunks' sums.
+ */
+const DESCRIPTOR_WORDS = 4;
 
 /** Collects sections; `finish` lays them out in one buffer (`finishParts`: the deferred area apart). */
 export class SnapshotWriter {
@@ -36,30 +43,38 @@ export class SnapshotWriter {
   readonly #deferred: Uint8Array[] = [];
   #deferredLength = 0;
 
-  /** A section kept in the deferred area, checked per chunk when read (see the file's head). */
-  #defer(kind: Kind, count: number, values: Uint8Array): void {
+  /** A section kept in the deferred area, checked per chunk of `chunkBytes` (a power of two) when read (see the file's head). */
+  #defer(kind: Kind, count: number, values: Uint8Array, chunkBytes = CHUNK_BYTES): void {
+    const chunkShift = Math.log2(chunkBytes);
+    if (!Number.isInteger(chunkShift) || chunkShift < MIN_CHUNK_SHIFT || chunkShift > MAX_CHUNK_SHIFT) throw new RangeError(`a deferred chunk of ${chunkBytes} bytes`);
     // Padded here, so that its checksums cover every byte of the area (a changed byte anywhere is found).
     let bytes = values;
     if (values.byteLength % ALIGN !== 0) {
       bytes = new Uint8Array(padded(values.byteLength));
       bytes.set(values);
     }
-    const chunks = Math.ceil(bytes.byteLength / CHUNK_BYTES);
+    const chunks = Math.ceil(bytes.byteLength / chunkBytes);
     const descriptor = new Uint32Array(DESCRIPTOR_WORDS + chunks);
     descriptor[0] = kind;
     descriptor[1] = count;
     descriptor[2] = this.#deferredLength;
+    descriptor[3] = chunkShift;
     for (let chunk = 0; chunk < chunks; chunk++) {
-      descriptor[DESCRIPTOR_WORDS + chunk] = chunkChecksum(bytes.subarray(chunk * CHUNK_BYTES, (chunk + 1) * CHUNK_BYTES));
+      descriptor[DESCRIPTOR_WORDS + chunk] = chunkChecksum(bytes.subarray(chunk * chunkBytes, (chunk + 1) * chunkBytes));
     }
     this.#push(KIND.deferred, descriptor.length, new Uint8Array(descriptor.buffer));
     this.#deferred.push(bytes);
     this.#deferredLength += bytes.byteLength;
   }
 
-  /** An i32 section read as a DeferredSection. */
-  deferredI32(values: Int32Array): void {
-    this.#defer(KIND.i32, values.length, new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  /** An i32 section read as a DeferredSection; `chunkBytes`: smaller chunks for a table read a record at a time. */
+  deferredI32(values: Int32Array, chunkBytes = CHUNK_BYTES): void {
+    this.#defer(KIND.i32, values.length, new Uint8Array(values.buffer, values.byteOffset, values.byteLength), chunkBytes);
+  }
+
+  /** A u32 section read as a DeferredSection (`chunkBytes` as deferredI32's). */
+  deferredU32(values: Uint32Array, chunkBytes = CHUNK_BYTES): void {
+    this.#defer(KIND.u32, values.length, new Uint8Array(values.buffer, values.byteOffset, values.byteLength), chunkBytes);
   }
 
   /** A u8 section read as a DeferredSection. */
@@ -154,33 +169,46 @@ export class SnapshotWriter {
  * A deferred section: its values as a view of the snapshot's bytes, trusted only over ranges `verify` has checked
  * (each 64 KiB chunk once: a corrupt one throws SnapshotError, every time it is asked for).
  */
-export class DeferredSection<T extends Int32Array | Uint8Array> {
+export class DeferredSection<T extends Int32Array | Uint32Array | Uint8Array> {
   readonly values: T;
   readonly #bytes: Uint8Array;
   readonly #sums: Uint32Array;
   readonly #checked: Uint8Array;
   readonly #elementBytes: number;
+  /** log2 of the chunks' size in bytes, and of the elements per chunk. */
+  readonly #chunkShift: number;
+  readonly #elementShift: number;
   readonly #what: string;
   readonly #onCorrupt: ((error: SnapshotError) => void) | undefined;
 
-  /** `bytes`: the section's bytes with their padding (what `sums` are over). */
-  constructor(values: T, bytes: Uint8Array, sums: Uint32Array, what: string, onCorrupt?: (error: SnapshotError) => void) {
+  /** `bytes`: the section's bytes with their padding (what `sums` are over, per chunk of 2 ** `chunkShift` bytes). */
+  constructor(values: T, bytes: Uint8Array, sums: Uint32Array, what: string, onCorrupt?: (error: SnapshotError) => void, chunkShift = MAX_CHUNK_SHIFT) {
     this.#onCorrupt = onCorrupt;
     this.values = values;
     this.#bytes = bytes;
     this.#sums = sums;
     this.#checked = new Uint8Array(sums.length);
     this.#elementBytes = values.BYTES_PER_ELEMENT;
+    this.#chunkShift = chunkShift;
+    this.#elementShift = chunkShift - Math.log2(values.BYTES_PER_ELEMENT);
     this.#what = what;
   }
 
+  /** Element `index`, its chunk checked first if not yet (0 past the end, as a typed array's `?? 0`). */
+  at(index: number): number {
+    if (this.#checked[index >>> this.#elementShift] !== 1) this.verify(index, index + 1);
+    return this.values[index] ?? 0;
+  }
+
   /** Checks the chunks holding elements `from` to `to` (exclusive), those not checked yet. */
-  verify(from: number, to: number): void {
+  verify(start: number, to: number): void {
+    const from = Math.max(0, start);
     if (to <= from) return;
-    const last = Math.min(this.#sums.length - 1, Math.floor((to * this.#elementBytes - 1) / CHUNK_BYTES));
-    for (let chunk = Math.floor((from * this.#elementBytes) / CHUNK_BYTES); chunk <= last; chunk++) {
+    const chunkBytes = 2 ** this.#chunkShift;
+    const last = Math.min(this.#sums.length - 1, Math.floor((to * this.#elementBytes - 1) / chunkBytes));
+    for (let chunk = Math.floor((from * this.#elementBytes) / chunkBytes); chunk <= last; chunk++) {
       if (this.#checked[chunk] === 1) continue;
-      const bytes = this.#bytes.subarray(chunk * CHUNK_BYTES, (chunk + 1) * CHUNK_BYTES);
+      const bytes = this.#bytes.subarray(chunk * chunkBytes, (chunk + 1) * chunkBytes);
       if (chunkChecksum(bytes) !== this.#sums[chunk]) {
         const error = new SnapshotError(`corrupt snapshot: chunk ${chunk} of its ${this.#what} does not match its checksum`);
         this.#onCorrupt?.(error);
@@ -188,6 +216,15 @@ export class DeferredSection<T extends Int32Array | Uint8Array> {
       }
       this.#checked[chunk] = 1;
     }
+  }
+
+  /** Checks the chunks holding `view`, a view of some of `values` (a list handed out as a subarray). */
+  verifyView(view: T): void {
+    const from = (view.byteOffset - this.values.byteOffset) / this.#elementBytes;
+    if (view.buffer !== this.values.buffer || !Number.isInteger(from) || from < 0 || from + view.length > this.values.length) {
+      throw new RangeError(`a view outside the snapshot's ${this.#what}`);
+    }
+    this.verify(from, from + view.length);
   }
 
   /** Checks every chunk (before the values are copied or read as a whole). */
@@ -266,29 +303,35 @@ export class SnapshotReader {
   }
 
   /** A deferred section of `kind` (its bounds in the deferred area checked now, its bytes when read). */
-  #deferredSection(kind: Kind, what: string): { values: Uint8Array; bytes: Uint8Array; count: number; sums: Uint32Array } {
+  #deferredSection(kind: Kind, what: string): { values: Uint8Array; bytes: Uint8Array; count: number; sums: Uint32Array; chunkShift: number } {
     const { offset, count } = this.#section(KIND.deferred);
     if (count < DESCRIPTOR_WORDS) throw new SnapshotError("a deferred section's descriptor is cut short");
     const descriptor = new Uint32Array(this.#bytes.buffer, offset, count);
-    const [found = 0, elements = 0, at = 0] = descriptor;
+    const [found = 0, elements = 0, at = 0, chunkShift = 0] = descriptor;
     if (found !== kind) throw new SnapshotError(`the snapshot holds a deferred section of kind ${found} where ${kind} was expected`);
+    if (chunkShift < MIN_CHUNK_SHIFT || chunkShift > MAX_CHUNK_SHIFT) throw new SnapshotError(`the snapshot's ${what} have chunks of 2 ** ${chunkShift} bytes`);
     const length = elements * ELEMENT_BYTES[kind];
     const sums = descriptor.subarray(DESCRIPTOR_WORDS);
-    if (at % ALIGN !== 0 || at + padded(length) > this.#deferred.byteLength || sums.length !== Math.ceil(padded(length) / CHUNK_BYTES)) {
+    if (at % ALIGN !== 0 || at + padded(length) > this.#deferred.byteLength || sums.length !== Math.ceil(padded(length) / 2 ** chunkShift)) {
       throw new SnapshotError(`the snapshot's ${what} run past its deferred area`);
     }
     const bytes = new Uint8Array(this.#deferred.buffer, this.#deferred.byteOffset + at, padded(length));
-    return { values: bytes.subarray(0, length), bytes, count: elements, sums };
+    return { values: bytes.subarray(0, length), bytes, count: elements, sums, chunkShift };
   }
 
   deferredI32(what: string): DeferredSection<Int32Array> {
-    const { values, bytes, count, sums } = this.#deferredSection(KIND.i32, what);
-    return new DeferredSection(new Int32Array(values.buffer, values.byteOffset, count), bytes, sums, what, this.#onCorrupt);
+    const { values, bytes, count, sums, chunkShift } = this.#deferredSection(KIND.i32, what);
+    return new DeferredSection(new Int32Array(values.buffer, values.byteOffset, count), bytes, sums, what, this.#onCorrupt, chunkShift);
+  }
+
+  deferredU32(what: string): DeferredSection<Uint32Array> {
+    const { values, bytes, count, sums, chunkShift } = this.#deferredSection(KIND.u32, what);
+    return new DeferredSection(new Uint32Array(values.buffer, values.byteOffset, count), bytes, sums, what, this.#onCorrupt, chunkShift);
   }
 
   deferredU8(what: string): DeferredSection<Uint8Array> {
-    const { values, bytes, sums } = this.#deferredSection(KIND.u8, what);
-    return new DeferredSection(values, bytes, sums, what, this.#onCorrupt);
+    const { values, bytes, sums, chunkShift } = this.#deferredSection(KIND.u8, what);
+    return new DeferredSection(values, bytes, sums, what, this.#onCorrupt, chunkShift);
   }
 
   text(): string {
@@ -330,7 +373,7 @@ export class SnapshotReader {
   }
 }
 
-/** A 32-bit Fletcher-style checksum of one deferred chunk (its 32-bit words, then its last bytes, and its length). */
+/** A 32-bit Fletcher-style checksum of one deferred chunk (its 32-bit words, then its last bytes, and its length), mixed. */
 function chunkChecksum(bytes: Uint8Array): number {
   const words = bytes.byteLength >>> 2;
   const view = new Int32Array(bytes.buffer, bytes.byteOffset, words);
@@ -344,7 +387,18 @@ function chunkChecksum(bytes: Uint8Array): number {
     a = (a + (bytes[i] ?? 0)) | 0;
     b = (b + a) | 0;
   }
-  return (Math.imul(a ^ bytes.byteLength, 0x9e3779b1) ^ b) >>> 0;
+  // Mixed (not a multiply alone, under which a change of a word's top bit flipped the same bit of both sums and
+  // cancelled out): any change of `a` spreads over every bit before `b` joins.
+  return mix32(mix32(a ^ bytes.byteLength) ^ b);
+}
+
+/** MurmurHash3's finalizer: a bijection of 32-bit values whose every output bit depends on every input bit. */
+function mix32(value: number): number {
+  let x = value ^ (value >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
 }
 
 /**

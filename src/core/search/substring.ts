@@ -8,7 +8,7 @@
 import type { ToolDefinition } from "../types.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
-import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
+import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { TopK } from "./topK.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
 import type { TermCounts, WholeCatalog } from "./catalogParts.ts";
@@ -76,7 +76,15 @@ interface Vocabulary {
   byPair: Map<number, Uint32Array>;
   /** Per word, 1 when it has a word start after its first character (innerStarts); read from a snapshot, or made. */
   inner?: Uint8Array;
+  /**
+   * Read from a snapshot: the sections `postings` and the lists of `byChar` and `byPair` are views of, each chunk
+   * checked when a list in it is first read (checkedPostings, checkedList), or all before they are written again.
+   */
+  deferred?: { postings: DeferredSection<Uint32Array>; charLists: DeferredSection<Uint32Array>; pairLists: DeferredSection<Uint32Array> };
 }
+
+/** Chunks of the vocabulary's postings and word lists checked at once (a search reads a few lists of each). */
+const LIST_CHUNK_BYTES = 4096;
 
 /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
 function innerStarts(words: readonly string[]): Uint8Array {
@@ -246,7 +254,9 @@ export function restoreSubstringIndex(tools: readonly ToolDefinition[], input: S
   return restoreExactNames(substringIndexOver(tools, vocabulary), tools, input);
 }
 
-function writeWordLists(out: SnapshotWriter, lists: ReadonlyMap<number, Uint32Array>): void {
+function writeWordLists(out: SnapshotWriter, lists: ReadonlyMap<number, Uint32Array>, section: DeferredSection<Uint32Array> | undefined): void {
+  // A restored vocabulary's lists are checked before they are written again (never a damaged list into a new snapshot).
+  section?.verifyAll();
   const keys = Float64Array.from(lists.keys());
   const starts = new Uint32Array(keys.length + 1);
   let total = 0;
@@ -261,38 +271,43 @@ function writeWordLists(out: SnapshotWriter, lists: ReadonlyMap<number, Uint32Ar
   for (const list of lists.values()) values.set(list, starts[i++] ?? 0);
   out.f64(keys);
   out.u32(starts);
-  out.u32(values);
+  out.deferredU32(values, LIST_CHUNK_BYTES);
 }
 
-function readWordLists(input: SnapshotReader): Map<number, Uint32Array> {
+/** A character table: its lists as views of its section (checked when read: checkedList). */
+function readWordLists(input: SnapshotReader, what: string): { lists: Map<number, Uint32Array>; section: DeferredSection<Uint32Array> } {
   const keys = input.f64();
   const starts = input.u32();
-  const values = input.u32();
+  const section = input.deferredU32(what);
+  const values = section.values;
   if (starts.length !== keys.length + 1 || (starts[keys.length] ?? 0) > values.length) throw new SnapshotError("a character table does not match its lists");
   const lists = new Map<number, Uint32Array>();
   for (let i = 0; i < keys.length; i++) lists.set(keys[i] ?? 0, values.subarray(starts[i] ?? 0, starts[i + 1] ?? 0));
-  return lists;
+  return { lists, section };
 }
 
 function writeVocabulary(out: SnapshotWriter, vocabulary: Vocabulary): void {
   out.strings(vocabulary.words);
   out.u32(vocabulary.postingStarts);
-  out.u32(vocabulary.postings);
-  writeWordLists(out, vocabulary.byChar);
-  writeWordLists(out, vocabulary.byPair);
+  vocabulary.deferred?.postings.verifyAll();
+  out.deferredU32(vocabulary.postings, LIST_CHUNK_BYTES);
+  writeWordLists(out, vocabulary.byChar, vocabulary.deferred?.charLists);
+  writeWordLists(out, vocabulary.byPair, vocabulary.deferred?.pairLists);
   out.u8(vocabulary.inner ?? innerStarts(vocabulary.words));
 }
 
 function readVocabulary(input: SnapshotReader): Vocabulary {
   const words = input.strings();
   const postingStarts = input.u32();
-  const postings = input.u32();
+  const deferredPostings = input.deferredU32("vocabulary's postings");
+  const postings = deferredPostings.values;
   if (postingStarts.length !== words.length + 1 || (postingStarts[words.length] ?? 0) > postings.length) throw new SnapshotError("the vocabulary's postings do not match its words");
-  const byChar = readWordLists(input);
-  const byPair = readWordLists(input);
+  const byChar = readWordLists(input, "character lists");
+  const byPair = readWordLists(input, "character pair lists");
   const inner = input.u8();
   if (inner.length !== words.length) throw new SnapshotError("the vocabulary's word starts do not match its words");
-  return { words, postingStarts, postings, byChar, byPair, inner };
+  const deferred = { postings: deferredPostings, charLists: byChar.section, pairLists: byPair.section };
+  return { words, postingStarts, postings, byChar: byChar.lists, byPair: byPair.lists, inner, deferred };
 }
 
 /**
@@ -371,7 +386,7 @@ export function restoreSubstringPart(tools: readonly ToolDefinition[], input: Sn
 }
 
 function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): { index: SearchIndex; part: SubstringPart } {
-  const { words, postingStarts, postings, byChar, byPair } = vocabulary;
+  const { words, postingStarts, postings, byChar, byPair, deferred } = vocabulary;
   /** Whether update changed the index: its snapshot would then need the added words too, so it writes none. */
   let updated = false;
   const inner = vocabulary.inner ?? innerStarts(words);
@@ -459,11 +474,15 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     // A keyword of one or two code units is exactly its character or pair; a longer one is checked word by word.
     const exact = keyword.length <= 2;
     let count = 0;
-    for (const word of candidates(keyword, byChar, byPair) ?? []) {
+    const built = candidates(keyword, byChar, byPair);
+    // A restored vocabulary's list and postings are checked as they are read (a damaged chunk throws SnapshotError).
+    if (built !== undefined) deferred?.[keyword.length === 1 ? "charLists" : "pairLists"].verifyView(built);
+    for (const word of built ?? []) {
       const text = words[word] ?? "";
       if (!exact && !text.includes(keyword)) continue;
       const from = postingStarts[word] ?? 0;
       const to = postingStarts[word + 1] ?? 0;
+      deferred?.postings.verify(from, to);
       walked += to - from;
       count = walk(postings, from, to, startsIn(text, keyword, inner[word] === 1, exact), stamp, count);
     }

@@ -21,7 +21,7 @@ import { interned, readDefinitions, snapshotRow, writeDefinitions } from "./defi
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 4;
+export const REGISTRY_SNAPSHOT_FORMAT = 5;
 const MAGIC = "toolgate registry snapshot";
 /** Token counts always carried (prepare's default shape); other shapes when the writer had counted every tool in them. */
 const ALWAYS_COUNTED: readonly ToolShape[] = ["openai"];
@@ -105,8 +105,8 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  * before are then refused by the fingerprint).
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
-  substring: "fa9e7b9e9a208a28",
-  minisearch: "02679d5cba869f3c",
+  substring: "0c7fa3a2cb5e4f50",
+  minisearch: "ef4d514c339f4cb0",
 };
 
 /** The checksum of an index of `mode` over the probe catalog, computed (PROBE_INDEX_CHECKSUMS holds the code's). */

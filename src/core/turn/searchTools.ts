@@ -282,6 +282,47 @@ function membersByGroup(catalog: readonly ToolDefinition[]): Map<string, { tool:
 }
 
 /**
+ * A catalog's first searches find related tools by walking it in order until each group has given MAX_RELATED (no
+ * map of every group: a cold isolate's first search would make one over every tool); later ones group it once.
+ */
+const SCANS_BEFORE_GROUPING = 4;
+const relatedScans = new WeakMap<readonly ToolDefinition[], number>();
+
+/** relatedNames' answer found by walking `catalog` in order (stopping once every group has given MAX_RELATED). */
+function relatedByScan(
+  catalog: readonly ToolDefinition[],
+  groups: ReadonlySet<string>,
+  returnedNames: ReadonlySet<string>,
+  visible: (tool: ToolDefinition) => boolean,
+): string[] {
+  const taken = new Map<string, number>();
+  let full = 0;
+  const names: string[] = [];
+  const seen = new Set<string>();
+  for (let at = 0; at < catalog.length && full < groups.size; at++) {
+    const tool = catalog[at];
+    const toolGroups = tool?.groups;
+    if (tool === undefined || toolGroups === undefined) continue;
+    let passed = false;
+    toolGroups.forEach((group, i) => {
+      // A group named twice counts once; a group that gave MAX_RELATED takes no more.
+      if (!groups.has(group) || toolGroups.indexOf(group) !== i || (taken.get(group) ?? 0) >= MAX_RELATED) return;
+      if (returnedNames.has(tool.name) || !visible(tool)) return;
+      const count = (taken.get(group) ?? 0) + 1;
+      taken.set(group, count);
+      if (count === MAX_RELATED) full++;
+      passed = true;
+    });
+    // In catalog order: a name's first place is its smallest.
+    if (passed && !seen.has(tool.name)) {
+      seen.add(tool.name);
+      names.push(tool.name);
+    }
+  }
+  return names.slice(0, MAX_RELATED);
+}
+
+/**
  * Other visible tools sharing a group with the returned ones, catalog order, at most MAX_RELATED. Only the returned
  * tools' groups are walked (not the catalog): the first MAX_RELATED of their union in catalog order are each among
  * the first MAX_RELATED of their own group.
@@ -295,6 +336,11 @@ function relatedNames(
   for (const tool of returned) for (const group of tool.groups ?? []) groups.add(group);
   if (groups.size === 0) return [];
   const returnedNames = new Set(returned.map((tool) => tool.name));
+  const scans = relatedScans.get(catalog) ?? 0;
+  if (scans < SCANS_BEFORE_GROUPING) {
+    relatedScans.set(catalog, scans + 1);
+    return relatedByScan(catalog, groups, returnedNames, visible);
+  }
   const members = membersByGroup(catalog);
   const candidates = new Map<string, number>();
   for (const group of groups) {

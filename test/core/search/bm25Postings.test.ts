@@ -2,7 +2,8 @@ import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { Bm25Postings, withinOneEdit } from "../../../src/core/search/bm25Postings.ts";
-import { SnapshotReader, SnapshotWriter } from "../../../src/core/search/snapshotCodec.ts";
+import { SnapshotError, SnapshotReader, SnapshotWriter } from "../../../src/core/search/snapshotCodec.ts";
+import { FIELDS } from "../../../src/core/search/fields.ts";
 import { SearchIndexCache } from "../../../src/core/search/indexCache.ts";
 import { createMiniSearchIndex } from "../../../src/core/search/minisearch.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
@@ -177,5 +178,60 @@ describe("pairs of adjacent words", () => {
     expect(frequencies(built)).toEqual(grown);
     built.removeSlot(0);
     expect(frequencies(built)).toEqual([0, 0, 2, 1, 1, 2, 1, 0]);
+  });
+});
+
+/** Where `pattern` lies in `bytes`, found there once. */
+function findOnce(bytes: Uint8Array, pattern: Uint8Array): number {
+  const at = Buffer.from(bytes).indexOf(Buffer.from(pattern));
+  expect(at).toBeGreaterThanOrEqual(0);
+  expect(Buffer.from(bytes).lastIndexOf(Buffer.from(pattern))).toBe(at);
+  return at;
+}
+
+describe("a restored index's term statistics", () => {
+  const fieldCount = FIELDS.length;
+  /** A term's statistics as its snapshot record holds them (tool count, then per field: count, top frequency, lengths). */
+  function record(postings: Bm25Postings, id: number): Int32Array {
+    const fields = Array.from({ length: fieldCount }, (_, field) => ({ count: postings.fieldFrequency(id, field), ...postings.fieldBounds(id, field) }));
+    return Int32Array.from([
+      postings.toolFrequencyOf(id),
+      ...fields.map((field) => field.count),
+      ...fields.map((field) => field.maxFrequency),
+      ...fields.map((field) => field.minLength),
+      ...fields.map((field) => field.maxLength),
+    ]);
+  }
+
+  it("are read in place, each term's checked when first read: a changed one throws, the others read as built", () => {
+    const built = new Bm25Postings(true);
+    built.addTools(source.tools);
+    const out = new SnapshotWriter();
+    built.toSnapshot(out);
+    const bytes = out.finish();
+    // Two terms far apart in the table (other chunks of it), the first with a record found once in the bytes.
+    const ids = Array.from({ length: built.termCount }, (_, id) => id).filter((id) => built.toolFrequencyOf(id) > 1);
+    const spoiledId = ids.find((id) => {
+      const pattern = new Uint8Array(record(built, id).buffer);
+      const all = Buffer.from(bytes);
+      return all.indexOf(Buffer.from(pattern)) === all.lastIndexOf(Buffer.from(pattern));
+    }) ?? -1;
+    const farId = ids.find((id) => Math.abs(id - spoiledId) > 200) ?? -1;
+    expect(spoiledId).toBeGreaterThanOrEqual(0);
+    expect(farId).toBeGreaterThanOrEqual(0);
+    const intact = new Bm25Postings(true);
+    intact.restore(new SnapshotReader(bytes));
+    for (const id of [spoiledId, farId]) expect(record(intact, id)).toEqual(record(built, id));
+    // One byte of the term's field counts changed.
+    const spoiled = bytes.slice();
+    const at = findOnce(bytes, new Uint8Array(record(built, spoiledId).buffer)) + 4;
+    spoiled[at] = (spoiled[at] ?? 0) ^ 0x01;
+    const restored = new Bm25Postings(true);
+    restored.restore(new SnapshotReader(spoiled));
+    expect(record(restored, farId)).toEqual(record(built, farId));
+    expect(() => restored.toolFrequency(built.term(spoiledId))).toThrow(SnapshotError);
+    expect(() => restored.fieldFrequency(spoiledId, 0)).toThrow(/corrupt snapshot: chunk \d+ of its term statistics/);
+    // A change reads every term's statistics (thawing): it throws too, before anything is changed.
+    expect(() => restored.addTools([describedTool("added_tool", "Added after the restore")])).toThrow(SnapshotError);
   });
 });

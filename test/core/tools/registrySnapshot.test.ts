@@ -60,8 +60,8 @@ describe("registry snapshots", () => {
     const at = text.indexOf('"format":');
     expect(at).toBeGreaterThan(0);
     const older = bytes.slice();
-    older[at + '"format":'.length] = "3".charCodeAt(0);
-    expect(() => decodeRegistrySnapshot(older, binding)).toThrow(/snapshot format 3, not 4/);
+    older[at + '"format":'.length] = "4".charCodeAt(0);
+    expect(() => decodeRegistrySnapshot(older, binding)).toThrow(/snapshot format 4, not 5/);
   });
 
   it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", () => {
@@ -113,6 +113,43 @@ describe("registry snapshots", () => {
         index.update?.(definitions.slice(1));
       }).toThrow(SnapshotError);
     }
+  });
+
+  it("checks the substring index's word lists and postings when a search reads them: a changed byte there is refused, never answered", () => {
+    const substring: SnapshotBinding = { ...binding, mode: "substring", fingerprint: snapshotFingerprint("substring", "en", true) };
+    const bytes = encodeRegistrySnapshot({ ...content(), ...substring, index: createSearchIndex("substring", definitions) }) ?? new Uint8Array();
+    // Every character and pair of adjacent letters or digits the catalog's names and descriptions hold, each a
+    // keyword of its own: together they read every list of the index's character tables, and every word's postings.
+    const keywords = new Set<string>();
+    for (const tool of definitions) {
+      for (const text of [tool.name, tool.description].map((value) => value.toLowerCase())) {
+        for (let i = 0; i < text.length; i++) {
+          keywords.add(text.charAt(i));
+          if (/^[a-z0-9]{2}$/.test(text.slice(i, i + 2))) keywords.add(text.slice(i, i + 2));
+        }
+      }
+    }
+    const searchAll = (snapshot: Uint8Array): void => {
+      const { index } = decodeRegistrySnapshot(snapshot, substring);
+      for (const keyword of keywords) index.searchPage(keyword, 5);
+    };
+    expect(() => searchAll(bytes)).not.toThrow();
+    const fresh = createSearchIndex("substring", definitions);
+    const intact = decodeRegistrySnapshot(bytes, substring).index;
+    for (const keyword of keywords) expect(intact.searchPage(keyword, 5)).toEqual(fresh.searchPage(keyword, 5));
+    // The deferred area's last sections are the vocabulary's postings, then its character and pair lists: a byte
+    // changed in each (the snapshot still decodes: they are checked when read) fails the search that reads it.
+    for (const fromEnd of [16, 3_000, 9_000]) {
+      const broken = bytes.slice();
+      flip(broken, bytes.length - fromEnd, 0x02);
+      expect(() => decodeRegistrySnapshot(broken, substring)).not.toThrow();
+      expect(() => searchAll(broken)).toThrow(/corrupt snapshot: chunk \d+ of its (vocabulary's postings|character lists|character pair lists)/);
+    }
+    // Written again only whole: a restored index writing its snapshot checks every list first.
+    const broken = bytes.slice();
+    flip(broken, bytes.length - 16, 0x02);
+    const index = decodeRegistrySnapshot(broken, substring).index;
+    expect(() => encodeRegistrySnapshot({ ...content(), ...substring, index })).toThrow(SnapshotError);
   });
 
   it("fingerprints the code per mode, locale and demo catalog, the same every time", () => {
