@@ -5,7 +5,8 @@
 // JSON.parse of megabytes) and freezing them deeply was most of what a cold isolate paid before its first answer.
 // Each definition is an ordinary frozen object with its fields as own enumerable properties in the order they were
 // written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
-// use are accessors. The snapshot's checksum has vouched for the bytes before any of this is read.
+// use are accessors, one per table and field name, which find a definition's row by its name (nothing is kept per
+// definition). The definitions' texts are checked per chunk when decoded (snapshotCodec.ts, deferred sections).
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
 import type { ToolDefinition } from "../types.ts";
 import { deepFreeze } from "./toolRegistry.ts";
@@ -22,10 +23,45 @@ interface Table {
   bytes: DeferredSection<Uint8Array>;
   offsets: Int32Array;
   decoded: (Readonly<Record<string, unknown>> | undefined)[];
+  definitions: readonly ToolDefinition[];
+  /** The row of a name: the reader's table of names (useRowLookup), else a map of every name made on first use. */
+  rowOf: ((name: string) => number) | undefined;
+  byName: Map<string, number> | undefined;
 }
 
-/** Which table and row a definition read from a snapshot is (nothing for any other definition). */
-const rows = new WeakMap<object, { table: Table; row: number }>();
+/**
+ * The table a definition read from a snapshot belongs to, by its lazy fields' getters (made per table): nothing is
+ * kept per definition (a map entry per definition cost a cold isolate's first request a third of reading the table).
+ */
+const tablesByGetter = new WeakMap<object, Table>();
+
+/** The row of `definition` in `table`: found by its name, or (a name written twice) by identity; -1 for another. */
+function rowIn(table: Table, definition: ToolDefinition): number {
+  const { name } = definition;
+  let row: number;
+  if (table.rowOf) row = table.rowOf(name);
+  else {
+    if (table.byName === undefined) {
+      const byName = new Map<string, number>();
+      table.definitions.forEach((tool, at) => {
+        if (!byName.has(tool.name)) byName.set(tool.name, at);
+      });
+      table.byName = byName;
+    }
+    row = table.byName.get(name) ?? -1;
+  }
+  return table.definitions[row] === definition ? row : table.definitions.indexOf(definition);
+}
+
+function tableOf(definition: ToolDefinition): Table | undefined {
+  for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(definition))) {
+    // The getter as a value (never called here).
+    const getter: unknown = Reflect.get(descriptor, "get");
+    const table = typeof getter === "function" ? tablesByGetter.get(getter) : undefined;
+    if (table !== undefined) return table;
+  }
+  return undefined;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -114,26 +150,14 @@ function decodedRow(table: Table, row: number): Readonly<Record<string, unknown>
   return frozen;
 }
 
-function lazyField(key: string): PropertyDescriptor {
-  return {
-    enumerable: true,
-    get(this: object): unknown {
-      const at = rows.get(this);
-      return at === undefined ? undefined : decodedRow(at.table, at.row)[key];
-    },
+/** The accessor of field `key` of `table`'s definitions (one per table and field name, shared by its definitions). */
+function lazyField(table: Table, key: string): PropertyDescriptor {
+  const get = function (this: ToolDefinition): unknown {
+    const row = rowIn(table, this);
+    return row === -1 ? undefined : decodedRow(table, row)[key];
   };
-}
-
-/** One accessor per field name, shared by every definition of every snapshot. */
-const lazyFields = new Map<string, PropertyDescriptor>();
-
-function lazyFieldOf(key: string): PropertyDescriptor {
-  let field = lazyFields.get(key);
-  if (field === undefined) {
-    field = lazyField(key);
-    lazyFields.set(key, field);
-  }
-  return field;
+  tablesByGetter.set(get, table);
+  return { enumerable: true, get };
 }
 
 /**
@@ -162,8 +186,17 @@ export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
   for (let row = 0; row < count; row++) {
     if ((offsets[row + 1] ?? 0) < (offsets[row] ?? 0)) throw new SnapshotError("the snapshot's definition offsets are out of order");
   }
-  const table: Table = { bytes, offsets, decoded: [] };
   const definitions: ToolDefinition[] = [];
+  const table: Table = { bytes, offsets, decoded: [], definitions, rowOf: undefined, byName: undefined };
+  const lazyFields = new Map<string, PropertyDescriptor>();
+  const lazyFieldOf = (key: string): PropertyDescriptor => {
+    let field = lazyFields.get(key);
+    if (field === undefined) {
+      field = lazyField(table, key);
+      lazyFields.set(key, field);
+    }
+    return field;
+  };
   for (let row = 0; row < count; row++) {
     const keys = keyLists[keyIds[row] ?? -1];
     const groups = groupLists[groupIds[row] ?? -1];
@@ -180,7 +213,6 @@ export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
       else if (EAGER.has(key)) throw new SnapshotError(`the snapshot's definition ${row} names ${key} twice`);
       else Object.defineProperty(definition, key, lazyFieldOf(key));
     }
-    rows.set(definition, { table, row });
     Object.freeze(definition);
     if (isWrittenDefinition(definition)) definitions.push(definition);
   }
@@ -189,5 +221,16 @@ export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
 
 /** Where a definition read by readDefinitions is in its snapshot (undefined for any other definition). */
 export function snapshotRow(definition: ToolDefinition): { table: object; row: number } | undefined {
-  return rows.get(definition);
+  const table = tableOf(definition);
+  const row = table === undefined ? -1 : rowIn(table, definition);
+  return table === undefined || row === -1 ? undefined : { table, row };
+}
+
+/**
+ * Finds the rows of the table `definition` was read with by `rowOf` (a name's row, as the reader's table of names
+ * gives it: registrySnapshot.ts) rather than by a map of every name made here.
+ */
+export function useRowLookup(definition: ToolDefinition, rowOf: (name: string) => number): void {
+  const table = tableOf(definition);
+  if (table !== undefined) table.rowOf = rowOf;
 }

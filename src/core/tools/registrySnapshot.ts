@@ -17,7 +17,7 @@ import { TOOL_SHAPES } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
 import { countTokens, rememberTokenCount, tokenMemoKey } from "./tokens.ts";
 import { carryToolTokenCounts, hasToolTokenCount, rememberSeams, seamsOf, toolTokenCount } from "./toolTokens.ts";
-import { interned, readDefinitions, snapshotRow, writeDefinitions } from "./definitionTable.ts";
+import { interned, readDefinitions, snapshotRow, useRowLookup, writeDefinitions } from "./definitionTable.ts";
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
@@ -380,6 +380,9 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
   }
   if (revisions.length !== definitions.length || !Array.isArray(skipped)) throw new SnapshotError("the snapshot's tool lists do not match");
   const tools = new SnapshotTools(definitions, contexts, revisions, nameRows);
+  // A definition's lazy fields find its row through the same table of names (no map of every name made for them).
+  const firstTool = definitions[0];
+  if (firstTool !== undefined) useRowLookup(firstTool, (name) => tools.rowOf(name));
   const skippedTools: SnapshotSkippedTool[] = [];
   for (const entry of skipped as unknown[]) {
     if (!isSkippedTool(entry)) throw new SnapshotError("the snapshot's skipped tools are malformed");

@@ -34,6 +34,17 @@ describe("definition tables", () => {
     expect(read[2]?.executor).toEqual({ type: "mcp", upstream: "x", tool: "echo" });
   });
 
+  it("give each definition its own fields, a name written twice and two tables read alike included", () => {
+    const twice = [...definitions, validateToolDefinition({ name: "get_weather", description: "A second tool of that name.", parameters: { type: "object" } })];
+    const first = readDefinitions(new SnapshotReader(written(twice)));
+    const second = readDefinitions(new SnapshotReader(written(twice.toReversed())));
+    expect(first.map((tool) => tool.description)).toEqual(twice.map((tool) => tool.description));
+    expect(second.map((tool) => tool.description)).toEqual(twice.toReversed().map((tool) => tool.description));
+    // A copy of a definition is a plain object with the fields as values; an object made from one reads nothing.
+    expect({ ...first[4] }).toEqual(twice[4]);
+    expect(Object.create(first[0] ?? null).description).toBeUndefined();
+  });
+
   it("are frozen, and so is everything a definition holds once read", () => {
     const read = readDefinitions(new SnapshotReader(written(definitions)));
     for (const tool of read) {
