@@ -215,7 +215,7 @@ export class Bm25Postings {
     const maxFrequency = this.#maxFrequency.view();
     const minLength = this.#minLength.view();
     const maxLength = this.#maxLength.view();
-    const { postingTerm, postingTool, postingField, postingCount } = collector.postings();
+    const { postingTerm, postingSlot, postingCount } = collector.postings();
     const postingTotal = postingTerm.length;
     // One pass over the postings in catalog order: each tool's forward list (postings come tool by tool: one run of
     // them, in one buffer), and each term's list (the run `starts` gives it, in catalog order).
@@ -226,8 +226,9 @@ export class Bm25Postings {
     for (let p = 0; p < postingTotal; p++) {
       const local = postingTerm[p] ?? 0;
       const term = globalIds[local] ?? 0;
-      const tool = postingTool[p] ?? 0;
-      const field = postingField[p] ?? 0;
+      const toolSlot = postingSlot[p] ?? 0;
+      const tool = Math.floor(toolSlot / FIELD_COUNT);
+      const field = toolSlot - tool * FIELD_COUNT;
       const frequency = postingCount[p] ?? 0;
       forward[2 * p] = term * FIELD_BITS + field;
       forward[2 * p + 1] = frequency;
@@ -255,7 +256,8 @@ export class Bm25Postings {
     let run = 0;
     for (let tool = 0; tool < tools.length; tool++) {
       let end = run;
-      while (end < postingTotal && postingTool[end] === tool) end++;
+      // Postings come tool by tool: this tool's run ends at the next tool's first slot.
+      while (end < postingTotal && (postingSlot[end] ?? 0) < (tool + 1) * FIELD_COUNT) end++;
       this.#forward.push(forward, 2 * run, 2 * end);
       run = end;
     }

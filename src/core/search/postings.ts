@@ -49,13 +49,12 @@ export class PostingCollector {
   readonly #byTerm = new Map<string, number>();
   /**
    * Per term, TERM_STATE ints side by side: the slot (tool × field) and posting it was last seen in, how many tools
-   * hold it, and its number of postings. Every term occurrence reads them: one place in memory, not one in each of four lists.
+   * hold it, and its number of postings. Every term occurrence reads them: one place in memory, not four lists.
    */
   #termState = new Int32Array(TERM_STATE * 1024);
-  // Per posting.
+  // Per posting: its term, slot (tool × FIELDS.length + field) and frequency.
   readonly #postingTerm = new IntList();
-  readonly #postingTool = new IntList();
-  readonly #postingField = new IntList();
+  readonly #postingSlot = new IntList();
   readonly #postingCount = new IntList();
 
   /**
@@ -219,8 +218,7 @@ export class PostingCollector {
     state[at + LAST_POSTING] = this.#postingTerm.push(termId);
     state[at + POSTING_COUNT] = (state[at + POSTING_COUNT] ?? 0) + 1;
     const toolSlots = toolId * FIELDS.length;
-    this.#postingTool.push(toolId);
-    this.#postingField.push(slot - toolSlots);
+    this.#postingSlot.push(slot);
     this.#postingCount.push(1);
     // The term's last slot was another tool's (or none): one tool more holds it.
     if (last < toolSlots || last >= toolSlots + FIELDS.length) state[at + TOOL_COUNT] = (state[at + TOOL_COUNT] ?? 0) + 1;
@@ -235,14 +233,12 @@ export class PostingCollector {
     return frequencies;
   }
 
-  /** Every posting in the order recorded (tool by tool, field by field): its term, tool, field and frequency. */
-  postings(): { postingTerm: Int32Array; postingTool: Int32Array; postingField: Int32Array; postingCount: Int32Array } {
-    return {
-      postingTerm: this.#postingTerm.view(),
-      postingTool: this.#postingTool.view(),
-      postingField: this.#postingField.view(),
-      postingCount: this.#postingCount.view(),
-    };
+  /**
+   * Every posting in the order recorded (tool by tool, field by field): its term, slot (tool × FIELDS.length + field)
+   * and frequency.
+   */
+  postings(): { postingTerm: Int32Array; postingSlot: Int32Array; postingCount: Int32Array } {
+    return { postingTerm: this.#postingTerm.view(), postingSlot: this.#postingSlot.view(), postingCount: this.#postingCount.view() };
   }
 
   /** Term → in how many tools it occurs (any field), by term id. */
@@ -273,13 +269,8 @@ export class PostingCollector {
       order[position] = posting;
       next[termId] = position + 1;
     });
-    return {
-      terms: this.terms,
-      starts,
-      order,
-      postingField: this.#postingField.view(),
-      postingTool: this.#postingTool.view(),
-      postingCount: this.#postingCount.view(),
-    };
+    const postingTool = this.#postingSlot.view().map((slot) => Math.floor(slot / FIELDS.length));
+    const postingField = this.#postingSlot.view().map((slot, posting) => slot - (postingTool[posting] ?? 0) * FIELDS.length);
+    return { terms: this.terms, starts, order, postingField, postingTool, postingCount: this.#postingCount.view() };
   }
 }
