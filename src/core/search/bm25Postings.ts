@@ -6,10 +6,11 @@
 // match; at 10,000 tools a 20-word query took 15 ms. Here scores accumulate in typed arrays and only the asked-for
 // top k are ranked (MaxScore over per-term score bounds, topK.ts).
 import type { ToolDefinition } from "../types.ts";
-import { emptyFieldParts, FIELDS, isPhraseTerm, toolFieldPartsInto } from "./fields.ts";
+import { emptyFieldParts, FIELDS, isPhraseTerm, leadSentenceSpan, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { OneEditIndex } from "./oneEditIndex.ts";
 import { PairTable } from "./pairTable.ts";
+import { isPieceEnd } from "./pieces.ts";
 import { PostingCollector } from "./postings.ts";
 import { RunLists } from "./runLists.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
@@ -181,11 +182,20 @@ export class Bm25Postings {
     // Plain loops: a callback per tool and field costs a build at 10,000 tools a sixth of its time.
     const parts = emptyFieldParts();
     for (let tool = 0; tool < tools.length; tool++) {
-      toolFieldPartsInto(tools[tool] ?? { name: "", description: "", parameters: {} }, parts, this.#leadRepeats);
+      const definition = tools[tool] ?? { name: "", description: "", parameters: {} };
+      // The lead sentence is a span of the description: where it starts and ends between pieces (as good as always),
+      // its terms are the description's there, repeated without reading it again; elsewhere it is read as a text.
+      const lead = this.#leadRepeats > 0 ? leadSentenceSpan(definition.description) : undefined;
+      const repeatSpan = lead !== undefined && isPieceEnd(definition.description, lead.start) && isPieceEnd(definition.description, lead.end);
+      toolFieldPartsInto(definition, parts, repeatSpan ? 0 : this.#leadRepeats);
       for (let field = 0; field < FIELD_COUNT; field++) {
         let distinct = 0;
         const wordsInto = field === NAME_FIELD || field === DESCRIPTION_FIELD ? words?.rows : undefined;
-        for (const text of parts[field] ?? []) distinct += collector.addText(text, tool, field, wordsInto);
+        if (repeatSpan && field === DESCRIPTION_FIELD) {
+          distinct = collector.addTextRepeatingSpan(definition.description, tool, field, wordsInto, lead.start, lead.end, this.#leadRepeats);
+        } else {
+          for (const text of parts[field] ?? []) distinct += collector.addText(text, tool, field, wordsInto);
+        }
         lengths[tool * FIELD_COUNT + field] = distinct;
       }
       words?.ends.push(words.rows.length);
@@ -216,10 +226,10 @@ export class Bm25Postings {
     const maxFrequency = this.#maxFrequency.view();
     const minLength = this.#minLength.view();
     const maxLength = this.#maxLength.view();
-    const { postingTerm, postingTool, postingField, postingCount } = collector.postings();
+    const { postingTerm, postingSlot, postingCount } = collector.postings();
     const postingTotal = postingTerm.length;
     // One pass over the postings in catalog order: each tool's forward list (postings come tool by tool: one run of
-    // them, in one buffer), and each term's list (the run `starts` gives it, in catalog order) with its statistics.
+    // them, in one buffer), and each term's list (the run `starts` gives it, in catalog order).
     const forward = new Int32Array(2 * postingTotal);
     const lists = new Int32Array(2 * postingTotal);
     const starts = collector.termStarts();
@@ -227,8 +237,9 @@ export class Bm25Postings {
     for (let p = 0; p < postingTotal; p++) {
       const local = postingTerm[p] ?? 0;
       const term = globalIds[local] ?? 0;
-      const tool = postingTool[p] ?? 0;
-      const field = postingField[p] ?? 0;
+      const toolSlot = postingSlot[p] ?? 0;
+      const tool = Math.floor(toolSlot / FIELD_COUNT);
+      const field = toolSlot - tool * FIELD_COUNT;
       const frequency = postingCount[p] ?? 0;
       forward[2 * p] = term * FIELD_BITS + field;
       forward[2 * p + 1] = frequency;
@@ -236,17 +247,28 @@ export class Bm25Postings {
       next[local] = k + 1;
       lists[2 * k] = (firstSlot + tool) * FIELD_BITS + field;
       lists[2 * k + 1] = frequency;
-      const cell = term * FIELD_COUNT + field;
-      fieldCount[cell] = (fieldCount[cell] ?? 0) + 1;
-      const length = lengths[tool * FIELD_COUNT + field] ?? 0;
-      if (frequency > (maxFrequency[cell] ?? 0)) maxFrequency[cell] = frequency;
-      if (length < (minLength[cell] ?? 0)) minLength[cell] = length;
-      if (length > (maxLength[cell] ?? 0)) maxLength[cell] = length;
+    }
+    // Then each term's statistics from its list: term by term, its cells side by side (in catalog order, a build's
+    // terms take their ids in order: one pass through the statistics, not four places in memory per posting).
+    for (let local = 0; local < globalIds.length; local++) {
+      const term = globalIds[local] ?? 0;
+      for (let at = 2 * (starts[local] ?? 0), end = 2 * (starts[local + 1] ?? 0); at < end; at += 2) {
+        const key = lists[at] ?? 0;
+        const field = key % FIELD_BITS;
+        const frequency = lists[at + 1] ?? 0;
+        const cell = term * FIELD_COUNT + field;
+        fieldCount[cell] = (fieldCount[cell] ?? 0) + 1;
+        const length = lengths[((key - field) / FIELD_BITS - firstSlot) * FIELD_COUNT + field] ?? 0;
+        if (frequency > (maxFrequency[cell] ?? 0)) maxFrequency[cell] = frequency;
+        if (length < (minLength[cell] ?? 0)) minLength[cell] = length;
+        if (length > (maxLength[cell] ?? 0)) maxLength[cell] = length;
+      }
     }
     let run = 0;
     for (let tool = 0; tool < tools.length; tool++) {
       let end = run;
-      while (end < postingTotal && postingTool[end] === tool) end++;
+      // Postings come tool by tool: this tool's run ends at the next tool's first slot.
+      while (end < postingTotal && (postingSlot[end] ?? 0) < (tool + 1) * FIELD_COUNT) end++;
       this.#forward.push(forward, 2 * run, 2 * end);
       run = end;
     }

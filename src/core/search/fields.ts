@@ -154,17 +154,23 @@ export function emptyFieldParts(): FieldParts {
  * no further than the second sentence's start.
  */
 export function leadSentence(description: string): string | undefined {
-  let lead: string | undefined;
+  const span = leadSentenceSpan(description);
+  return span === undefined ? undefined : description.slice(span.start, span.end);
+}
+
+/** Where leadSentence lies in `description` (`description.slice(start, end)` is it), or undefined when it has none. */
+export function leadSentenceSpan(description: string): { start: number; end: number } | undefined {
+  let span: { start: number; end: number } | undefined;
   let more = false;
-  forEachSentence(description, (sentence) => {
-    if (lead === undefined) {
-      lead = sentence;
+  forEachSentence(description, (sentence, start) => {
+    if (span === undefined) {
+      span = { start, end: start + sentence.length };
       return true;
     }
     more = true;
     return false;
   });
-  return more ? lead : undefined;
+  return more ? span : undefined;
 }
 
 /**

@@ -231,6 +231,9 @@ export function fuseHalves(lexical: number | undefined, cosine: number | undefin
 const DESCRIPTION_FIELD = FIELDS.indexOf("description");
 const NAME_FIELD = FIELDS.indexOf("name");
 
+/** What #hybridPage's bound of a lexical share adds against rounding (scores are of the order of 1). */
+const SHARE_BOUND_MARGIN = 1e-9;
+
 /** A tool that shares no word with the query is found through its vector only at this cosine or more. */
 export const SEMANTIC_FLOOR = 0.3;
 export const FUZZY_WEIGHT = 0.3;
@@ -630,12 +633,21 @@ export class RankedIndex implements SearchIndex {
     const coverageExponent = this.#tuning.coverageExponent;
     const semanticWeight = coverageExponent === 0 || lexical.bestSlot === -1 ? weight : weight * (1 - this.#coverage(searched, lexical.bestSlot)) ** coverageExponent;
     const lexicalHit = this.#hitBuffer(this.#slotTools.length);
+    // A hit's lexical share, (score / best) ^ e with score ≤ best, is at most (1 − e) + e × score / best for e ≤ 1 (the
+    // power is concave: under its tangent at 1), at most score / best for e > 1. A hit whose share so bounded, plus its
+    // cosine's part, stays under the lowest score a full page keeps is counted without working out the power.
+    const bounded = lexicalExponent > 0 && best > 0;
+    const tangent = lexicalExponent < 1 ? 1 - lexicalExponent : 0;
+    const slope = lexicalExponent < 1 ? lexicalExponent : 1;
     for (let h = 0; h < hits.length; h++) {
       const slot = hits[h] ?? 0;
       lexicalHit[slot] = 1;
       if (!acceptSlot(slot)) continue;
       total++;
-      top.offer(slot, (best > 0 ? ((scores[slot] ?? 0) / best) ** lexicalExponent : 0) + semanticWeight * (cosines?.[slot] ?? 0));
+      const share = best > 0 ? (scores[slot] ?? 0) / best : 0;
+      const semantic = semanticWeight * (cosines?.[slot] ?? 0);
+      if (bounded && top.full && tangent + slope * share + semantic + SHARE_BOUND_MARGIN < top.lowest) continue;
+      top.offer(slot, (best > 0 ? share ** lexicalExponent : 0) + semantic);
     }
     if (cosines !== undefined) {
       const slotTools = this.#slotTools;
@@ -747,12 +759,25 @@ export class RankedIndex implements SearchIndex {
       return word === undefined ? undefined : semantic.wordToolCosines(word);
     });
     if (cosinesOf.every((cosines) => cosines === undefined)) return options;
+    // A tool's name and description hits of a term come one after the other (postings are by slot, then field): the
+    // second reads the cosine (a 48-dimension dot product) the first worked out.
+    let lastQuery = -1;
+    let lastSlot = -1;
+    let lastCosine = 0;
     return {
       ...options,
       hitWeight: (slot, queryIndex, field) => {
         const power = field === DESCRIPTION_FIELD ? exponent : field === NAME_FIELD ? nameExponent : 0;
         const cosines = power === 0 ? undefined : cosinesOf[queryIndex];
-        return cosines === undefined ? 1 : ((1 + Math.max(0, cosines(slot))) / 2) ** power;
+        if (cosines === undefined) return 1;
+        if (slot !== lastSlot || queryIndex !== lastQuery) {
+          lastCosine = cosines(slot);
+          lastSlot = slot;
+          lastQuery = queryIndex;
+        }
+        const base = (1 + Math.max(0, lastCosine)) / 2;
+        // x ** 1 is x: a name hit (nameCentralityExponent 1) works out no power.
+        return power === 1 ? base : base ** power;
       },
     };
   }

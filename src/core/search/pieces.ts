@@ -17,6 +17,11 @@ function mix(hash: number): number {
   return h ^ (h >>> 16);
 }
 
+/** Whether no piece of `text` runs across `at`: the pieces of the text before and after it are the whole text's. */
+export function isPieceEnd(text: string, at: number): boolean {
+  return at <= 0 || at >= text.length || separatesTerms(text.charCodeAt(at - 1)) || separatesTerms(text.charCodeAt(at));
+}
+
 export class PieceTable {
   /** Analyzes a new piece into its term ids. */
   readonly #analyze: (piece: string) => readonly number[];
@@ -53,11 +58,12 @@ export class PieceTable {
 
   /**
    * Appends to `into` the term ids of every piece of `text` (split where `separatesTerms`), in order; and to
-   * `wordsInto`, when given, every piece's words (the second reading the table was made with).
+   * `wordsInto`, when given, every piece's words (the second reading the table was made with). `from` and `to`: of
+   * `text[from .. to)` only (ends of pieces, isPieceEnd, for the pieces of the whole text there).
    */
-  appendTerms(text: string, into: IntList, wordsInto?: IntList): void {
-    const length = text.length;
-    let end = 0;
+  appendTerms(text: string, into: IntList, wordsInto?: IntList, from = 0, to = text.length): void {
+    const length = to;
+    let end = from;
     while (end < length) {
       let code = text.charCodeAt(end);
       if (separatesTerms(code)) {

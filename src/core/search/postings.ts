@@ -24,6 +24,13 @@ export interface PostingsByTerm {
  */
 const REPEATED_TEXT_LENGTH = 16;
 
+/** Ints per term in PostingCollector's #termState, and where each of them is. */
+const TERM_STATE = 4;
+const LAST_SLOT = 0;
+const LAST_POSTING = 1;
+const TOOL_COUNT = 2;
+const POSTING_COUNT = 3;
+
 /**
  * Collects one posting per distinct (term, field, tool) of a catalog, in catalog order, in flat typed arrays: the
  * garbage collector has next to nothing to trace while a large catalog is analyzed.
@@ -32,22 +39,22 @@ export class PostingCollector {
   /** Every term seen, by id: in order of first occurrence. */
   readonly terms: string[] = [];
   readonly #pieces: PieceTable;
-  /** The term ids of a short text being added (scratch). */
+  /** The term ids of a short text being added, and of its pairs (scratch). */
   readonly #textTerms = new IntList();
+  readonly #textPairs = new IntList();
   /** Longer texts → their run of term ids (run r is `runTerms[runEnds[r - 1] .. runEnds[r])`), analyzed once. */
   readonly #runOfText = new Map<string, number>();
   readonly #runEnds = new IntList();
   readonly #runTerms = new IntList();
   readonly #byTerm = new Map<string, number>();
-  // Per term: the slot (tool × field) and posting it was last seen in, the last tool, and how many tools hold it.
-  readonly #lastSlot = new IntList();
-  readonly #lastPosting = new IntList();
-  readonly #lastTool = new IntList();
-  readonly #toolCounts = new IntList();
-  // Per posting.
+  /**
+   * Per term, TERM_STATE ints side by side: the slot (tool × field) and posting it was last seen in, how many tools
+   * hold it, and its number of postings. Every term occurrence reads them: one place in memory, not four lists.
+   */
+  #termState = new Int32Array(TERM_STATE * 1024);
+  // Per posting: its term, slot (tool × FIELDS.length + field) and frequency.
   readonly #postingTerm = new IntList();
-  readonly #postingTool = new IntList();
-  readonly #postingField = new IntList();
+  readonly #postingSlot = new IntList();
   readonly #postingCount = new IntList();
 
   /**
@@ -93,7 +100,6 @@ export class PostingCollector {
    * piece by piece, even in a field tools share).
    */
   addText(text: string, toolId: number, fieldId: number, wordsInto?: IntList): number {
-    const slot = toolId * FIELDS.length + fieldId;
     let terms = this.#textTerms;
     let from = 0;
     let to = 0;
@@ -112,10 +118,54 @@ export class PostingCollector {
       from = run === 0 ? 0 : this.#runEnds.at(run - 1);
       to = this.#runEnds.at(run);
     }
+    return this.#addTerms(terms, from, to, toolId, fieldId);
+  }
+
+  /**
+   * addText of a text read piece by piece, then of `text[start .. end)` (ends of pieces: isPieceEnd) `repeats` times
+   * more, without reading that span again: its terms and pairs are the text's there, its words too (pushed into
+   * `wordsInto` again). A description's lead sentence (fields.ts, leadSentenceSpan) is read so.
+   */
+  addTextRepeatingSpan(text: string, toolId: number, fieldId: number, wordsInto: IntList | undefined, start: number, end: number, repeats: number): number {
+    const terms = this.#textTerms;
+    terms.clear();
+    this.#pieces.appendTerms(text, terms, wordsInto, 0, start);
+    const spanFrom = terms.length;
+    const wordsFrom = wordsInto?.length ?? 0;
+    this.#pieces.appendTerms(text, terms, wordsInto, start, end);
+    const spanTo = terms.length;
+    const wordsTo = wordsInto?.length ?? 0;
+    this.#pieces.appendTerms(text, terms, wordsInto, end, text.length);
+    const pairs = this.#textPairs;
+    pairs.clear();
+    const added = this.#addTerms(terms, 0, terms.length, toolId, fieldId, pairs);
+    // Every term and pair of the span is already in this field of this tool: each only adds to its frequency.
+    const slot = toolId * FIELDS.length + fieldId;
+    for (let repeat = 0; repeat < repeats; repeat++) {
+      for (let i = spanFrom; i < spanTo; i++) this.#add(terms.at(i), toolId, slot);
+      // The pair of terms i - 1 and i is the text's pair i - 1.
+      if (pairs.length > 0) for (let i = spanFrom + 1; i < spanTo; i++) this.#add(pairs.at(i - 1), toolId, slot);
+      if (wordsInto) for (let k = wordsFrom; k < wordsTo; k++) wordsInto.push(wordsInto.at(k));
+    }
+    return added;
+  }
+
+  /**
+   * Records `terms[from .. to)` (and their pairs) in a field of a tool; returns how many were new to that field.
+   * `pairsInto`: where the ids of the pairs go, in order (none when the field records no pairs).
+   */
+  #addTerms(terms: IntList, from: number, to: number, toolId: number, fieldId: number, pairsInto?: IntList): number {
+    const slot = toolId * FIELDS.length + fieldId;
     let added = 0;
     for (let i = from; i < to; i++) if (this.#add(terms.at(i), toolId, slot)) added++;
     // Pairs are evidence on top of the words: they do not lengthen the field (its BM25 length stays its words').
-    if (this.#phrases && PHRASE_FIELDS.has(fieldId)) for (let i = from + 1; i < to; i++) this.#add(this.#pairId(terms.at(i - 1), terms.at(i)), toolId, slot);
+    if (this.#phrases && PHRASE_FIELDS.has(fieldId)) {
+      for (let i = from + 1; i < to; i++) {
+        const pair = this.#pairId(terms.at(i - 1), terms.at(i));
+        pairsInto?.push(pair);
+        this.#add(pair, toolId, slot);
+      }
+    }
     return added;
   }
 
@@ -141,64 +191,69 @@ export class PostingCollector {
     const termId = this.terms.push(term) - 1;
     this.#pairFirst.push(first);
     this.#pairSecond.push(second);
-    this.#lastSlot.push(-1);
-    this.#lastPosting.push(-1);
-    this.#lastTool.push(-1);
-    this.#toolCounts.push(0);
+    const at = termId * TERM_STATE;
+    if (at + TERM_STATE > this.#termState.length) {
+      const grown = new Int32Array(2 * this.#termState.length);
+      grown.set(this.#termState);
+      this.#termState = grown;
+    }
+    this.#termState[at + LAST_SLOT] = -1;
+    this.#termState[at + LAST_POSTING] = -1;
+    this.#termState[at + TOOL_COUNT] = 0;
+    this.#termState[at + POSTING_COUNT] = 0;
     return termId;
   }
 
   /** Records one occurrence of a term in a slot (tool × field); true when it starts a new posting. */
   #add(termId: number, toolId: number, slot: number): boolean {
-    if (this.#lastSlot.at(termId) === slot) {
-      const posting = this.#lastPosting.at(termId);
+    const state = this.#termState;
+    const at = termId * TERM_STATE;
+    if (state[at + LAST_SLOT] === slot) {
+      const posting = state[at + LAST_POSTING] ?? 0;
       this.#postingCount.set(posting, this.#postingCount.at(posting) + 1);
       return false;
     }
-    this.#lastSlot.set(termId, slot);
-    this.#lastPosting.set(termId, this.#postingTerm.push(termId));
-    this.#postingTool.push(toolId);
-    this.#postingField.push(slot - toolId * FIELDS.length);
+    const last = state[at + LAST_SLOT] ?? -1;
+    state[at + LAST_SLOT] = slot;
+    state[at + LAST_POSTING] = this.#postingTerm.push(termId);
+    state[at + POSTING_COUNT] = (state[at + POSTING_COUNT] ?? 0) + 1;
+    const toolSlots = toolId * FIELDS.length;
+    this.#postingSlot.push(slot);
     this.#postingCount.push(1);
-    if (this.#lastTool.at(termId) !== toolId) {
-      this.#lastTool.set(termId, toolId);
-      this.#toolCounts.set(termId, this.#toolCounts.at(termId) + 1);
-    }
+    // The term's last slot was another tool's (or none): one tool more holds it.
+    if (last < toolSlots || last >= toolSlots + FIELDS.length) state[at + TOOL_COUNT] = (state[at + TOOL_COUNT] ?? 0) + 1;
     return true;
   }
 
   /** Term → in how many tools it occurs (any field). */
   documentFrequency(): Map<string, number> {
     const frequencies = new Map<string, number>();
-    this.terms.forEach((term, termId) => frequencies.set(term, this.#toolCounts.at(termId)));
+    const counts = this.toolCounts();
+    this.terms.forEach((term, termId) => frequencies.set(term, counts[termId] ?? 0));
     return frequencies;
   }
 
-  /** Every posting in the order recorded (tool by tool, field by field): its term, tool, field and frequency. */
-  postings(): { postingTerm: Int32Array; postingTool: Int32Array; postingField: Int32Array; postingCount: Int32Array } {
-    return {
-      postingTerm: this.#postingTerm.view(),
-      postingTool: this.#postingTool.view(),
-      postingField: this.#postingField.view(),
-      postingCount: this.#postingCount.view(),
-    };
+  /**
+   * Every posting in the order recorded (tool by tool, field by field): its term, slot (tool × FIELDS.length + field)
+   * and frequency.
+   */
+  postings(): { postingTerm: Int32Array; postingSlot: Int32Array; postingCount: Int32Array } {
+    return { postingTerm: this.#postingTerm.view(), postingSlot: this.#postingSlot.view(), postingCount: this.#postingCount.view() };
   }
 
   /** Term → in how many tools it occurs (any field), by term id. */
   toolCounts(): Int32Array {
-    return this.#toolCounts.view();
+    const counts = new Int32Array(this.terms.length);
+    for (let termId = 0; termId < counts.length; termId++) counts[termId] = this.#termState[termId * TERM_STATE + TOOL_COUNT] ?? 0;
+    return counts;
   }
 
-  /** Where each term's postings start when grouped by term (term t's: `starts[t] .. starts[t + 1]`): a counting pass. */
+  /** Where each term's postings start when grouped by term (term t's: `starts[t] .. starts[t + 1]`), from their counts. */
   termStarts(): Int32Array {
     const termCount = this.terms.length;
     const starts = new Int32Array(termCount + 1);
-    const postingTerm = this.#postingTerm.view();
-    for (let p = 0; p < postingTerm.length; p++) {
-      const next = (postingTerm[p] ?? 0) + 1;
-      starts[next] = (starts[next] ?? 0) + 1;
-    }
-    for (let termId = 0; termId < termCount; termId++) starts[termId + 1] = (starts[termId + 1] ?? 0) + (starts[termId] ?? 0);
+    const state = this.#termState;
+    for (let termId = 0; termId < termCount; termId++) starts[termId + 1] = (starts[termId] ?? 0) + (state[termId * TERM_STATE + POSTING_COUNT] ?? 0);
     return starts;
   }
 
@@ -214,13 +269,8 @@ export class PostingCollector {
       order[position] = posting;
       next[termId] = position + 1;
     });
-    return {
-      terms: this.terms,
-      starts,
-      order,
-      postingField: this.#postingField.view(),
-      postingTool: this.#postingTool.view(),
-      postingCount: this.#postingCount.view(),
-    };
+    const postingTool = this.#postingSlot.view().map((slot) => Math.floor(slot / FIELDS.length));
+    const postingField = this.#postingSlot.view().map((slot, posting) => slot - (postingTool[posting] ?? 0) * FIELDS.length);
+    return { terms: this.terms, starts, order, postingField, postingTool, postingCount: this.#postingCount.view() };
   }
 }

@@ -142,18 +142,23 @@ function spaceRunEnd(text: string, at: number): number {
 }
 
 /**
- * Calls `visit` with each sentence of `text` in order, those without a letter or digit left out, until it answers
- * false. A sentence ends at . ! ? ; followed by white space, at their CJK forms (the white space after them, if any,
+ * Calls `visit` with each sentence of `text` in order (and where it starts in `text`), those without a letter or digit
+ * left out, until it answers false. A sentence ends at . ! ? ; followed by white space, at their CJK forms (the white space after them, if any,
  * is the break), or at a line break with the white space around it. Splitting on the regular expression of those three
  * (test/core/search/text.test.ts holds it as the reference, and a property test compares the two) cuts the same
  * parts, but tries every space of a long run of spaces again (quadratic: 5 ms for 4,000 spaces); this pass reads each
  * character at most twice.
  */
-export function forEachSentence(text: string, visit: (sentence: string) => boolean): void {
+export function forEachSentence(text: string, visit: (sentence: string, start: number) => boolean): void {
   let start = 0;
-  // Only a sentence end or a line break starts a break: the native search jumps from one to the next.
-  const marks = new RegExp(BREAK_MARKS);
-  for (let mark = marks.exec(text); mark !== null; mark = marks.exec(text)) {
+  // Only a sentence end or a line break starts a break: the native search jumps from one to the next. One expression
+  // serves every call (an index build cuts every description): each search starts where this call's last one ended.
+  let next = 0;
+  for (;;) {
+    BREAK_MARKS.lastIndex = next;
+    const mark = BREAK_MARKS.exec(text);
+    if (mark === null) break;
+    next = BREAK_MARKS.lastIndex;
     const at = mark.index;
     const character = mark[0];
     let from = at + 1;
@@ -166,12 +171,12 @@ export function forEachSentence(text: string, visit: (sentence: string) => boole
     }
     const to = spaceRunEnd(text, from);
     const part = text.slice(start, from);
-    if (WORD_CHARACTER.test(part) && !visit(part)) return;
+    if (WORD_CHARACTER.test(part) && !visit(part, start)) return;
     start = to;
-    marks.lastIndex = Math.max(marks.lastIndex, to);
+    next = Math.max(next, to);
   }
   const rest = text.slice(start);
-  if (WORD_CHARACTER.test(rest)) visit(rest);
+  if (WORD_CHARACTER.test(rest)) visit(rest, start);
 }
 
 /**

@@ -259,31 +259,8 @@ export class ToolRegistry {
   }
 
   /**
-   * Registers definitions that a registry of this locale validated before (a registry snapshot's, checked by its
-   * checksums and bound to this locale), in order, without validating them again; each is frozen and known as
-   * validated from then on. No disposers (the bulk path of a registry read from a snapshot, as registerEach's).
-   */
-  registerValidated(entries: readonly { definition: ToolDefinition; contextId: string }[]): void {
-    this.#thaw();
-    // Into an empty registry, without a name twice: the list of every tool (groups "*") is the definitions in order,
-    // kept now rather than made by a further pass over every tool on a cold isolate's first request.
-    const whole: ToolDefinition[] | undefined = this.#entries.size === 0 ? [] : undefined;
-    let replacedAny = false;
-    for (const { definition, contextId } of entries) {
-      const replaced = this.#put(definition, contextId, undefined);
-      whole?.push(definition);
-      if (replaced) {
-        replacedAny = true;
-        this.#warnReplaced([replaced], contextId);
-      }
-    }
-    if (entries.length > 0) this.#version++;
-    if (whole !== undefined && !replacedAny && whole.length > 0) this.#definitionsByGroups.set(EVERY_GROUP_KEY, Object.freeze(whole));
-  }
-
-  /**
    * Registers a table of definitions a registry of this locale validated before (a registry snapshot's) into an empty
-   * registry, as registerValidated would, without a pass over them: each tool's entry is made when first asked for
+   * registry, as registerEach would, without a pass over them: each tool's entry is made when first asked for
    * (get, execute), and every entry on the first change or listing of entries (list, dispose, a registration).
    */
   registerTable(table: ValidatedTable): void {
@@ -419,7 +396,13 @@ export class ToolRegistry {
       const seen = toolAsSeen(definition, filter.groups ?? []);
       if (seen !== undefined) definitions.push(seen);
     });
-    if (this.#definitionsByGroups.size >= DEFINITION_LISTS_KEPT) this.#definitionsByGroups.clear();
+    if (this.#definitionsByGroups.size >= DEFINITION_LISTS_KEPT) {
+      // The list every group sees is kept on: made again, a table's list (registerTable) would be a new array that
+      // catalogNameLookup does not know (every later request would map every name again).
+      const every = this.#definitionsByGroups.get(EVERY_GROUP_KEY);
+      this.#definitionsByGroups.clear();
+      if (every !== undefined) this.#definitionsByGroups.set(EVERY_GROUP_KEY, every);
+    }
     const frozen = Object.freeze(definitions);
     this.#definitionsByGroups.set(key, frozen);
     const listed = this.#onListed.get(key);

@@ -165,7 +165,7 @@ describe("registry snapshots", () => {
       for (const mode of SEARCH_MODES) {
         const config: GatewayConfig = { ...defaultConfig(), searchMode: mode, toolList, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
         const writer = new ToolRegistry({ logger: quiet });
-        writer.registerValidated(definitions.map((definition) => ({ definition, contextId: "owner" })));
+        writer.registerMany(definitions, "owner");
         const catalog = writer.getDefinitions({ groups: ["*"] });
         const bound = { ...binding, mode, fingerprint: snapshotFingerprint(mode, "en", true) };
         const bytes = encodeRegistrySnapshot({

@@ -560,32 +560,6 @@ function viewsOf(registry: ToolRegistry): string[][] {
   return [["*"], ["x"], [], ["y"]].map((groups) => registry.getDefinitions({ groups }).map((seen) => JSON.stringify(seen)));
 }
 
-describe("registerValidated", () => {
-  it("lists every tool for every group in order, the same as a registry that lists them by a pass over its entries", () => {
-    const source = quietRegistry();
-    source.registerMany([tool("a"), { ...tool("b"), groups: ["x"] }, { ...tool("c"), groups: ["y", "x"] }], "c");
-    const definitions = source.getDefinitions({ groups: ["*"] });
-    const read = quietRegistry();
-    read.registerValidated(definitions.map((definition) => ({ definition, contextId: "c" })));
-    const every = read.getDefinitions({ groups: ["*"] });
-    expect(every).toEqual(definitions);
-    expect(Object.isFrozen(every)).toBe(true);
-    expect(every).toBe(read.getDefinitions({ groups: ["*"] }));
-    expect(viewsOf(read)).toEqual(viewsOf(source));
-    // Into a registry that held tools already, or with a name twice, the list is made as ever: registry order.
-    const more = quietRegistry();
-    more.register(tool("c"), "c");
-    more.registerValidated(definitions.map((definition) => ({ definition, contextId: "c" })));
-    expect(more.getDefinitions({ groups: ["*"] }).map((seen) => seen.name)).toEqual(["c", "a", "b"]);
-    const twice = quietRegistry();
-    twice.registerValidated([...definitions, ...definitions.slice(0, 1)].map((definition) => ({ definition, contextId: "c" })));
-    expect(twice.getDefinitions({ groups: ["*"] }).map((seen) => seen.name)).toEqual(["a", "b", "c"]);
-    // A change after it drops the list kept.
-    read.unregister("a");
-    expect(read.getDefinitions({ groups: ["*"] }).map((seen) => seen.name)).toEqual(["b", "c"]);
-  });
-});
-
 /** A table of `source`'s tools (as a snapshot's: registrySnapshot.ts), counting what the registry asks of it. */
 function tableOf(source: ToolRegistry): ValidatedTable & { asked: string[] } {
   const entries = source.list();
@@ -603,6 +577,13 @@ function tableOf(source: ToolRegistry): ValidatedTable & { asked: string[] } {
       return definitions.findIndex((definition) => definition.name === name);
     },
   };
+}
+
+/** `source`'s tools registered again in a new registry, as the registry of a new version registers stored tools. */
+function registeredAgain(source: ToolRegistry): ToolRegistry {
+  const registry = quietRegistry();
+  registry.registerEach(source.list().map((entry) => ({ tool: entry.definition, contextId: entry.contextId })), () => undefined);
+  return registry;
 }
 
 function sourceRegistry(): ToolRegistry {
@@ -624,13 +605,12 @@ function someCalls(registry: ToolRegistry): Promise<unknown[]> {
 }
 
 describe("registerTable", () => {
-  it("serves a table's tools as registerValidated would, making an entry only for the tool asked for", async () => {
+  it("serves a table's tools as a registry that registered them does, making an entry only for the tool asked for", async () => {
     const source = sourceRegistry();
     const table = tableOf(source);
     const read = quietRegistry();
     read.registerTable(table);
-    const validated = quietRegistry();
-    validated.registerValidated(source.list().map((entry) => ({ definition: entry.definition, contextId: entry.contextId })));
+    const validated = registeredAgain(source);
     expect(read.size).toBe(4);
     expect(read.version).toBe(1);
     expect(read.getDefinitions({ groups: ["*"] })).toBe(table.definitions);
@@ -658,8 +638,7 @@ describe("registerTable", () => {
     for (const change of changes) {
       const read = quietRegistry();
       read.registerTable(tableOf(source));
-      const validated = quietRegistry();
-      validated.registerValidated(source.list().map((entry) => ({ definition: entry.definition, contextId: entry.contextId })));
+      const validated = registeredAgain(source);
       const listed = read.getDefinitions({ groups: ["*"] });
       change(read);
       change(validated);
@@ -723,6 +702,21 @@ describe("registerTable", () => {
     expect(lookup?.("omega")).toBeUndefined();
     expect(catalogNameLookup(read.getDefinitions({ groups: [] }))).toBeUndefined();
     expect(catalogNameLookup(sourceRegistry().getDefinitions({ groups: ["*"] }))).toBeUndefined();
+  });
+
+  it("keeps the table's list of every tool, and its look-up, past the lists of many other group sets", () => {
+    const table = tableOf(sourceRegistry());
+    const read = quietRegistry();
+    read.registerTable(table);
+    const lists = Array.from({ length: 100 }, (_, i) => read.getDefinitions({ groups: [`group${i}`] }));
+    expect(lists.every((list) => list.map((seen) => seen.name).join() === "alpha,delta")).toBe(true);
+    const every = read.getDefinitions({ groups: ["*"] });
+    expect(every).toBe(table.definitions);
+    expect(catalogNameLookup(every)?.("beta")).toBe(table.definitions[1]);
+    // The other lists are made again once dropped, the same tools in the same order.
+    expect(read.getDefinitions({ groups: ["group0"] })).toEqual(lists[0]);
+    // Listing asked the table nothing per tool; the look-up asked its row.
+    expect(table.asked).toEqual(["row beta"]);
   });
 });
 
