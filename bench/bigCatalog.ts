@@ -18,6 +18,7 @@ import type { IndexPart } from "../src/core/search/indexPart.ts";
 import { ShardedSearch, shardsInMemory, wholeStatistics, type IndexShard } from "../src/core/search/shardedSearch.ts";
 import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
 import { decodeWholeSnapshot, encodeWholeSnapshot } from "../src/core/search/wholeSnapshot.ts";
+import { decodeSnapshotOfEitherKind, encodeRegistrySnapshot, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
@@ -38,6 +39,13 @@ export interface BigCatalogInProcess {
   shards: number;
   /** Heap of the isolate's registry of every definition (what an isolate still holds when sharded), MiB. */
   registryHeapMiB: number | null;
+  /**
+   * The registry snapshot of a sharded registry (src/isolate/registryCache.ts: the definitions as validated, without an
+   * index or token counts): its size, the CPU of writing it (the first isolate that reads the texts), and of reading it
+   * into a registry (what a cold isolate pays instead of reading and validating every text), with that registry's heap
+   * (the snapshot's bytes included).
+   */
+  registrySnapshot: { MiB: number; writeCpuMs: number; readCpuMs: number; readHeapMiB: number | null };
   /** Heap of one index over every tool (what sharding keeps out of the isolate), and its build CPU, per mode. */
   singleIndex: Record<string, { heapMiB: number | null; buildCpuMs: number }>;
   /**
@@ -90,7 +98,19 @@ export interface BigCatalogHttpMode {
 }
 
 export type BigCatalogHttp =
-  | { server: string; tools: number; shards: number; registerSeconds: number; modes: Record<string, BigCatalogHttpMode>; workerdRssMiB: number | null }
+  | {
+    server: string;
+    tools: number;
+    shards: number;
+    registerSeconds: number;
+    modes: Record<string, BigCatalogHttpMode>;
+    workerdRssMiB: number | null;
+    /**
+     * The dev server restarted on the same state (a cold isolate; every shard new, reading its snapshots), per mode in
+     * turn: the first search's wall time (the isolate reads the registry snapshot the first isolate wrote, or the texts).
+     */
+    coldIsolateFirstSearchMs: Record<string, number>;
+  }
   | { skipped: string };
 
 type Collect = (() => void) | undefined;
@@ -105,6 +125,29 @@ function heapNow(collect: Collect): number {
 
 const mib = (bytes: number): number => Math.round((bytes / 2 ** 20) * 10) / 10;
 
+/** The sharded registry's snapshot of `definitions`: written, then read into a registry as a cold isolate reads it. */
+function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect: Collect): BigCatalogInProcess["registrySnapshot"] {
+  const binding = { epoch: "bench", version: 1, mode: "minisearch" as const, fingerprint: snapshotFingerprint("minisearch", "en", false) };
+  let started = threadCpuMs();
+  const bytes = encodeRegistrySnapshot({
+    ...binding,
+    tools: definitions.map((definition) => ({ definition, context: "bench", revision: 1 })),
+    skipped: [],
+    countTools: false,
+  });
+  const writeCpuMs = Math.round(threadCpuMs() - started);
+  if (bytes === undefined) throw new Error("the registry snapshot was not written");
+  const before = heapNow(collect);
+  started = threadCpuMs();
+  const registry = new ToolRegistry({ locale: "en" });
+  registry.registerTable(decodeSnapshotOfEitherKind(bytes, binding).tools);
+  const readCpuMs = Math.round(threadCpuMs() - started);
+  // The snapshot's bytes, which the registry keeps (its definitions are decoded from them when first read), included.
+  const readHeapMiB = collect === undefined ? null : mib(heapNow(collect) - before + bytes.length);
+  if (registry.getDefinitions({ groups: ["*"] }).length !== definitions.length) throw new Error("the registry snapshot lost tools");
+  return { MiB: mib(bytes.length), writeCpuMs, readCpuMs, readHeapMiB };
+}
+
 /** The in-process figures: heap and CPU of the pieces, and the calls a search makes. */
 export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], queries: readonly string[], collect: Collect, log: (message: string) => void): Promise<BigCatalogInProcess> {
   const measure = collect !== undefined;
@@ -114,6 +157,9 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
   registry.registerMany(catalog, "bench");
   const definitions = registry.getDefinitions({ groups: ["*"] });
   const registryHeapMiB = measure ? mib(heapNow(collect) - before) : null;
+  log("big catalog: the registry snapshot of a sharded registry");
+  const registrySnapshot = registrySnapshotFigures(definitions, collect);
+  log(`big catalog: ${JSON.stringify(registrySnapshot)}`);
   const singleIndex: BigCatalogInProcess["singleIndex"] = {};
   const onePart: BigCatalogInProcess["onePart"] = {};
   const perSearch: BigCatalogInProcess["perSearch"] = {};
@@ -224,7 +270,7 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
     // Said at once: the HTTP part that follows takes long on a loaded machine.
     log(`big catalog (${mode}): one part ${JSON.stringify(onePart[mode])}, per search ${JSON.stringify(perSearch[mode])}`);
   }
-  return { tools: definitions.length, shards: BIG_CATALOG_SHARDS, registryHeapMiB, singleIndex, onePart, perSearch };
+  return { tools: definitions.length, shards: BIG_CATALOG_SHARDS, registryHeapMiB, registrySnapshot, singleIndex, onePart, perSearch };
 }
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;
@@ -313,14 +359,18 @@ export async function bigCatalogHttp(options: {
       limits: { maxTools: 200_000, rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 },
     });
     const vars = { AUTH_JWT_SECRET: SECRET, ALLOW_ANONYMOUS: "false", DEMO_CATALOG: "false", TOOL_SEARCH_CONFIG: config };
-    const child = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), "off"], {
-      cwd: repository,
-      detached: true,
-      stdio: ["ignore", "ignore", "ignore"],
-      env: { ...process.env, PATH: `${join(repository, "node_modules", ".bin")}:${process.env.PATH ?? ""}`, WRANGLER_SEND_METRICS: "false" },
-    });
-    server = { child };
-    await waitForHealth(base, child, 120_000);
+    const start = async (): Promise<ChildProcess> => {
+      const started = spawn(process.execPath, ["bench/devServer.mjs", String(port), state, JSON.stringify(vars), "off"], {
+        cwd: repository,
+        detached: true,
+        stdio: ["ignore", "ignore", "ignore"],
+        env: { ...process.env, PATH: `${join(repository, "node_modules", ".bin")}:${process.env.PATH ?? ""}`, WRANGLER_SEND_METRICS: "false" },
+      });
+      server = { child: started };
+      await waitForHealth(base, started, 120_000);
+      return started;
+    };
+    const child = await start();
     const owner = await token({ owner: true }, "bench-owner");
     const user = await token({ level: 0 }, "bench-user");
     log(`big catalog http: registering ${catalog.length} tools in pages of ${BATCH}`);
@@ -355,13 +405,22 @@ export async function bigCatalogHttp(options: {
         doCallsPerSearch: 2 + (shardCalls[mode] ?? 0),
       };
     }
+    const workerdRssMiB = workerdRss(child.pid);
+    log("big catalog http: the server restarted on the same state (a cold isolate), the first search per mode");
+    stop(child);
+    await sleep(2_000);
+    const restarted = await start();
+    const coldIsolateFirstSearchMs: Record<string, number> = {};
+    for (const mode of MODES) coldIsolateFirstSearchMs[mode] = Math.round(await timedSearch(base, user, `big-cold-${mode}`, queries[1] ?? "weather", mode));
+    stop(restarted);
     return {
       server: "wrangler dev (bench/devServer.mjs): the Worker and every Durable Object in one local workerd process",
       tools: catalog.length,
       shards: BIG_CATALOG_SHARDS,
       registerSeconds,
       modes,
-      workerdRssMiB: workerdRss(child.pid),
+      workerdRssMiB,
+      coldIsolateFirstSearchMs,
     };
   } catch (error) {
     return { skipped: error instanceof Error ? error.message : String(error) };

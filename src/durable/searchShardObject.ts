@@ -45,6 +45,35 @@ export function searchShardName(spec: ShardSpec): string {
 /** The registry moved past the shard's version while it read it: the caller is to read the registry version again. */
 export const STALE_SHARD = "the registry moved past this search shard's version";
 
+/**
+ * A shard's answer when the registry moved past its version before it could build its part: the version it found.
+ * An answer, not a thrown error: an expected outcome does not travel as an RPC's rejection (the isolate turns it into
+ * StaleShardError in its own promise chain: src/isolate/shardedSearches.ts).
+ */
+export interface StaleShardAnswer {
+  stale: RegistryVersion;
+}
+
+/** The registry moved past a shard's version (thrown within a shard, and by the isolate's shard clients). */
+export class StaleShardError extends Error {
+  readonly version: RegistryVersion;
+
+  constructor(version: RegistryVersion) {
+    super(`${STALE_SHARD}: ${version.epoch} ${version.version}`);
+    this.version = version;
+  }
+}
+
+/** `ask`'s answer, or the StaleShardAnswer of the StaleShardError it threw. */
+async function staleAsAnswer<T>(ask: () => Promise<T>): Promise<T | StaleShardAnswer> {
+  try {
+    return await ask();
+  } catch (error) {
+    if (error instanceof StaleShardError) return { stale: error.version };
+    throw error;
+  }
+}
+
 /** Views kept per shard (callers' group lists repeat a few). */
 const VIEWS_PER_SHARD = 8;
 /** Bytes of a part's snapshot per row (SQLite's value cap is 2 MB); a snapshot over SNAPSHOT_MAX_BYTES is not kept. */
@@ -73,6 +102,12 @@ function groupsKey(groups: readonly string[] | undefined): string {
   if (groups === undefined) return "";
   if (groups.includes("*")) return "*";
   return JSON.stringify([...new Set(groups)].toSorted());
+}
+
+/** What a part adds to the whole catalog's statistics. */
+interface PartStatistics {
+  catalog: PartCatalog;
+  table: PartTermTable;
 }
 
 interface PartTools {
@@ -119,7 +154,7 @@ export class SearchShardObject extends DurableObject<Env> {
     for (;;) {
       const page = await registry.partPage(after, spec.part, spec.count);
       // The isolate learns the newer version from the message (shardedSearches.ts, staleShardVersion).
-      if (page.epoch !== spec.version.epoch || page.version !== spec.version.version) throw new Error(`${STALE_SHARD}: ${page.epoch} ${page.version}`);
+      if (page.epoch !== spec.version.epoch || page.version !== spec.version.version) throw new StaleShardError({ epoch: page.epoch, version: page.version });
       demo ??= { removed: page.removedBuiltins, disposed: page.demoDisposed };
       page.tools.forEach((tool, i) => {
         stored.push(tool);
@@ -258,11 +293,22 @@ export class SearchShardObject extends DurableObject<Env> {
       sql.exec(`INSERT OR REPLACE INTO ${heads} (view, checksum, bytes) VALUES (?, ?, ?)`, binding.view, sealed.checksum, sealed.bytes.length);
       this.ctx.storage.kv.put("spec", spec);
     });
-    void this.#armCleanUp();
+    void this.#armCleanUp(spec).catch((error: unknown) => {
+      console.error(`search shard ${binding.shard}: the clean-up alarm was not set: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
-  async #armCleanUp(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_CHECK_MS);
+  /**
+   * Arms the clean-up alarm: in SNAPSHOT_CHECK_MS while the shard's version is the registry's, at once when the
+   * registry has already moved past it (a part built from rows read before a write, or a new view of a shard still
+   * holding them): isolates still on that version are served from memory meanwhile, and the snapshots would only wait.
+   */
+  async #armCleanUp(spec: ShardSpec): Promise<void> {
+    const now = await registryStub(this.env).getVersion();
+    const alarm = await this.ctx.storage.getAlarm();
+    if (now.epoch !== spec.version.epoch || now.version !== spec.version.version) {
+      if (alarm === null || alarm > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    } else if (alarm === null) await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_CHECK_MS);
   }
 
   /** Deletes the snapshots once the registry has moved past their version; else looks again later. */
@@ -291,9 +337,13 @@ export class SearchShardObject extends DurableObject<Env> {
     const asking = (async () => {
       const stored = this.#readSnapshot("whole", binding, (bytes, checksum) => decodeWholeSnapshot(bytes, checksum, binding));
       if (stored !== undefined) return stored;
-      const whole = wholeStatistics(await Promise.all(
-        Array.from({ length: spec.count }, (_, part) => (part === spec.part ? this.statistics(spec, view) : searchShardStub(this.env, { ...spec, part }).statistics({ ...spec, part }, view))),
-      ));
+      const parts = await Promise.all(
+        Array.from({ length: spec.count }, (_, part) => (part === spec.part ? this.#statistics(spec, view) : searchShardStub(this.env, { ...spec, part }).statistics({ ...spec, part }, view))),
+      );
+      const whole = wholeStatistics(parts.map((part) => {
+        if ("stale" in part) throw new StaleShardError(part.stale);
+        return part;
+      }));
       this.#writeSnapshot("whole", spec, binding, encodeWholeSnapshot(binding, whole));
       return whole;
     })();
@@ -309,14 +359,23 @@ export class SearchShardObject extends DurableObject<Env> {
   }
 
   /** What this shard's part of a view adds to the whole catalog's statistics (asked by the other shards). */
-  async statistics(spec: ShardSpec, groups: string[] | undefined): Promise<{ catalog: PartCatalog; table: PartTermTable }> {
+  statistics(spec: ShardSpec, groups: string[] | undefined): Promise<PartStatistics | StaleShardAnswer> {
+    return staleAsAnswer(() => this.#statistics(spec, groups));
+  }
+
+  async #statistics(spec: ShardSpec, groups: string[] | undefined): Promise<PartStatistics> {
     const part = await this.#view(spec, groups);
     return { catalog: part.catalog(), table: part.termTable() };
   }
 
-  /** IndexShard.search: the part's candidates under the whole catalog's statistics, or its keyword counts. */
-  async search(spec: ShardSpec, groups: string[] | undefined, query: string, known: KeywordCounts, count: number, excluded: string[], withRelevance: boolean): Promise<ShardAnswer> {
-    const [part, whole] = await Promise.all([this.#view(spec, groups), this.#whole(spec, groups)]);
-    return answerAsShard(part, whole, query, known, count, excluded, withRelevance);
+  /**
+   * IndexShard.search: the part's candidates under the whole catalog's statistics, or its keyword counts; or, when the
+   * registry moved past the shard's version before its part was built, the version it found.
+   */
+  search(spec: ShardSpec, groups: string[] | undefined, query: string, known: KeywordCounts, count: number, excluded: string[], withRelevance: boolean): Promise<ShardAnswer | StaleShardAnswer> {
+    return staleAsAnswer(async () => {
+      const [part, whole] = await Promise.all([this.#view(spec, groups), this.#whole(spec, groups)]);
+      return answerAsShard(part, whole, query, known, count, excluded, withRelevance);
+    });
   }
 }

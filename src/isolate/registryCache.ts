@@ -20,8 +20,8 @@ import { createExecutionGuard } from "../core/guard/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { createSearchIndex } from "../core/search/createIndex.ts";
 import { SnapshotError } from "../core/search/snapshotCodec.ts";
-import { decodeRegistrySnapshot, encodeRegistrySnapshot, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
-import type { DecodedRegistrySnapshot, RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
+import { decodeSnapshotOfEitherKind, encodeRegistrySnapshot, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
+import type { DecodedSnapshot, RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
 import { missingTexts, registerStoredTools, skippedTools, storedFromSnapshot } from "../core/tools/storedTools.ts";
 import type { StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
@@ -35,7 +35,7 @@ import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import { SIGN_IN_LINK_MS, signInLink } from "./upstreamSignIn.ts";
 import type { Settings } from "./settings.ts";
-import { isSharded } from "./shardedSearches.ts";
+import { isSharded, shardsPast } from "./shardedSearches.ts";
 
 export interface LoadedRegistry {
   /** `epoch:version` of the registry object this was built from. */
@@ -214,7 +214,7 @@ async function readStoredSnapshot(env: Env, key: string): Promise<{ bytes: Uint8
  * The registry of a version read from its snapshot: its tools registered as the snapshot's table (each entry made when
  * first asked for), the figures of the views it carries given to those lists when a request first makes them.
  */
-function registryFromSnapshot(env: Env, settings: Settings, content: DecodedRegistrySnapshot): LoadedRegistry {
+function registryFromSnapshot(env: Env, settings: Settings, content: DecodedSnapshot): LoadedRegistry {
   const { config } = settings;
   const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
   registry.registerTable(content.tools);
@@ -224,20 +224,24 @@ function registryFromSnapshot(env: Env, settings: Settings, content: DecodedRegi
   registry.setExecutionGuard(executionGuard(env, settings));
   for (const view of content.views ?? []) registry.whenListed(view.groups, (tools) => rememberCatalogFigures(tools, view));
   const key = versionKey(version);
-  // The index was restored over the snapshot's definitions, which the registry now holds in the same order.
-  searchIndexes.set(`registry:${key}:`, content.mode, content.index);
+  // The index was restored over the snapshot's definitions, which the registry now holds in the same order (a sharded
+  // registry's snapshot has none: its shards hold the index).
+  if (content.index !== undefined) searchIndexes.set(`registry:${key}:`, content.mode, content.index);
   return { key, version, registry, definitions: registry.getDefinitions({ groups: ["*"] }), source: "snapshot" };
 }
 
 /**
  * Writes the snapshot of `loaded` under `key` (this isolate holds the claim). Its index for the mode, from the cache
- * (a patched substring index writes none: a fresh one is built for it).
+ * (a patched substring index writes none: a fresh one is built for it). A registry searched through shards: no index
+ * (none is built here), and no token counts made for it (carried only when every tool was counted already): what a
+ * cold isolate saves is reading and validating every stored text.
  */
 async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: LoadedRegistry): Promise<void> {
   const mode = settings.config.searchMode;
+  const sharded = isSharded(settings, loaded);
   const fingerprint = key.slice(key.indexOf(":") + 1);
   const stored = new Set(loaded.definitions.map((tool) => tool.name));
-  const content = (index: RegistrySnapshotContent["index"]): RegistrySnapshotContent => ({
+  const content = (index: SearchIndex | undefined): RegistrySnapshotContent => ({
     ...loaded.version,
     mode,
     fingerprint,
@@ -247,12 +251,15 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
       revision: storedRevision(definition.name),
     })),
     skipped: skippedTools(storedDefinitions, storedNamesBesides(stored)),
-    index,
-    countedTexts: firstTurnTexts(settings, loaded),
-    views: SNAPSHOT_VIEWS.map((groups) => ({ groups, ...catalogFigures(loaded.registry.getDefinitions({ groups })) })),
+    ...(index === undefined ? { countTools: false } : {
+      index,
+      countedTexts: firstTurnTexts(settings, loaded),
+      views: SNAPSHOT_VIEWS.map((groups) => ({ groups, ...catalogFigures(loaded.registry.getDefinitions({ groups })) })),
+    }),
   });
-  const bytes = encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
-    ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
+  const bytes = sharded ? encodeRegistrySnapshot(content(undefined))
+    : encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
+      ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
   if (bytes === undefined) return;
   const stub = registryStub(env);
   for (let from = 0; from < bytes.length; from += SNAPSHOT_WRITE_BYTES) {
@@ -305,7 +312,12 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
       try {
         const [mode, fingerprint] = [settings.config.searchMode, key.slice(key.indexOf(":") + 1)];
         const onCorrupt = (error: SnapshotError): void => forgetCorruptSnapshot(key, read.version, error);
-        return registryFromSnapshot(env, settings, decodeRegistrySnapshot(read.bytes, { ...read.version, mode, fingerprint }, onCorrupt));
+        const content = decodeSnapshotOfEitherKind(read.bytes, { ...read.version, mode, fingerprint }, onCorrupt);
+        // Written under other settings (searchShards changed): an index where shards search, or none where the isolate does.
+        if ((content.index === undefined) !== shardsPast(settings, content.tools.definitions.length)) {
+          throw new SnapshotError(`stale snapshot: ${content.index === undefined ? "without" : "with"} an index for a registry of ${content.tools.definitions.length} tools`);
+        }
+        return registryFromSnapshot(env, settings, content);
       } catch (error) {
         if (!(error instanceof SnapshotError)) throw error;
         // Never served: dropped, and this isolate writes it again from the texts.
@@ -316,8 +328,6 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     } else claimed = read.claimed;
   }
   const loaded = await buildFromTexts(env, settings);
-  // A registry searched through shards (shardedSearches.ts) is not indexed here: its snapshot, which holds an index, is not made.
-  if (isSharded(settings, loaded)) return loaded;
   claimed ??= await registryStub(env).claimRegistrySnapshot(key, loaded.version);
   if (claimed) await writeSnapshot(env, settings, key, loaded);
   return loaded;

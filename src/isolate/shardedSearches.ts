@@ -8,7 +8,7 @@ import { ShardedSearch } from "../core/search/shardedSearch.ts";
 import type { IndexShard } from "../core/search/shardedSearch.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import type { RegistryVersion } from "../durable/registryObject.ts";
-import { STALE_SHARD } from "../durable/searchShardObject.ts";
+import { StaleShardError } from "../durable/searchShardObject.ts";
 import type { ShardSpec } from "../durable/searchShardObject.ts";
 import { searchShardStub } from "../durable/stubs.ts";
 import type { LoadedRegistry } from "./registryCache.ts";
@@ -20,8 +20,13 @@ const searches = new Map<string, ShardedSearch>();
 
 /** Whether registry searches of `loaded` go to shards under `settings`. */
 export function isSharded(settings: Settings, loaded: LoadedRegistry): boolean {
+  return shardsPast(settings, loaded.definitions.length);
+}
+
+/** Whether a registry of `tools` tools is searched through shards under `settings`. */
+export function shardsPast(settings: Settings, tools: number): boolean {
   const shards = settings.config.searchShards;
-  return shards !== undefined && loaded.definitions.length > shards.aboveTools;
+  return shards !== undefined && tools > shards.aboveTools;
 }
 
 /**
@@ -44,7 +49,11 @@ export function shardedRegistrySearch(env: Env, settings: Settings, loaded: Load
     const spec: ShardSpec = { version: loaded.version, mode, locale, demoCatalog: settings.demoCatalog, part, count: shards.count };
     const stub = () => searchShardStub(env, spec);
     return {
-      search: (query, known, count, excluded, withRelevance) => stub().search(spec, view, query, known, count, [...excluded], withRelevance),
+      search: async (query, known, count, excluded, withRelevance) => {
+        const answer = await stub().search(spec, view, query, known, count, [...excluded], withRelevance);
+        if ("stale" in answer) throw new StaleShardError(answer.stale);
+        return answer;
+      },
     };
   });
   const search = new ShardedSearch(mode, visibleCatalog(loaded.definitions, groups), clients);
@@ -56,11 +65,7 @@ export function shardedRegistrySearch(env: Env, settings: Settings, loaded: Load
   return search;
 }
 
-/** The newer registry version a shard refused to build an older one for (STALE_SHARD), or undefined for another error. */
+/** The newer registry version a shard refused to build an older one for (StaleShardError), or undefined for another error. */
 export function staleShardVersion(error: unknown): RegistryVersion | undefined {
-  const message = error instanceof Error ? error.message : "";
-  const at = message.indexOf(STALE_SHARD);
-  if (at === -1) return undefined;
-  const match = /^: (\S+) (\d+)/u.exec(message.slice(at + STALE_SHARD.length));
-  return match === null ? undefined : { epoch: match[1] ?? "", version: Number(match[2]) };
+  return error instanceof StaleShardError ? error.version : undefined;
 }

@@ -3,11 +3,11 @@
 // served, and the part is built again from the rows; the clean-up alarm deletes the snapshots once the registry moved on.
 // The whole catalog's statistics a shard added up from the others are kept there too: a new instance asks no other
 // shard for them, and a corrupt copy is dropped and asked for again.
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { REGISTRY_OBJECT_NAME } from "../../src/durable/names.ts";
-import { SearchShardObject, searchShardName, STALE_SHARD, type ShardSpec } from "../../src/durable/searchShardObject.ts";
+import { SearchShardObject, searchShardName, type ShardSpec } from "../../src/durable/searchShardObject.ts";
 import { generatedCatalog } from "../support/generatedCatalog.ts";
 
 const catalog = generatedCatalog(60, 17);
@@ -41,7 +41,7 @@ describe.each(["minisearch", "substring"] as const)("search shard snapshots, %s"
     expect(first).not.toEqual(grouped);
     await runInDurableObject(stub, (_instance: SearchShardObject, state) => expect(snapshotRows(state)).toBe(2));
     // The registry moves on: a shard that read the rows now would refuse (STALE_SHARD); one that reads its snapshot answers.
-    await register(`${prefix}_later`, 3);
+    const later = await register(`${prefix}_later`, 3);
     await runInDurableObject(stub, async (_instance: SearchShardObject, state) => {
       const evicted = new SearchShardObject(state, env);
       expect(await answer(evicted, spec, undefined, query)).toEqual(first);
@@ -52,7 +52,8 @@ describe.each(["minisearch", "substring"] as const)("search shard snapshots, %s"
       bytes[bytes.length - 9] = (bytes[bytes.length - 9] ?? 0) ^ 0x10;
       state.storage.sql.exec("UPDATE part_snapshot_chunks SET bytes = ? WHERE view = '' AND chunk = 0", bytes);
       const corrupt = new SearchShardObject(state, env);
-      await expect(answer(corrupt, spec, undefined, query)).rejects.toThrow(STALE_SHARD);
+      // Said as an answer (the version found), not thrown: no RPC rejects for it.
+      expect(await answer(corrupt, spec, undefined, query)).toEqual({ stale: later });
       expect(snapshotRows(state)).toBe(1);
       // The alarm finds the registry past the shard's version: every snapshot goes.
       expect(await state.storage.getAlarm()).not.toBeNull();
@@ -108,5 +109,34 @@ describe("search shard whole statistics", () => {
       expect(await answer(again, spec, undefined, query)).toEqual(first);
       expect(asked).toBe(1);
     });
+  });
+});
+
+describe("search shards of a version the registry moved past", () => {
+  it("say so as an answer over RPC, not a rejection; a snapshot written then is cleaned up at once, not in an hour", async () => {
+    const prefix = `sss_${crypto.randomUUID().slice(0, 8)}`;
+    const version = await register(prefix, 20);
+    const spec: ShardSpec = { version, mode: "substring", locale: "en", demoCatalog: false, part: 0, count: 1 };
+    const stub = env.SEARCH_SHARD.getByName(searchShardName(spec));
+    const query = catalog.words[12] ?? "data";
+    await answer(stub, spec, undefined, query);
+    const alarmOf = (): Promise<number | null> => runInDurableObject(stub, (_instance: SearchShardObject, state) => state.storage.getAlarm());
+    // Current: the snapshot's clean-up is an hour away.
+    await vi.waitFor(async () => expect(await alarmOf()).toBeGreaterThan(Date.now() + 30 * 60_000));
+    const later = await register(`${prefix}_later`, 2);
+    // A new view of the shard that still holds the rows it read: built, written, and its clean-up brought to now.
+    await answer(stub, spec, [`${prefix}_g`], query);
+    // (Due now: it may have run already, leaving no alarm.)
+    await vi.waitFor(async () => expect((await alarmOf()) ?? 0).toBeLessThanOrEqual(Date.now()));
+    await runDurableObjectAlarm(stub);
+    expect(await runInDurableObject(stub, (_instance: SearchShardObject, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE name LIKE 'part_snapshot%'").one().n)).toBe(0);
+
+    // Shards of that version never built: each says which version it found, through its stub (search asks the
+    // other shard's statistics, which answers the same).
+    const parts = [0, 1].map((part): ShardSpec => ({ ...spec, part, count: 2 }));
+    const [first, second] = parts.map((part) => env.SEARCH_SHARD.getByName(searchShardName(part)));
+    expect(await first?.search(parts[0] ?? spec, undefined, query, {}, 5, [], false)).toEqual({ stale: later });
+    expect(await second?.statistics(parts[1] ?? spec, undefined)).toEqual({ stale: later });
   });
 });

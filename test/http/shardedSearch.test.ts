@@ -135,4 +135,21 @@ describe("sharded registry search and registry writes", () => {
     expect(found.tools.map((tool) => tool.name)).toEqual(["sh_quokka_caller"]);
     expect(shardCalls).toBeGreaterThan(2);
   }, 120_000);
+
+  it("auto-discovers in prepare at the new version after a write the isolate has not seen yet", async () => {
+    const overrides = vars({ searchMode: "substring", searchShards: { aboveTools: 10, count: 2 }, autoDiscover: { topK: 3, minScore: 0 } });
+    const listed = await fetchWithEnv(overrides, request("/v1/tools?format=summary", { token: caller }));
+    expect(listed.status).toBe(200);
+    const added = { name: "sh_wombat_caller", description: "Calls a wombatphone.", parameters: { type: "object", properties: {} } };
+    const outcome = await env.REGISTRY.getByName(REGISTRY_OBJECT_NAME).put([{ definition: added, context: CONTEXT }], 100_000);
+    expect(outcome.ok).toBe(true);
+    shardCalls = 0;
+    // The turn's list is the isolate's version (the new tool is not in it); the shards of the new version are asked.
+    const body = { messages: [{ role: "user", content: `call the wombatphone, then ${TOOLS[5]?.name ?? ""}` }] };
+    const response = await fetchWithEnv(overrides, request(`/v1/sessions/${sessionId("swp")}/prepare`, { token: caller, body }));
+    expect(response.status).toBe(200);
+    const turn = await json<{ stats: { autoDiscovered?: string[] } }>(response);
+    expect(turn.stats.autoDiscovered).toContain(TOOLS[5]?.name);
+    expect(shardCalls).toBeGreaterThan(2);
+  }, 120_000);
 });

@@ -23,6 +23,11 @@ import type { ValidatedTable } from "./toolRegistry.ts";
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
 export const REGISTRY_SNAPSHOT_FORMAT = 5;
 const MAGIC = "toolgate registry snapshot";
+/**
+ * The same layout without the index (a registry searched through shards: src/isolate/shardedSearches.ts). Its own
+ * magic, so that a reader of indexed snapshots (code before it) refuses it by its header, before reading its body.
+ */
+const MAGIC_WITHOUT_INDEX = "toolgate registry snapshot without index";
 /** Token counts always carried (prepare's default shape); other shapes when the writer had counted every tool in them. */
 const ALWAYS_COUNTED: readonly ToolShape[] = ["openai"];
 const OTHER_SHAPES: readonly ToolShape[] = ["responses", "anthropic", "mcp"];
@@ -51,7 +56,13 @@ export interface SnapshotBinding {
 export interface RegistrySnapshotContent extends SnapshotBinding {
   tools: SnapshotTool[];
   skipped: SnapshotSkippedTool[];
-  index: SearchIndex;
+  /** The search index of `mode`; none for a registry searched through shards (its isolates hold no index). */
+  index?: SearchIndex;
+  /**
+   * false: carry the token counts of the shapes every tool was counted in already and count none here (a sharded
+   * registry's writer would tokenize 100,000 tools within one request); the default carries `openai` always.
+   */
+  countTools?: boolean;
   /**
    * Texts whose token counts the snapshot carries (written only; read back into countTokens' memo): what a cold
    * isolate's first turn counts besides the tools: the meta-tools' definitions (search_tools naming them all), in the
@@ -149,7 +160,8 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   writeInterned(body, tools.map((tool) => tool.context));
   body.i32(Int32Array.from(tools, (tool) => tool.revision));
   body.text(JSON.stringify(content.skipped));
-  const shapes = [...ALWAYS_COUNTED, ...OTHER_SHAPES.filter((shape) => definitions.every((tool) => hasToolTokenCount(tool, shape)))];
+  const always = content.countTools === false ? [] : ALWAYS_COUNTED;
+  const shapes = [...always, ...[...ALWAYS_COUNTED, ...OTHER_SHAPES].filter((shape) => !always.includes(shape) && definitions.every((tool) => hasToolTokenCount(tool, shape)))];
   body.strings(shapes);
   for (const shape of shapes) {
     const counts = definitions.map((tool) => toolTokenCount(tool, shape));
@@ -162,13 +174,13 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   body.strings(texts.map((text) => tokenMemoKey(text)));
   body.i32(Int32Array.from(texts, (text) => countTokens(text)));
   // What joining the tools' texts into a list adds (toolTokens.ts, seams): a first turn's list counted without the tokenizer.
-  body.text(JSON.stringify(seamsOf(definitions, "openai", texts)));
+  body.text(JSON.stringify(shapes.includes("openai") ? seamsOf(definitions, "openai", texts) : []));
   body.text(JSON.stringify(content.views ?? []));
-  if (!writeIndexSnapshot(content.index, body)) return undefined;
+  if (content.index !== undefined && !writeIndexSnapshot(content.index, body)) return undefined;
   const { sections, deferred } = body.finishParts();
   const out = new SnapshotWriter();
   const { epoch, version, mode, fingerprint } = content;
-  out.text(JSON.stringify({ magic: MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint, checksum: snapshotChecksum(sections) }));
+  out.text(JSON.stringify({ magic: content.index === undefined ? MAGIC_WITHOUT_INDEX : MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint, checksum: snapshotChecksum(sections) }));
   out.u8(sections);
   // Checked per chunk when read (the deferred sections' checksums are in `sections`, under the checksum above).
   out.u8(deferred);
@@ -293,9 +305,13 @@ export class SnapshotTools implements ValidatedTable {
 }
 
 /** A snapshot as decodeRegistrySnapshot reads it: its tools as a table rather than an object per tool. */
-export interface DecodedRegistrySnapshot extends Omit<RegistrySnapshotContent, "tools"> {
+export interface DecodedRegistrySnapshot extends Omit<RegistrySnapshotContent, "tools" | "index"> {
   tools: SnapshotTools;
+  index: SearchIndex;
 }
+
+/** A snapshot of either kind as read: with its index, or without one (a sharded registry's). */
+export type DecodedSnapshot = DecodedRegistrySnapshot | (Omit<DecodedRegistrySnapshot, "index"> & { index?: undefined });
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -307,20 +323,21 @@ function isSkippedTool(value: unknown): value is SnapshotSkippedTool {
 }
 
 /** The binding and checksum a snapshot says it has (its header), without reading its body. */
-function header(input: SnapshotReader): SnapshotBinding & { checksum: string } {
+function header(input: SnapshotReader): SnapshotBinding & { checksum: string; indexed: boolean } {
   let value: unknown;
   try {
     value = JSON.parse(input.text());
   } catch {
     throw new SnapshotError("the snapshot's header does not parse");
   }
-  if (!isRecord(value) || value["magic"] !== MAGIC) throw new SnapshotError("not a registry snapshot");
+  const indexed = isRecord(value) && value["magic"] === MAGIC;
+  if (!isRecord(value) || (!indexed && value["magic"] !== MAGIC_WITHOUT_INDEX)) throw new SnapshotError("not a registry snapshot");
   if (value["format"] !== REGISTRY_SNAPSHOT_FORMAT) throw new SnapshotError(`snapshot format ${String(value["format"])}, not ${REGISTRY_SNAPSHOT_FORMAT}`);
   const { epoch, version, mode, fingerprint, checksum } = value;
   if (typeof epoch !== "string" || typeof version !== "number" || (mode !== "substring" && mode !== "minisearch") || typeof fingerprint !== "string" || typeof checksum !== "string") {
     throw new SnapshotError("the snapshot's header is incomplete");
   }
-  return { epoch, version, mode, fingerprint, checksum };
+  return { epoch, version, mode, fingerprint, checksum, indexed };
 }
 
 /** A snapshot's token counts of one shape, by row of its definitions (definitionTable.ts). */
@@ -356,6 +373,13 @@ carryToolTokenCounts((tool, shape) => {
  * (the read that found it throws SnapshotError), so that the caller stops serving from this snapshot.
  */
 export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void): DecodedRegistrySnapshot {
+  const decoded = decodeSnapshotOfEitherKind(bytes, expected, onCorrupt);
+  if (decoded.index === undefined) throw new SnapshotError("a registry snapshot without an index");
+  return decoded;
+}
+
+/** decodeRegistrySnapshot, accepting a snapshot without an index too (the caller checks which kind it expects). */
+export function decodeSnapshotOfEitherKind(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void): DecodedSnapshot {
   const input = new SnapshotReader(bytes);
   const found = header(input);
   for (const field of ["epoch", "version", "mode", "fingerprint"] as const) {
@@ -431,6 +455,8 @@ export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBind
     if (!isSnapshotView(view)) throw new SnapshotError("the snapshot's views are malformed");
     snapshotViews.push(view);
   }
+  const { indexed, ...binding } = found;
+  if (!indexed) return { ...binding, tools, skipped: skippedTools, views: snapshotViews };
   const index = restoreSearchIndex(found.mode, definitions, reader);
-  return { ...found, tools, skipped: skippedTools, index, views: snapshotViews };
+  return { ...binding, tools, skipped: skippedTools, index, views: snapshotViews };
 }

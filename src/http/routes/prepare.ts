@@ -11,9 +11,9 @@ import { toolTokens } from "../../core/tools/toolTokens.ts";
 import type { ToolDefinition } from "../../core/types.ts";
 import type { ClientCatalog } from "../../durable/sessionObject.ts";
 import { isSessionRefusal } from "../../durable/sessionLimit.ts";
-import { catalogSearchIndex, currentRegistry, registrySearchIndex } from "../../isolate/registryCache.ts";
+import { catalogSearchIndex, currentRegistry, noteRegistryVersion, registrySearchIndex } from "../../isolate/registryCache.ts";
 import { scoredHead, type ShardedSearch } from "../../core/search/shardedSearch.ts";
-import { shardedRegistrySearch } from "../../isolate/shardedSearches.ts";
+import { shardedRegistrySearch, staleShardVersion } from "../../isolate/shardedSearches.ts";
 import { sessionStub } from "../../durable/stubs.ts";
 import { readJsonObject } from "../body.ts";
 import { recordTurn } from "../usage.ts";
@@ -104,7 +104,7 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
   // Sharded: the head of the ranking, long enough for topK once the tools the turn sends anyway (at most the meta-tools,
   // the always-direct and the discovered ones) are left out.
   const discoveryIndex = !autoDiscovering ? undefined : sharded === undefined ? searchIndex()
-    : await scoredHead(sharded, userText, config.autoDiscover.topK + 2 + config.alwaysDirectTools.length + discovered.length);
+    : await shardedDiscovery(call, { sharded, groups }, userText, config.autoDiscover.topK + 2 + config.alwaysDirectTools.length + discovered.length);
   const output = prepareTurn({
     tools,
     messages: [],
@@ -141,4 +141,23 @@ export async function prepare(request: RouteRequest, call: Call): Promise<Respon
     // The client's names that had to be fitted (toolNames.ts): the model calls the fitted one; run the original.
     ...fittedNames(tools),
   });
+}
+
+/**
+ * Auto-discovery's head of the registry's sharded ranking. A shard that finds the registry moved past the isolate's
+ * version says which: the isolate takes it up and asks that version once more (a tool of it that this turn's list
+ * does not hold is never sent: prepareTurn takes only the tools the turn holds).
+ */
+async function shardedDiscovery(call: Call, searched: { sharded: ShardedSearch; groups: string[] | undefined }, query: string, length: number): Promise<Pick<SearchIndex, "scored">> {
+  try {
+    return await scoredHead(searched.sharded, query, length);
+  } catch (error) {
+    const newer = staleShardVersion(error);
+    if (newer === undefined) throw error;
+    noteRegistryVersion(newer);
+    const loaded = await currentRegistry(call.env, call.settings);
+    const { searchMode } = call.settings.config;
+    const again = shardedRegistrySearch(call.env, call.settings, loaded, searchMode, searched.groups);
+    return again === undefined ? registrySearchIndex(loaded, searchMode, searched.groups) : await scoredHead(again, query, length);
+  }
 }
