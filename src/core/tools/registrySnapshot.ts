@@ -3,8 +3,8 @@
 // counts, and the search index of one mode (indexSnapshot.ts). Bound to the registry version (epoch and version), the
 // mode and a fingerprint of the code that made it (format, locale, demo catalog, ranking tuning, and an index built
 // over a fixed probe catalog: analysis that changes changes it); its sections read up front checked by a checksum
-// before anything is read, its large sections (definition texts, postings, forward lists) per chunk when first read
-// (snapshotCodec.ts, deferred sections).
+// before anything is read, its large sections (definition texts, postings, forward lists, term statistics, the
+// substring index's lists) per chunk when first read (snapshotCodec.ts, deferred sections).
 // A snapshot that fails any of these is refused (SnapshotError), never served: the caller rebuilds from the texts.
 import type { SearchMode } from "../config.ts";
 import { createSearchIndex } from "../search/createIndex.ts";
