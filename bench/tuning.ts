@@ -18,11 +18,8 @@ interface Candidate {
 }
 
 const LEXICAL_ONLY: Partial<RankingTuning> = { semanticWeight: 0, centralityExponent: 0, expansionWeight: 0, lexicalExponent: 1 };
-/**
- * The ranking before the description's lead sentence, near words of known query words, the IDF over whole tools
- * except in names and near words at 0.2 (docs/search.md, "Kept, dropped, and why").
- */
-const PREVIOUS_DEFAULT: Partial<RankingTuning> = { leadSentenceRepeats: 0, knownExpansionWeight: 0, idfScope: "field", expansionWeight: 0.1 };
+/** The ranking before quoted words and lone digits weighed less (docs/search.md, "Kept, dropped, and why"). */
+const PREVIOUS_DEFAULT: Partial<RankingTuning> = { quotedWeight: 1, loneDigitWeight: 1 };
 
 const candidate = (label: string, change: Partial<RankingTuning>): Candidate => ({ label, tuning: { ...DEFAULT_TUNING, ...change } });
 const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAULT_TUNING.boost, name } });
@@ -31,18 +28,22 @@ const withBoost = (name: number): Partial<RankingTuning> => ({ boost: { ...DEFAU
 function candidates(quick: boolean): Candidate[] {
   const list: Candidate[] = [
     candidate("default", {}),
-    candidate("previous default (no lead sentence, no near words of known words, per-field IDF, near words 0.1)", PREVIOUS_DEFAULT),
-    candidate("lead sentence read once", { leadSentenceRepeats: 0 }),
-    candidate("lead sentence read three times", { leadSentenceRepeats: 2 }),
-    candidate("no near words of known words", { knownExpansionWeight: 0 }),
-    candidate("near words of known words 0.2", { knownExpansionWeight: 0.2 }),
-    candidate("per-field IDF", { idfScope: "field" }),
+    candidate("previous default (quoted words and lone digits weighed in full)", PREVIOUS_DEFAULT),
+    candidate("quoted words in full", { quotedWeight: 1 }),
+    candidate("quoted words 0.25", { quotedWeight: 0.25 }),
+    candidate("quoted words 0", { quotedWeight: 0 }),
+    candidate("lone digits in full", { loneDigitWeight: 1 }),
+    candidate("lone digits 0.5", { loneDigitWeight: 0.5 }),
+    candidate("questions among statements counted 0.5 more", { questionRepeats: 0.5 }),
+    candidate("questions among statements counted 1 more", { questionRepeats: 1 }),
     candidate("IDF over whole tools (names too)", { idfScope: "tool" }),
-    candidate("near words of unknown words 0.1", { expansionWeight: 0.1 }),
     candidate("name centrality^2", { nameCentralityExponent: 2 }),
     candidate("lexical half only", LEXICAL_ONLY),
   ];
   if (quick) return list;
+  list.push(candidate("lead sentence read once", { leadSentenceRepeats: 0 }), candidate("lead sentence read three times", { leadSentenceRepeats: 2 }));
+  list.push(candidate("no near words of known words", { knownExpansionWeight: 0 }), candidate("near words of known words 0.2", { knownExpansionWeight: 0.2 }));
+  list.push(candidate("per-field IDF", { idfScope: "field" }), candidate("near words of unknown words 0.1", { expansionWeight: 0.1 }));
   list.push(candidate("one b for every field", { fieldB: {} }), candidate("word pairs 0.25", { phraseWeight: 0.25 }), candidate("word pairs 0.75", { phraseWeight: 0.75 }));
   list.push(candidate("no sentence cosines", { sentenceShare: 0 }), candidate("no sentence centrality", { sentenceCentrality: false }));
   list.push(candidate("no word pairs", { phraseWeight: 0 }), candidate("word pairs 1", { phraseWeight: 1 }));

@@ -15,7 +15,8 @@
 // count on top of their words (phraseWeight). A query word's hit in a description or a name also weighs how central
 // the word is to that tool (toolCentralityExponent, nameCentralityExponent: its cosine with the tool's vector; a
 // back-off prefix's hit, the word it was cut from: backoffCentrality), descriptions have their own BM25 length
-// normalisation (fieldB). Judged on four retrieval sets of four sources, one left out at a time (bench/tuning.ts;
+// normalisation (fieldB). What a request hands over weighs less than what it asks: words it only quotes, lone digits
+// (requestFocus.ts). Judged on four retrieval sets of four sources, one left out at a time (bench/tuning.ts;
 // docs/search.md, "How ranking works").
 import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
@@ -25,6 +26,7 @@ import { Bm25Ranker, IDF_SCOPES, type IdfScope, type QueryTerm, type ScoringOpti
 import type { WholeCatalog } from "./catalogParts.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
+import { isLoneDigit, questionsAmongStatements, withoutQuoted } from "./requestFocus.ts";
 import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
 import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { hasCjk, requestSentences, tokenize } from "./text.ts";
@@ -139,6 +141,18 @@ export interface RankingTuning {
    * "film" is found, a little, by "movie". 0 = off.
    */
   knownExpansionWeight: number;
+  /**
+   * A query word found only inside quotes (requestFocus.ts, withoutQuoted: the data a tool is to act on, "Meeting with
+   * John") weighs this much of its weight. 1 = off.
+   */
+  quotedWeight: number;
+  /**
+   * A request that both states and asks (requestFocus.ts, questionsAmongStatements) has each word of its questions
+   * counted this many times more (a repeated word counts √n). 0 = off.
+   */
+  questionRepeats: number;
+  /** A query term of one digit ("Voyager 1", "April 1") weighs this much of its weight. 1 = off. */
+  loneDigitWeight: number;
 }
 
 export const DEFAULT_TUNING: RankingTuning = {
@@ -164,6 +178,9 @@ export const DEFAULT_TUNING: RankingTuning = {
   fieldB: { description: 0.4 },
   leadSentenceRepeats: 1,
   knownExpansionWeight: 0.1,
+  quotedWeight: 0.1,
+  questionRepeats: 0,
+  loneDigitWeight: 0.25,
 };
 
 /**
@@ -291,6 +308,27 @@ function backoffPrefix(term: string, stats: TermStatistics): string | undefined 
   return undefined;
 }
 
+/**
+ * What the request asks for, as against what it hands over (requestFocus.ts): `counts` (each query term's count) with
+ * the words of its questions counted questionRepeats more when it also states things; and the factor of each term
+ * that is not 1: quotedWeight for a word found only inside quotes, times loneDigitWeight for a lone digit.
+ */
+function requestFocus(query: string, counts: Map<string, number>, tuning: RankingTuning): Map<string, number> {
+  const { quotedWeight, questionRepeats, loneDigitWeight, queryStopWords } = tuning;
+  if (questionRepeats > 0) {
+    const asked = new Set(questionsAmongStatements(requestSentences(query)).flatMap((sentence) => analyzeQuery(sentence, queryStopWords)));
+    for (const term of asked) counts.set(term, (counts.get(term) ?? 0) + questionRepeats);
+  }
+  const factors = new Map<string, number>();
+  const unquotedText = quotedWeight === 1 ? query : withoutQuoted(query);
+  if (unquotedText !== query) {
+    const unquoted = new Set(analyzeQuery(unquotedText, queryStopWords));
+    for (const term of counts.keys()) if (!unquoted.has(term)) factors.set(term, quotedWeight);
+  }
+  if (loneDigitWeight !== 1) for (const term of counts.keys()) if (isLoneDigit(term)) factors.set(term, loneDigitWeight * (factors.get(term) ?? 1));
+  return factors;
+}
+
 /** The weight of each term searched (the query's words, and their back-off prefixes), and the words themselves. */
 function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning): { weights: Map<string, number>; parts: QueryPart[]; pairs: Map<string, number> } {
   const known = (term: string): boolean => stats.toolFrequency(term) > 0;
@@ -299,6 +337,7 @@ function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning)
   const counts = new Map<string, number>();
   const sequence = analyzeQuery(query, tuning.queryStopWords);
   for (const term of sequence) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const focus = requestFocus(query, counts, tuning);
   // Adjacent words the catalog holds as a pair (fields.ts, PHRASE_FIELDS): weighed as a word is, times phraseWeight.
   const pairs = new Map<string, number>();
   if (tuning.phraseWeight > 0) {
@@ -309,7 +348,7 @@ function weighQuery(query: string, stats: TermStatistics, tuning: RankingTuning)
     }
   }
   const weights = new Map<string, number>();
-  for (const [term, count] of counts) weights.set(term, count ** REPEAT_EXPONENT * idfWeight(term) ** tuning.idfExponent);
+  for (const [term, count] of counts) weights.set(term, (focus.get(term) ?? 1) * count ** REPEAT_EXPONENT * idfWeight(term) ** tuning.idfExponent);
   const parts: QueryPart[] = [];
   for (const term of counts.keys()) {
     const part: QueryPart = { term, weight: weights.get(term) ?? 0 };
@@ -418,6 +457,13 @@ export class RankedIndex implements SearchIndex {
     }
     if (!(Number.isFinite(tuning.knownExpansionWeight) && tuning.knownExpansionWeight >= 0)) {
       throw new RangeError(`knownExpansionWeight must be a finite number ≥ 0, not ${String(tuning.knownExpansionWeight)}`);
+    }
+    for (const setting of ["quotedWeight", "loneDigitWeight"] as const) {
+      const value = tuning[setting];
+      if (!(value >= 0 && value <= 1)) throw new RangeError(`${setting} must be a number from 0 to 1, not ${String(value)}`);
+    }
+    if (!(Number.isFinite(tuning.questionRepeats) && tuning.questionRepeats >= 0)) {
+      throw new RangeError(`questionRepeats must be a finite number ≥ 0, not ${String(tuning.questionRepeats)}`);
     }
     this.#tuning = tuning;
     // Pairs of adjacent words are indexed only when the ranking searches them: otherwise the index is the words'.

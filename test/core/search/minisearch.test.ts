@@ -191,6 +191,59 @@ describe("createMiniSearchIndex: ranking", () => {
     expect(phrased.scored("market size", 2).map((match) => match.relevance)).toEqual(createMiniSearchIndex(tools, { ...lexical, phraseWeight: 0 }).scored("market size", 2).map((match) => match.relevance));
   });
 
+  describe("what a request asks for, as against what it hands over", () => {
+    const others = [
+      tool("get_weather", "Current weather conditions for a city."),
+      tool("send_email", "Sends an email message to recipients."),
+      tool("search_web", "Searches the web for pages."),
+      tool("translate_text", "Translates text between languages."),
+      tool("read_file", "Reads a file from disk."),
+      tool("stock_quote", "Gets the latest price of a stock."),
+      tool("play_music", "Plays songs and playlists."),
+      tool("order_food", "Orders food from nearby restaurants."),
+    ];
+    const firstTwo = (tools: ToolDefinition[], tuning: Partial<typeof DEFAULT_TUNING>, query: string): string[] =>
+      createMiniSearchIndex([...tools, ...others], { ...DEFAULT_TUNING, ...tuning }).search(query).slice(0, 2);
+
+    it("with quotedWeight, a word the request only quotes counts less than the words around it", () => {
+      const tools = [tool("add_agenda", "Adds an entry to your agenda."), tool("book_meeting_room", "Books a meeting room for a meeting with colleagues.")];
+      const query = 'Please add "Meeting with John about the meeting room" to my agenda';
+      expect(firstTwo(tools, { quotedWeight: 1 }, query)).toEqual(["book_meeting_room", "add_agenda"]);
+      expect(firstTwo(tools, {}, query)).toEqual(["add_agenda", "book_meeting_room"]);
+      // A request quoted from end to end quotes no data: it ranks as without its quotes.
+      const wholly = '"Can you book a meeting room for the team?"';
+      expect(firstTwo(tools, {}, wholly)).toEqual(firstTwo(tools, {}, wholly.slice(1, -1)));
+    });
+
+    it("with questionRepeats (off by default), the questions of a request that also states things count more", () => {
+      const tools = [tool("invoice_lookup", "Looks up an invoice."), tool("refund_request", "Requests a refund.")];
+      expect(firstTwo(tools, {}, "I have the invoice here. Can I get a refund?")).toEqual(["invoice_lookup", "refund_request"]);
+      expect(firstTwo(tools, { questionRepeats: 0.5 }, "I have the invoice here. Can I get a refund?")).toEqual(["refund_request", "invoice_lookup"]);
+      // All questions: none is the ask more than another.
+      const asked = "Can I see the invoice? Can I get a refund?";
+      expect(firstTwo(tools, { questionRepeats: 0.5 }, asked)).toEqual(firstTwo(tools, {}, asked));
+    });
+
+    it("with loneDigitWeight, a lone digit counts less than a word", () => {
+      const tools = [tool("tier_1_support", "Opens a support ticket."), tool("space_probes", "Images and footage from space probes and missions.")];
+      expect(firstTwo(tools, { loneDigitWeight: 1 }, "footage from Voyager 1")).toEqual(["tier_1_support", "space_probes"]);
+      expect(firstTwo(tools, {}, "footage from Voyager 1")).toEqual(["space_probes", "tier_1_support"]);
+      // Numbers of two digits or more weigh as words do.
+      expect(firstTwo(tools, {}, "tier 1 support")[0]).toBe("tier_1_support");
+    });
+
+    it("rejects weights out of range, naming them", () => {
+      const units = [tool("a_tool", "Converts units.")];
+      for (const value of [-0.1, 1.5, Number.NaN]) {
+        expect(() => createMiniSearchIndex(units, { ...DEFAULT_TUNING, quotedWeight: value })).toThrow(/quotedWeight/);
+        expect(() => createMiniSearchIndex(units, { ...DEFAULT_TUNING, loneDigitWeight: value })).toThrow(/loneDigitWeight/);
+      }
+      for (const value of [-1, Number.POSITIVE_INFINITY, Number.NaN]) {
+        expect(() => createMiniSearchIndex(units, { ...DEFAULT_TUNING, questionRepeats: value })).toThrow(/questionRepeats/);
+      }
+    });
+  });
+
   it("handles an empty catalog", () => {
     const empty = createMiniSearchIndex([]);
     expect(empty.size).toBe(0);
