@@ -1,7 +1,7 @@
 // The bench's learning section (`--learning`): learning from calls (docs/search.md, "Learning from calls") on the four
 // retrieval sets. Each set's queries are split, seeded, into an observed half and a tested half. Simulated principals
 // search the observed half in turn and call a right tool only when it is among the five shown (what a model can do);
-// each call is evidence (src/core/learning/evidence.ts), folded after 10%, 50% and 100% of the observed half; the
+// each call is evidence, one search's split among the tools called from it as the deployment splits it (src/core/learning/evidence.ts), folded after 10%, 50% and 100% of the observed half; the
 // tested half's nDCG@10 is measured before and after each fold, in both modes.
 import { DEFAULT_LEARNING, type SearchMode } from "../src/core/config.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
@@ -9,6 +9,8 @@ import {
   evidenceTerms,
   foldEvidence,
   reinforced,
+  searchShares,
+  type EvidenceEvent,
   type EvidenceRow,
   type LearningOptions,
 } from "../src/core/learning/evidence.ts";
@@ -36,7 +38,7 @@ export const LEARNING_FOLD_EVERY = 0.05;
 export const LEARNING_METHOD =
   `bench/learning.ts: each set's measurable queries shuffled (seed ${LEARNING_SEED}) and split into an observed and a tested half; ` +
   `${LEARNING_PRINCIPALS} simulated principals take the observed queries in turn, search them (the learning applied so far) and call ` +
-  `each right tool among the ${SHOWN} shown; the evidence is folded (minPrincipals ${LEARNING_OPTIONS.minPrincipals}, maxTermsPerTool ` +
+  `each right tool among the ${SHOWN} shown (one search's call split among the tools called from it); the evidence is folded (minPrincipals ${LEARNING_OPTIONS.minPrincipals}, maxTermsPerTool ` +
   `${LEARNING_OPTIONS.maxTermsPerTool}, no time passes) every ${LEARNING_FOLD_EVERY * 100}% of the observed half, as a deployment folds it every ` +
   "applyEverySeconds; nDCG@10 on the tested half before and after 10%, 50% and 100%, in both modes";
 
@@ -79,8 +81,15 @@ function mean(values: readonly number[]): number {
 export function learningSection(
   meta: MetaToolSet,
   log: (message: string) => void,
-  options: { tuning?: LearningTuning; sets?: readonly SetName[]; learning?: LearningOptions } = {},
+  options: {
+    tuning?: LearningTuning;
+    sets?: readonly SetName[];
+    learning?: LearningOptions;
+    /** Whether one search's evidence is split among the tools called from it, as the deployment does (the default). */
+    split?: boolean;
+  } = {},
 ): LearningSection {
+  const split = options.split ?? true;
   const tuning = options.tuning ?? DEFAULT_LEARNING_TUNING;
   const learningOptions = options.learning ?? LEARNING_OPTIONS;
   const section: LearningSection = {};
@@ -125,12 +134,14 @@ export function learningSection(
           const principal = `principal-${done % LEARNING_PRINCIPALS}`;
           const shown = learned.searchPage(query.query, SHOWN).names;
           const terms = evidenceTerms(query.query);
-          for (const tool of shown) {
-            if (!query.tools.includes(tool)) continue;
+          // One event per right tool shown and called, all from this search (the deployment splits its evidence).
+          const events = shown.filter((tool) => query.tools.includes(tool))
+            .map((tool): EvidenceEvent => ({ tool, terms, principal, at: 0, ...(split ? { search: `search-${done}` } : {}) }));
+          for (const { event: { tool }, share } of searchShares(events)) {
             calls++;
             for (const term of terms) {
               const key = JSON.stringify([tool, term, principal]);
-              rows.set(key, reinforced(rows.get(key), { tool, term, principal }, 0, LEARNING_OPTIONS.halfLifeDays));
+              rows.set(key, reinforced(rows.get(key), { tool, term, principal }, 0, LEARNING_OPTIONS.halfLifeDays, share));
             }
           }
         }

@@ -17,7 +17,9 @@ import {
   isEvidenceEvent,
   reinforced,
   rowCounts,
+  searchShares,
   type CallerProfile,
+  type EvidenceEvent,
   type EvidenceRow,
   type LearnedState,
   type LearnedTerm,
@@ -27,14 +29,26 @@ import {
 export const MAX_BATCH_EVENTS = 1_000;
 /** Most evidence rows kept: past it, the oldest rows go when the evidence is folded. */
 export const MAX_EVIDENCE_ROWS = 200_000;
+/**
+ * Most events pending (not yet folded): a batch that reaches it is folded at once, so that one fold's work stays
+ * bounded (each event is up to MAX_TERMS_PER_EVENT row updates).
+ */
+export const MAX_PENDING_EVENTS = 5_000;
+/** How long a folded search's count of called tools is kept (a later call of it shares with them). */
+const FOLDED_SEARCH_MS = 86_400_000;
+/** Most folded searches kept (the oldest go first). */
+const MAX_FOLDED_SEARCHES = 100_000;
 
 const KEY = { applied: "applied", appliedVersion: "appliedVersion", options: "options" } as const;
 
 export interface LearningReport {
   /** The folded state the ranking uses now. */
   applied: LearnedState;
-  /** The evidence kept (not yet all counting: a term counts with enough principals). */
-  evidence: { rows: number; tools: number; principals: number };
+  /**
+   * The evidence kept (not yet all counting: a term counts with enough principals), and the calls not yet folded into
+   * it (`pending`).
+   */
+  evidence: { rows: number; tools: number; principals: number; pending: number };
 }
 
 export class LearningObject extends DurableObject<Env> {
@@ -44,6 +58,13 @@ export class LearningObject extends DurableObject<Env> {
       tool TEXT NOT NULL, term TEXT NOT NULL, principal TEXT NOT NULL, weight REAL NOT NULL, at INTEGER NOT NULL,
       PRIMARY KEY (tool, term, principal)) WITHOUT ROWID`);
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS evidence_by_at ON evidence (at)");
+    // Events not yet folded (one per principal, search and tool: a tool called twice from one search counts once), and
+    // how many tools each recently folded search taught (a later call of it shares with them).
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS pending_evidence (
+      principal TEXT NOT NULL, search TEXT NOT NULL, tool TEXT NOT NULL, terms TEXT NOT NULL, at INTEGER NOT NULL,
+      PRIMARY KEY (principal, search, tool))`);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS folded_searches (
+      principal TEXT NOT NULL, search TEXT NOT NULL, tools INTEGER NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (principal, search))`);
     // The folded state in use: its version and time in `appliedVersion`, its terms and profiles as rows.
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS learned_terms (
       tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, principals INTEGER NOT NULL,
@@ -60,8 +81,9 @@ export class LearningObject extends DurableObject<Env> {
   }
 
   /**
-   * Keeps a batch of evidence (malformed events are skipped) and makes sure it is folded within
-   * `options.applyEverySeconds`; returns how many events were kept.
+   * Keeps a batch of evidence (malformed events are skipped) as pending events and makes sure they are folded within
+   * `options.applyEverySeconds`; returns how many events were kept. The calls of one search come within seconds of
+   * each other: pending until the fold, they are split among the tools called from their search (searchShares).
    */
   async record(events: unknown[], options: LearningConfig): Promise<number> {
     const now = Date.now();
@@ -69,22 +91,72 @@ export class LearningObject extends DurableObject<Env> {
     for (const event of events.slice(0, MAX_BATCH_EVENTS)) {
       if (!isEvidenceEvent(event)) continue;
       kept++;
+      // An event without a search id is a search of its own: its own id, so that it is never grouped with another.
+      this.ctx.storage.sql.exec(
+        "INSERT INTO pending_evidence (principal, search, tool, terms, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        event.principal, event.search ?? crypto.randomUUID(), event.tool, JSON.stringify(event.terms), Math.min(now, event.at),
+      );
+    }
+    this.ctx.storage.kv.put(KEY.options, options);
+    if (kept > 0 && this.pendingCount() >= MAX_PENDING_EVENTS) this.apply(options);
+    else if (kept > 0 && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + options.applyEverySeconds * 1000);
+    return kept;
+  }
+
+  private pendingCount(): number {
+    return this.ctx.storage.sql.exec<{ events: number }>("SELECT COUNT(*) AS events FROM pending_evidence").toArray()[0]?.events ?? 0;
+  }
+
+  /**
+   * The pending events become evidence rows: each search's evidence split among the tools called from it, counting
+   * the tools of that search folded before (`folded_searches`, kept for FOLDED_SEARCH_MS: a late call of a search
+   * shares with the earlier ones, which keep their share).
+   */
+  private foldPending(now: number, options: LearningConfig): void {
+    const { sql } = this.ctx.storage;
+    const events: (EvidenceEvent & { search: string })[] = [];
+    for (const row of sql.exec<{ principal: string; search: string; tool: string; terms: string; at: number }>(
+      "SELECT principal, search, tool, terms, at FROM pending_evidence ORDER BY at",
+    )) {
+      const terms: unknown = JSON.parse(row.terms);
+      const event = { tool: row.tool, terms, principal: row.principal, at: row.at, search: row.search };
+      if (isEvidenceEvent(event)) events.push(event);
+    }
+    sql.exec("DELETE FROM pending_evidence");
+    sql.exec("DELETE FROM folded_searches WHERE at < ?", now - FOLDED_SEARCH_MS);
+    const calledBefore = (principal: string, search: string): number =>
+      sql.exec<{ tools: number }>("SELECT tools FROM folded_searches WHERE principal = ? AND search = ?", principal, search).toArray()[0]?.tools ?? 0;
+    const shares = searchShares(events, calledBefore);
+    const called = new Map<string, { principal: string; search: string; tools: number; at: number }>();
+    for (const { event, share } of shares) {
+      if (share <= 0) continue;
+      const group = JSON.stringify([event.principal, event.search]);
+      const seen = called.get(group);
+      called.set(group, { principal: event.principal, search: event.search, tools: (seen?.tools ?? 0) + 1, at: Math.max(event.at, seen?.at ?? 0) });
       for (const term of event.terms) {
         const key = { tool: event.tool, term, principal: event.principal };
-        const row = this.ctx.storage.sql
+        const row = sql
           .exec<{ weight: number; at: number }>("SELECT weight, at FROM evidence WHERE tool = ? AND term = ? AND principal = ?", event.tool, term, event.principal)
           .toArray()[0];
-        const next = reinforced(row === undefined ? undefined : { ...key, ...row }, key, Math.min(now, event.at), options.halfLifeDays);
-        this.ctx.storage.sql.exec(
+        const next = reinforced(row === undefined ? undefined : { ...key, ...row }, key, event.at, options.halfLifeDays, share);
+        sql.exec(
           "INSERT INTO evidence (tool, term, principal, weight, at) VALUES (?, ?, ?, ?, ?) " +
             "ON CONFLICT (tool, term, principal) DO UPDATE SET weight = excluded.weight, at = excluded.at",
           next.tool, next.term, next.principal, next.weight, next.at,
         );
       }
     }
-    this.ctx.storage.kv.put(KEY.options, options);
-    if (kept > 0 && (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(now + options.applyEverySeconds * 1000);
-    return kept;
+    for (const { principal, search, tools, at } of called.values()) {
+      sql.exec(
+        "INSERT INTO folded_searches (principal, search, tools, at) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT (principal, search) DO UPDATE SET tools = tools + excluded.tools, at = excluded.at",
+        principal, search, tools, at,
+      );
+    }
+    const kept = sql.exec<{ searches: number }>("SELECT COUNT(*) AS searches FROM folded_searches").toArray()[0]?.searches ?? 0;
+    if (kept > MAX_FOLDED_SEARCHES) {
+      sql.exec("DELETE FROM folded_searches WHERE rowid IN (SELECT rowid FROM folded_searches ORDER BY at LIMIT ?)", kept - MAX_FOLDED_SEARCHES);
+    }
   }
 
   /** The folded state when it is newer than `version` (the one the caller holds), else only the current version. */
@@ -97,6 +169,7 @@ export class LearningObject extends DurableObject<Env> {
     this.ctx.storage.kv.put(KEY.options, options);
     const now = Date.now();
     const { sql } = this.ctx.storage;
+    this.foldPending(now, options);
     const rows: EvidenceRow[] = [];
     const stale: EvidenceRow[] = [];
     for (const row of sql.exec<{ tool: string; term: string; principal: string; weight: number; at: number }>("SELECT tool, term, principal, weight, at FROM evidence")) {
@@ -121,7 +194,7 @@ export class LearningObject extends DurableObject<Env> {
         "SELECT COUNT(*) AS rows, COUNT(DISTINCT tool) AS tools, COUNT(DISTINCT principal) AS principals FROM evidence",
       )
       .toArray()[0];
-    return { applied: this.applied(), evidence: { rows: counts?.rows ?? 0, tools: counts?.tools ?? 0, principals: counts?.principals ?? 0 } };
+    return { applied: this.applied(), evidence: { rows: counts?.rows ?? 0, tools: counts?.tools ?? 0, principals: counts?.principals ?? 0, pending: this.pendingCount() } };
   }
 
   /**
@@ -130,11 +203,16 @@ export class LearningObject extends DurableObject<Env> {
    */
   forget(tool: string | undefined, options: LearningConfig): { removed: number; applied: LearnedState } {
     const { sql } = this.ctx.storage;
+    // What is pending becomes rows first (split as every fold splits it), so that it is forgotten with them.
+    this.foldPending(Date.now(), options);
     const counted = tool === undefined
       ? sql.exec<{ rows: number }>("SELECT COUNT(*) AS rows FROM evidence")
       : sql.exec<{ rows: number }>("SELECT COUNT(*) AS rows FROM evidence WHERE tool = ?", tool);
     const removed = counted.toArray()[0]?.rows ?? 0;
-    if (tool === undefined) sql.exec("DELETE FROM evidence");
+    if (tool === undefined) {
+      sql.exec("DELETE FROM evidence");
+      sql.exec("DELETE FROM folded_searches");
+    }
     else sql.exec("DELETE FROM evidence WHERE tool = ?", tool);
     return { removed, applied: this.apply(options) };
   }

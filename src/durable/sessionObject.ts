@@ -52,6 +52,12 @@ const KEY = {
   foundBy: "foundBy",
 } as const;
 
+/** What a registry search that showed a tool keeps for learning: its analyzed terms and its id (absent: kept before ids). */
+export interface FoundBy {
+  terms: string[];
+  search?: string;
+}
+
 /** Most tools whose finding search is kept for learning (the latest searches' tools; older ones go first). */
 const MAX_FOUND_BY = 64;
 
@@ -193,17 +199,21 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * The analyzed terms of the latest registry search of this session that showed `name` (learning from calls); null
-   * when none did. A read of what the session saw, not an activity.
+   * The analyzed terms of the latest registry search of this session that showed `name` (learning from calls), with
+   * that search's id (the learning object splits one search's evidence among the tools called from it); null when
+   * none did. A read of what the session saw, not an activity.
    */
-  foundTerms(name: string): string[] | null {
-    return this.ctx.storage.kv.get<Record<string, string[]>>(KEY.foundBy)?.[name] ?? null;
+  foundTerms(name: string): FoundBy | null {
+    const found = this.ctx.storage.kv.get<Record<string, FoundBy | string[]>>(KEY.foundBy)?.[name];
+    // A session kept before searches had ids holds the terms alone: that search is its own.
+    return found === undefined ? null : Array.isArray(found) ? { terms: found } : found;
   }
 
   private keepFoundBy(names: readonly string[], terms: readonly string[]): void {
     if (names.length === 0) return;
-    const kept = Object.entries(this.ctx.storage.kv.get<Record<string, string[]>>(KEY.foundBy) ?? {}).filter(([name]) => !names.includes(name));
-    const latest = names.slice(0, MAX_FOUND_BY).map((name) => [name, [...terms]] as const);
+    const kept = Object.entries(this.ctx.storage.kv.get<Record<string, FoundBy | string[]>>(KEY.foundBy) ?? {}).filter(([name]) => !names.includes(name));
+    const search = crypto.randomUUID();
+    const latest = names.slice(0, MAX_FOUND_BY).map((name) => [name, { terms: [...terms], search }] as const);
     this.ctx.storage.kv.put(KEY.foundBy, Object.fromEntries([...kept.slice(Math.max(0, kept.length + latest.length - MAX_FOUND_BY)), ...latest]));
   }
 

@@ -35,9 +35,9 @@ export function learnFromCall(call: Call, sessionId: string, tool: string): void
   const principal = call.principal.id;
   const work = (async () => {
     try {
-      const terms = await sessionStub(call.env, principal, sessionId).foundTerms(tool);
-      if (terms === null || terms.length === 0) return;
-      batch.push({ tool, terms, principal, at: Date.now() });
+      const found = await sessionStub(call.env, principal, sessionId).foundTerms(tool);
+      if (found === null || found.terms.length === 0) return;
+      batch.push({ tool, terms: found.terms, principal, at: Date.now(), ...(found.search === undefined ? {} : { search: found.search }) });
       await flushSoon(call);
     } catch (error) {
       console.error(`learning: evidence not recorded: ${error instanceof Error ? error.message : String(error)}`);

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LEARNING, type LearningConfig } from "../../src/core/config.ts";
 import { MAX_TERMS_PER_EVENT, type EvidenceEvent, type LearnedState } from "../../src/core/learning/evidence.ts";
-import { LearningObject } from "../../src/durable/learningObject.ts";
+import { LearningObject, MAX_BATCH_EVENTS, MAX_PENDING_EVENTS } from "../../src/durable/learningObject.ts";
 
 const OPTIONS: LearningConfig = { ...DEFAULT_LEARNING, enabled: true };
 const learning = (name: string): DurableObjectStub<LearningObject> => env.LEARNING.getByName(`test-learning-${name}`);
@@ -23,6 +23,16 @@ function events(tools: number, terms: number): EvidenceEvent[] {
     }
   }
   return out;
+}
+
+/** A call of `tool` by `principal` from the search `search` (none: a search of its own). */
+function call(tool: string, principal: string, search?: string): EvidenceEvent {
+  return { tool, terms: ["ledger"], principal, at: Date.now(), ...(search === undefined ? {} : { search }) };
+}
+
+/** The weight of a tool's first learned term in `state`. */
+function weight(state: LearnedState, tool: string): number | undefined {
+  return state.tools[tool]?.[0]?.weight;
 }
 
 describe("LearningObject's folded state", () => {
@@ -92,6 +102,33 @@ describe("LearningObject's folded state", () => {
     const empty = await stub.stateSince(one.applied.version);
     if (!("tools" in empty)) throw new Error("expected the whole state");
     expect(empty).toEqual({ version: all.applied.version, appliedAt: all.applied.appliedAt, tools: {}, profiles: {} });
+  });
+
+  it("splits a search's calls among its tools when folded; a late call of a folded search shares with the earlier ones", async () => {
+    const stub = learning("split");
+    // Per principal: one search whose calls are tool_a and tool_b, and tool_c called from a search of its own.
+    const batch = ["p1", "p2", "p3"].flatMap((principal) => [call("tool_a", principal, `s-${principal}`), call("tool_b", principal, `s-${principal}`), call("tool_c", principal)]);
+    expect(await stub.record(batch, OPTIONS)).toBe(batch.length);
+    expect((await stub.report()).evidence).toMatchObject({ rows: 0, pending: 9 });
+    const first = await stub.apply(OPTIONS);
+    expect([weight(first, "tool_a"), weight(first, "tool_b"), weight(first, "tool_c")]).toEqual([1.5, 1.5, 3]);
+    // After the fold, each principal calls a third tool from the same search: a third of a call, the earlier two keep theirs.
+    await stub.record(["p1", "p2", "p3"].map((principal) => call("tool_d", principal, `s-${principal}`)), OPTIONS);
+    const second = await stub.apply(OPTIONS);
+    expect(weight(second, "tool_d")).toBe(1);
+    expect([weight(second, "tool_a"), weight(second, "tool_b")]).toEqual([1.5, 1.5]);
+    expect((await stub.report()).evidence).toMatchObject({ rows: 12, pending: 0 });
+  });
+
+  it("folds at once when the pending calls reach MAX_PENDING_EVENTS", async () => {
+    const stub = learning("pending-cap");
+    const batch = Array.from({ length: MAX_PENDING_EVENTS - 1 }, (_, i) => call("tool_a", `p${i % 3}`, `s-${i}`));
+    for (let at = 0; at < batch.length; at += MAX_BATCH_EVENTS) await stub.record(batch.slice(at, at + MAX_BATCH_EVENTS), OPTIONS);
+    expect((await stub.report()).evidence).toMatchObject({ rows: 0, pending: MAX_PENDING_EVENTS - 1 });
+    await stub.record([call("tool_a", "p0", "s-last")], OPTIONS);
+    const report = await stub.report();
+    expect(report.evidence).toMatchObject({ rows: 3, pending: 0, principals: 3 });
+    expect(weight(report.applied, "tool_a")).toBe(3);
   });
 
   it("turns a state kept as one value (before the rows) into rows when the object starts", async () => {

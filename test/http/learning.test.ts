@@ -58,7 +58,7 @@ interface LearningBody {
   appliedAt: string | null;
   tools: { tool: string; terms: { term: string; weight: number; principals: number }[] }[];
   profiles?: { tool: string; principals: number; terms: { term: string; weight: number }[] }[];
-  evidence?: { rows: number; tools: number; principals: number };
+  evidence?: { rows: number; tools: number; principals: number; pending: number };
 }
 
 function testTool(name: string, description: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -163,6 +163,35 @@ describe("learning from calls", { timeout: 30_000 }, () => {
     expect(await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch")).toEqual(before);
     const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
     expect(report.evidence).toMatchObject({ principals: 1 });
+  });
+
+  it("splits a search's evidence among the tools called from it; a principal's weight stays capped", async () => {
+    const settings = { learning: LEARNING, searchMode: "minisearch" };
+    const principals = await Promise.all(["lt-split-a", "lt-split-b", "lt-split-c"].map((label) => caller(label)));
+    for (const who of principals) {
+      // One search, two tools called from it: each learns half a call of its words.
+      const sid = sessionId("lt-split");
+      const found = await send(settings, `/v1/sessions/${sid}/search`, who, { body: { query: TEACHING, mode: "minisearch", enabledGroups: [GROUP], limit: 5 } });
+      expect((await json<{ tools: { name: string }[] }>(found)).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining([TARGET, RIVAL]));
+      for (const name of [TARGET, RIVAL, TARGET]) {
+        const called = await send(settings, `/v1/sessions/${sid}/execute`, who, { body: { name, arguments: { amount: 1 }, enabledGroups: [GROUP] } });
+        expect((await json<{ isError: boolean }>(called)).isError).toBe(false);
+      }
+    }
+    // Until the fold, the calls are pending (one per principal and tool: the target's second call counts once).
+    expect((await json<LearningBody>(await send(settings, "/v1/learning", owner))).evidence).toMatchObject({ rows: 0, pending: 6 });
+    const weights = (state: LearningBody, tool: string): number[] =>
+      state.tools.find((entry) => entry.tool === tool)?.terms.map((term) => term.weight) ?? [];
+    const split = await apply(settings);
+    const terms = new Set(analyze(TEACHING)).size;
+    expect(weights(split, TARGET)).toEqual(Array.from({ length: terms }, () => 1.5));
+    expect(weights(split, RIVAL)).toEqual(Array.from({ length: terms }, () => 1.5));
+    // Each principal calls the target alone from a search of its own: a whole call, capped at one per principal.
+    for (const who of principals) expect((await searchAndCall(settings, who, TEACHING, TARGET, "minisearch")).result.isError).toBe(false);
+    const whole = await apply(settings);
+    expect(weights(whole, TARGET)).toEqual(Array.from({ length: terms }, () => 3));
+    expect(weights(whole, RIVAL)).toEqual(Array.from({ length: terms }, () => 1.5));
+    expect((await json<LearningBody>(await send(settings, "/v1/learning", owner))).evidence).toMatchObject({ pending: 0, principals: 3 });
   });
 
   it("learns nothing while learning is off (the default)", async () => {

@@ -22,18 +22,25 @@ export const MIN_EVIDENCE_WEIGHT = 0.05;
 export const MAX_TERMS_PER_EVENT = 16;
 /** Terms longer than this are not kept (no word is; a made-up string of 2,000 characters is not evidence). */
 export const MAX_TERM_LENGTH = 40;
+/** A search's id is a UUID; anything longer is not one. */
+export const MAX_SEARCH_ID_LENGTH = 64;
 /** Tool names are catalog names (`^[a-zA-Z0-9_-]{1,64}$`). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const DAY_MS = 86_400_000;
 /** A term of digits alone (a date, an amount, an identifier): it says which request, not which tool, and is not kept. */
 const NUMBER = /^\p{N}+$/u;
 
-/** One call's evidence: the terms of the search that showed `tool`, from `principal`, at `at` (ms). */
+/**
+ * One call's evidence: the terms of the search that showed `tool`, from `principal`, at `at` (ms); `search` is that
+ * search's id (absent: the event is a search of its own), by which the evidence of one search is split among the
+ * tools called from it (searchShares).
+ */
 export interface EvidenceEvent {
   tool: string;
   terms: string[];
   principal: string;
   at: number;
+  search?: string;
 }
 
 /** What is kept per (tool, term, principal): a weight as of `at`. */
@@ -92,9 +99,39 @@ export function evidenceTerms(query: string): string[] {
 export function isEvidenceEvent(value: unknown): value is EvidenceEvent {
   if (!isRecord(value)) return false;
   const { tool, terms, principal, at } = value;
+  const { search } = value;
   return typeof tool === "string" && TOOL_NAME.test(tool) && typeof principal === "string" && principal.length > 0 &&
+    (search === undefined || (typeof search === "string" && search.length > 0 && search.length <= MAX_SEARCH_ID_LENGTH)) &&
     typeof at === "number" && Number.isFinite(at) && Array.isArray(terms) && terms.length <= MAX_TERMS_PER_EVENT &&
     terms.every((term) => typeof term === "string" && term.length > 0 && term.length <= MAX_TERM_LENGTH);
+}
+
+/**
+ * One search's evidence weighs one call, split among the tools called from it: a request that asked for three tools
+ * says each of its words describes one of them, not all three. Each event's share is 1 / k, k the distinct tools of
+ * its (principal, search) among `events` plus `calledBefore` of that search (tools whose share was given earlier);
+ * an event without a search id is a search of its own (share 1). A tool called twice from one search counts once
+ * (the first event; the others get share 0).
+ */
+export function searchShares<E extends EvidenceEvent>(events: readonly E[], calledBefore: (principal: string, search: string) => number = () => 0): { event: E; share: number }[] {
+  const tools = new Map<string, Set<string>>();
+  const key = (event: EvidenceEvent): string | undefined => event.search === undefined ? undefined : JSON.stringify([event.principal, event.search]);
+  for (const event of events) {
+    const group = key(event);
+    if (group === undefined) continue;
+    let called = tools.get(group);
+    if (!called) tools.set(group, (called = new Set()));
+    called.add(event.tool);
+  }
+  const given = new Set<string>();
+  return events.map((event) => {
+    const group = key(event);
+    if (group === undefined || event.search === undefined) return { event, share: 1 };
+    const once = JSON.stringify([group, event.tool]);
+    if (given.has(once)) return { event, share: 0 };
+    given.add(once);
+    return { event, share: 1 / ((tools.get(group)?.size ?? 1) + calledBefore(event.principal, event.search)) };
+  });
 }
 
 /** `weight` as of `at`, decayed to `now` by the half-life (never grown: a clock that went back leaves it). */
@@ -104,9 +141,9 @@ export function decayed(weight: number, at: number, now: number, halfLifeDays: n
 }
 
 /** The row after one more call of its (tool, term, principal) at `now`: decayed, plus one, capped. */
-export function reinforced(row: EvidenceRow | undefined, key: Omit<EvidenceRow, "weight" | "at">, now: number, halfLifeDays: number): EvidenceRow {
+export function reinforced(row: EvidenceRow | undefined, key: Omit<EvidenceRow, "weight" | "at">, now: number, halfLifeDays: number, share = 1): EvidenceRow {
   const before = row === undefined ? 0 : decayed(row.weight, row.at, now, halfLifeDays);
-  return { ...key, weight: Math.min(PRINCIPAL_WEIGHT_CAP, before + 1), at: Math.max(now, row?.at ?? now) };
+  return { ...key, weight: Math.min(PRINCIPAL_WEIGHT_CAP, before + share), at: Math.max(now, row?.at ?? now) };
 }
 
 /**

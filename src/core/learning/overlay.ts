@@ -9,7 +9,8 @@
 // A learned term that another tool of the index's head holds in its own text counts `explainedShare` of it for a tool
 // whose own text lacks it: the index already places that word (the learned term is mostly another tool's word that
 // reached this one through a request for both).
-// The index's own ranking is read as scores by rank; the learned parts are added, each weighted and capped. Learned
+// The index's own ranking is read as scores by rank; the learned parts are added, each weighted and capped, and may move
+// a tool only into the first `learnedPlaces` places (the rest keep the index's order). Learned
 // terms move ranks only: they never appear in an answer (the index's `scored`, which says how much of a query a tool
 // matches, is the index's own).
 import { analyze } from "../search/analyze.ts";
@@ -49,12 +50,19 @@ export interface LearningTuning {
    * holds it in its own text (1: in full).
    */
   explainedShare: number;
+  /**
+   * The first places a learned part may move a tool into (Infinity: any): a tool whose score with its learned part
+   * passes the index's tool at rank `learnedPlaces` − 1 (with that tool's own learned part) joins the index's first
+   * `learnedPlaces` tools, sorted with them by score; every other tool keeps the index's order.
+   */
+  learnedPlaces: number;
 }
 
 /** Chosen by the bench's learning section (`node --expose-gc bench/run.ts --learning`) on the four sets. */
 export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({
-  weight: 2, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote",
-  ownTermShare: 0.3, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3, explainedShare: 0.3,
+  weight: 4, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote",
+  ownTermShare: 0.15, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3, explainedShare: 0.3,
+  learnedPlaces: 2,
 });
 
 /** The tools nearest a query's vector that a profile may lift (the others count nothing). */
@@ -272,7 +280,7 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
     const fused = [...scores.keys()].filter((name) => !named.has(name)).toSorted((a, b) =>
       (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
     const first = head.names.filter((name) => named.has(name));
-    return { names: [...first, ...fused].slice(0, count), total: head.total + added };
+    return { names: [...first, ...limitedToFirstPlaces(fused, head.names.filter((name) => !named.has(name)), scores, overlay.tuning.learnedPlaces)].slice(0, count), total: head.total + added };
   };
   return {
     size: index.size,
@@ -280,4 +288,22 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
     searchPage,
     scored: (query: string, limit: number, accept?: (name: string) => boolean): ScoredMatch[] => index.scored(query, limit, accept),
   };
+}
+
+/**
+ * `fused` (sorted by score) with the learned parts' moves held to the first `places`: a tool that passes the score of
+ * the index's tool at rank `places` − 1 is kept among the first, sorted by score with the index's first `places`; the
+ * rest follow in the index's order (`head`), then the learned tools the index did not rank, by score.
+ */
+function limitedToFirstPlaces(fused: readonly string[], head: readonly string[], scores: ReadonlyMap<string, number>, places: number): string[] {
+  if (!Number.isFinite(places) || head.length <= places) return [...fused];
+  const bar = head[places - 1];
+  const barScore = bar === undefined ? -Infinity : (scores.get(bar) ?? 0);
+  const leading = new Set(head.slice(0, places));
+  const top = fused.filter((name) => leading.has(name) || (scores.get(name) ?? 0) > barScore);
+  const placed = new Set(top);
+  const inHead = new Set(head);
+  const rest = head.filter((name) => !placed.has(name) && scores.has(name));
+  const unranked = fused.filter((name) => !placed.has(name) && !inHead.has(name));
+  return [...top, ...rest, ...unranked];
 }

@@ -6,10 +6,13 @@ import {
   evidenceTerms,
   foldEvidence,
   isEvidenceEvent,
+  MAX_SEARCH_ID_LENGTH,
   MAX_TERMS_PER_EVENT,
   PRINCIPAL_WEIGHT_CAP,
   reinforced,
   rowCounts,
+  searchShares,
+  type EvidenceEvent,
   type EvidenceRow,
   type LearningOptions,
 } from "../../../src/core/learning/evidence.ts";
@@ -117,6 +120,37 @@ describe("isEvidenceEvent", () => {
     expect(isEvidenceEvent({ tool: "t", terms: [], principal: "", at: 1 })).toBe(false);
     expect(isEvidenceEvent({ tool: "t", terms: [], principal: "p", at: Number.NaN })).toBe(false);
     expect(isEvidenceEvent(null)).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, search: "s-1" })).toBe(true);
+    expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, search: "" })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, search: "s".repeat(MAX_SEARCH_ID_LENGTH + 1) })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, search: 7 })).toBe(false);
+  });
+});
+
+/** A call of `tool` by `principal` from the search `search` (none: a search of its own). */
+function event(tool: string, principal: string, search?: string): EvidenceEvent {
+  return { tool, terms: ["ledger"], principal, at: 1, ...(search === undefined ? {} : { search }) };
+}
+
+describe("searchShares", () => {
+  it("splits one search's call among the tools called from it, per principal; an event without a search weighs one call", () => {
+    const shares = searchShares([event("a", "p", "s1"), event("b", "p", "s1"), event("c", "p", "s1"), event("a", "q", "s1"), event("a", "p", "s2"), event("b", "p")]);
+    expect(shares.map(({ event: { tool, principal }, share }) => [tool, principal, share])).toEqual([
+      ["a", "p", 1 / 3], ["b", "p", 1 / 3], ["c", "p", 1 / 3], ["a", "q", 1], ["a", "p", 1], ["b", "p", 1],
+    ]);
+  });
+
+  it("counts a tool called twice from one search once, and shares with the tools of that search given earlier", () => {
+    const shares = searchShares([event("a", "p", "s1"), event("a", "p", "s1"), event("b", "p", "s1")], (principal, search) => principal === "p" && search === "s1" ? 2 : 0);
+    expect(shares.map(({ share }) => share)).toEqual([1 / 4, 0, 1 / 4]);
+  });
+
+  it("a principal's weight per (tool, term) stays capped however many searches teach it", () => {
+    let row: EvidenceRow | undefined;
+    const key = { tool: "a", term: "ledger", principal: "p" };
+    for (let i = 0; i < 10; i++) row = reinforced(row, key, 0, 30, 1 / 3);
+    expect(row?.weight).toBe(PRINCIPAL_WEIGHT_CAP);
+    expect(reinforced(undefined, key, 0, 30, 1 / 3).weight).toBeCloseTo(1 / 3);
   });
 });
 

@@ -116,10 +116,12 @@ describe("the tool's own terms and its callers' profile", () => {
     // Through the ranking: the tool whose own text names the request stays above the one that only learned its word.
     const index = createSearchIndex(mode, CATALOG);
     expect(index.searchPage("payroll", 1).names).toEqual(["payroll_report"]);
-    const learned = withLearning(index, overlay, definitionOf).searchPage("payroll", 3).names;
+    // (At learned weight 2: at the default 4, three principals' word passes even the tool that holds it.)
+    const atWeight2 = new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, weight: 2 });
+    const learned = withLearning(index, atWeight2, definitionOf).searchPage("payroll", 3).names;
     expect(learned[0]).toBe("payroll_report");
     expect(learned).toContain("filler_1");
-    const unguarded = withLearning(index, full, definitionOf).searchPage("payroll", 3).names;
+    const unguarded = withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, weight: 2, explainedShare: 1 }), definitionOf).searchPage("payroll", 3).names;
     expect(unguarded[0]).toBe("filler_1");
   });
 
@@ -130,7 +132,8 @@ describe("the tool's own terms and its callers' profile", () => {
       filler_4: { principals: 5, terms: evidenceTerms("guitar piano music song").map((term) => ({ term, weight: 0.25 })) },
     };
     const state: LearnedState = { version: 1, appliedAt: 0, tools: {}, profiles };
-    const learned = withLearning(index, new LearnedOverlay(state), definitionOf);
+    // The profile's signal alone, wherever it lifts its tool (the default lifts only into the first two places).
+    const learned = withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, learnedPlaces: Infinity }), definitionOf);
     // No caller said "tourism" or "resort", and no tool's text holds them.
     for (const [query, profiled] of [["tourism resort", "filler_3"], ["violin concert", "filler_4"]] as const) {
       expect(index.searchPage(query, 3).names).not.toContain(profiled);
@@ -144,6 +147,32 @@ describe("the tool's own terms and its callers' profile", () => {
     // Profiles off: nothing moves.
     const off = withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, vectorWeight: 0 }), definitionOf);
     expect(off).toBe(index);
+  });
+});
+
+describe("withLearning and learnedPlaces", () => {
+  it.each(SEARCH_MODES)("moves a learned tool only into the first two places; every other tool keeps the index's order (%s)", (mode) => {
+    const index = createSearchIndex(mode, CATALOG);
+    const query = "files a record of invoices";
+    const term = analyze("invoices")[0] ?? "";
+    const page = (weight: number, learnedPlaces = DEFAULT_LEARNING_TUNING.learnedPlaces): string[] => {
+      const state: LearnedState = { version: 1, appliedAt: 1, tools: { filler_6: [{ term, weight, principals: 3 }] } };
+      return withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, learnedPlaces })).searchPage(query, 10).names;
+    };
+    const before = index.searchPage(query, 10).names;
+    expect(before.indexOf("filler_6")).toBeGreaterThan(2);
+    // A small learned part: with no limit it moves its tool up by a few places, not into the first two...
+    const unlimited = page(0.3, Infinity).indexOf("filler_6");
+    expect(unlimited).toBeLessThan(before.indexOf("filler_6"));
+    expect(unlimited).toBeGreaterThanOrEqual(2);
+    // ...and by default it moves nothing: the page is the index's.
+    expect(page(0.3)).toEqual(before);
+    // A part that passes the index's second tool joins the first two; the rest keep the index's order.
+    for (const [weight, place] of [[1, 1], [3, 0]] as const) {
+      const moved = page(weight);
+      expect(moved.indexOf("filler_6")).toBe(place);
+      expect(moved.filter((name) => name !== "filler_6").slice(2)).toEqual(before.filter((name) => name !== "filler_6").slice(2));
+    }
   });
 });
 
