@@ -1,7 +1,8 @@
 // The bench's learning section (`--learning`): learning from calls (docs/search.md, "Learning from calls") on the four
 // retrieval sets. Each set's queries are split, seeded, into an observed half and a tested half. Simulated principals
 // search the observed half in turn and call a right tool only when it is among the five shown (what a model can do);
-// each call is evidence, one search's split among the tools called from it as the deployment splits it (src/core/learning/evidence.ts), folded after 10%, 50% and 100% of the observed half; the
+// each call is evidence, one search's split among the tools called from it as the deployment splits it (src/core/learning/evidence.ts),
+// and evidence against the tools shown above it that were not called (passed over), folded after 10%, 50% and 100% of the observed half; the
 // tested half's nDCG@10 is measured before and after each fold, in both modes.
 import { DEFAULT_LEARNING, type SearchMode } from "../src/core/config.ts";
 import { createSearchIndex } from "../src/core/search/createIndex.ts";
@@ -9,10 +10,13 @@ import {
   evidenceTerms,
   foldEvidence,
   reinforced,
+  passedOver,
   searchShares,
+  PASSED_OVER_SHARE,
   type EvidenceEvent,
   type EvidenceRow,
   type LearningOptions,
+  MAX_SHOWN_ABOVE,
 } from "../src/core/learning/evidence.ts";
 import { DEFAULT_LEARNING_TUNING, LearnedOverlay, withLearning, type LearningTuning } from "../src/core/learning/overlay.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
@@ -38,7 +42,7 @@ export const LEARNING_FOLD_EVERY = 0.05;
 export const LEARNING_METHOD =
   `bench/learning.ts: each set's measurable queries shuffled (seed ${LEARNING_SEED}) and split into an observed and a tested half; ` +
   `${LEARNING_PRINCIPALS} simulated principals take the observed queries in turn, search them (the learning applied so far) and call ` +
-  `each right tool among the ${SHOWN} shown (one search's call split among the tools called from it); the evidence is folded (minPrincipals ${LEARNING_OPTIONS.minPrincipals}, maxTermsPerTool ` +
+  `each right tool among the ${SHOWN} shown (one search's call split among the tools called from it; a tool shown above a called one and not called learns ${PASSED_OVER_SHARE} of that share against itself); the evidence is folded (minPrincipals ${LEARNING_OPTIONS.minPrincipals}, maxTermsPerTool ` +
   `${LEARNING_OPTIONS.maxTermsPerTool}, no time passes) every ${LEARNING_FOLD_EVERY * 100}% of the observed half, as a deployment folds it every ` +
   "applyEverySeconds; nDCG@10 on the tested half before and after 10%, 50% and 100%, in both modes";
 
@@ -87,9 +91,12 @@ export function learningSection(
     learning?: LearningOptions;
     /** Whether one search's evidence is split among the tools called from it, as the deployment does (the default). */
     split?: boolean;
+    /** How much of a call's share a tool shown above the called one and passed over learns against its terms. */
+    passedOverShare?: number;
   } = {},
 ): LearningSection {
   const split = options.split ?? true;
+  const passedOverShare = options.passedOverShare ?? PASSED_OVER_SHARE;
   const tuning = options.tuning ?? DEFAULT_LEARNING_TUNING;
   const learningOptions = options.learning ?? LEARNING_OPTIONS;
   const section: LearningSection = {};
@@ -135,13 +142,24 @@ export function learningSection(
           const shown = learned.searchPage(query.query, SHOWN).names;
           const terms = evidenceTerms(query.query);
           // One event per right tool shown and called, all from this search (the deployment splits its evidence).
-          const events = shown.filter((tool) => query.tools.includes(tool))
-            .map((tool): EvidenceEvent => ({ tool, terms, principal, at: 0, ...(split ? { search: `search-${done}` } : {}) }));
-          for (const { event: { tool }, share } of searchShares(events)) {
+          // Each names the tools shown above it: those not called were passed over for its words.
+          const events = shown.flatMap((tool, position) => query.tools.includes(tool)
+            ? [{ tool, terms, principal, at: 0, above: shown.slice(Math.max(0, position - MAX_SHOWN_ABOVE), position), ...(split ? { search: `search-${done}` } : {}) } satisfies EvidenceEvent]
+            : []);
+          const shares = searchShares(events);
+          for (const { event: { tool }, share } of shares) {
             calls++;
             for (const term of terms) {
               const key = JSON.stringify([tool, term, principal]);
               rows.set(key, reinforced(rows.get(key), { tool, term, principal }, 0, LEARNING_OPTIONS.halfLifeDays, share));
+            }
+          }
+          if (passedOverShare > 0) {
+            for (const { tool, share } of passedOver(shares)) {
+              for (const term of terms) {
+                const key = JSON.stringify([tool, term, principal, "passedOver"]);
+                rows.set(key, { ...reinforced(rows.get(key), { tool, term, principal }, 0, LEARNING_OPTIONS.halfLifeDays, share * passedOverShare), passedOver: true });
+              }
             }
           }
         }

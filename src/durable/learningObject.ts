@@ -1,6 +1,6 @@
 // The deployment's evidence for learning from calls (docs/search.md, "Learning from calls"): one SQLite-backed object,
 // `learning`. Isolates send it batches of evidence after their answers (never on a request's path); it keeps one row
-// per (tool, term, principal), folds the rows into the learned state at most every `applyEverySeconds` (an alarm) or
+// per (tool, term, principal) (and one per tool, term and principal that passed the tool over), folds the rows into the learned state at most every `applyEverySeconds` (an alarm) or
 // when the owner applies them, and hands the folded state, with its version, to isolates that hold an older one.
 //
 // The folded state is kept as rows (one per learned term, per profile and per profile term), not as one storage value:
@@ -15,6 +15,8 @@ import {
   EMPTY_LEARNED_STATE,
   foldEvidence,
   isEvidenceEvent,
+  PASSED_OVER_SHARE,
+  passedOver,
   reinforced,
   rowCounts,
   searchShares,
@@ -39,6 +41,12 @@ const FOLDED_SEARCH_MS = 86_400_000;
 /** Most folded searches kept (the oldest go first). */
 const MAX_FOLDED_SEARCHES = 100_000;
 
+/** The evidence for a tool, and the evidence against it (passed over). */
+const EVIDENCE_TABLES = ["evidence", "passed_over_evidence"] as const;
+type EvidenceTable = (typeof EVIDENCE_TABLES)[number];
+/** The folded terms, learned and passed over for. */
+type TermsTable = "learned_terms" | "passed_over_terms";
+
 const KEY = { applied: "applied", appliedVersion: "appliedVersion", options: "options" } as const;
 
 export interface LearningReport {
@@ -58,11 +66,20 @@ export class LearningObject extends DurableObject<Env> {
       tool TEXT NOT NULL, term TEXT NOT NULL, principal TEXT NOT NULL, weight REAL NOT NULL, at INTEGER NOT NULL,
       PRIMARY KEY (tool, term, principal)) WITHOUT ROWID`);
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS evidence_by_at ON evidence (at)");
+    // The evidence against a tool: per (tool, term, principal), a search showed it above a tool the principal called
+    // from that search, and the principal did not call it.
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS passed_over_evidence (
+      tool TEXT NOT NULL, term TEXT NOT NULL, principal TEXT NOT NULL, weight REAL NOT NULL, at INTEGER NOT NULL,
+      PRIMARY KEY (tool, term, principal)) WITHOUT ROWID`);
     // Events not yet folded (one per principal, search and tool: a tool called twice from one search counts once), and
     // how many tools each recently folded search taught (a later call of it shares with them).
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS pending_evidence (
       principal TEXT NOT NULL, search TEXT NOT NULL, tool TEXT NOT NULL, terms TEXT NOT NULL, at INTEGER NOT NULL,
       PRIMARY KEY (principal, search, tool))`);
+    // The tools shown above each pending call's tool (a JSON list), a column added after the table first existed.
+    if (ctx.storage.sql.exec("SELECT name FROM pragma_table_info('pending_evidence') WHERE name = 'above'").toArray().length === 0) {
+      ctx.storage.sql.exec("ALTER TABLE pending_evidence ADD COLUMN above TEXT");
+    }
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS folded_searches (
       principal TEXT NOT NULL, search TEXT NOT NULL, tools INTEGER NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (principal, search))`);
     // The folded state in use: its version and time in `appliedVersion`, its terms and profiles as rows.
@@ -72,6 +89,9 @@ export class LearningObject extends DurableObject<Env> {
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS learned_profiles (tool TEXT NOT NULL PRIMARY KEY, principals INTEGER NOT NULL) WITHOUT ROWID");
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS profile_terms (
       tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, PRIMARY KEY (tool, term)) WITHOUT ROWID`);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS passed_over_terms (
+      tool TEXT NOT NULL, term TEXT NOT NULL, weight REAL NOT NULL, principals INTEGER NOT NULL,
+      PRIMARY KEY (tool, term)) WITHOUT ROWID`);
     // A state folded before the rows existed was one value: it becomes rows once.
     const legacy = ctx.storage.kv.get<LearnedState>(KEY.applied);
     if (legacy !== undefined) {
@@ -93,8 +113,9 @@ export class LearningObject extends DurableObject<Env> {
       kept++;
       // An event without a search id is a search of its own: its own id, so that it is never grouped with another.
       this.ctx.storage.sql.exec(
-        "INSERT INTO pending_evidence (principal, search, tool, terms, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        "INSERT INTO pending_evidence (principal, search, tool, terms, at, above) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
         event.principal, event.search ?? crypto.randomUUID(), event.tool, JSON.stringify(event.terms), Math.min(now, event.at),
+        event.above === undefined ? null : JSON.stringify(event.above),
       );
     }
     this.ctx.storage.kv.put(KEY.options, options);
@@ -115,11 +136,12 @@ export class LearningObject extends DurableObject<Env> {
   private foldPending(now: number, options: LearningConfig): void {
     const { sql } = this.ctx.storage;
     const events: (EvidenceEvent & { search: string })[] = [];
-    for (const row of sql.exec<{ principal: string; search: string; tool: string; terms: string; at: number }>(
-      "SELECT principal, search, tool, terms, at FROM pending_evidence ORDER BY at",
+    for (const row of sql.exec<{ principal: string; search: string; tool: string; terms: string; at: number; above: string | null }>(
+      "SELECT principal, search, tool, terms, at, above FROM pending_evidence ORDER BY at",
     )) {
       const terms: unknown = JSON.parse(row.terms);
-      const event = { tool: row.tool, terms, principal: row.principal, at: row.at, search: row.search };
+      const above: unknown = row.above === null ? undefined : JSON.parse(row.above);
+      const event = { tool: row.tool, terms, principal: row.principal, at: row.at, search: row.search, ...(above === undefined ? {} : { above }) };
       if (isEvidenceEvent(event)) events.push(event);
     }
     sql.exec("DELETE FROM pending_evidence");
@@ -133,17 +155,12 @@ export class LearningObject extends DurableObject<Env> {
       const group = JSON.stringify([event.principal, event.search]);
       const seen = called.get(group);
       called.set(group, { principal: event.principal, search: event.search, tools: (seen?.tools ?? 0) + 1, at: Math.max(event.at, seen?.at ?? 0) });
-      for (const term of event.terms) {
-        const key = { tool: event.tool, term, principal: event.principal };
-        const row = sql
-          .exec<{ weight: number; at: number }>("SELECT weight, at FROM evidence WHERE tool = ? AND term = ? AND principal = ?", event.tool, term, event.principal)
-          .toArray()[0];
-        const next = reinforced(row === undefined ? undefined : { ...key, ...row }, key, event.at, options.halfLifeDays, share);
-        sql.exec(
-          "INSERT INTO evidence (tool, term, principal, weight, at) VALUES (?, ?, ?, ?, ?) " +
-            "ON CONFLICT (tool, term, principal) DO UPDATE SET weight = excluded.weight, at = excluded.at",
-          next.tool, next.term, next.principal, next.weight, next.at,
-        );
+      for (const term of event.terms) this.reinforce("evidence", { tool: event.tool, term, principal: event.principal }, event.at, options, share);
+    }
+    // The tools shown above a called one and not called from its search: evidence against them, a share of a call.
+    for (const skipped of passedOver(shares)) {
+      for (const term of skipped.terms) {
+        this.reinforce("passed_over_evidence", { tool: skipped.tool, term, principal: skipped.principal }, skipped.at, options, skipped.share * PASSED_OVER_SHARE);
       }
     }
     for (const { principal, search, tools, at } of called.values()) {
@@ -159,6 +176,20 @@ export class LearningObject extends DurableObject<Env> {
     }
   }
 
+  /** One more call's `share` for (tool, term, principal) in `table` (evidence or passed_over_evidence). */
+  private reinforce(table: EvidenceTable, key: Omit<EvidenceRow, "weight" | "at">, at: number, options: LearningConfig, share: number): void {
+    const { sql } = this.ctx.storage;
+    const row = sql
+      .exec<{ weight: number; at: number }>(`SELECT weight, at FROM ${table} WHERE tool = ? AND term = ? AND principal = ?`, key.tool, key.term, key.principal)
+      .toArray()[0];
+    const next = reinforced(row === undefined ? undefined : { ...key, ...row }, key, at, options.halfLifeDays, share);
+    sql.exec(
+      `INSERT INTO ${table} (tool, term, principal, weight, at) VALUES (?, ?, ?, ?, ?) ` +
+        "ON CONFLICT (tool, term, principal) DO UPDATE SET weight = excluded.weight, at = excluded.at",
+      next.tool, next.term, next.principal, next.weight, next.at,
+    );
+  }
+
   /** The folded state when it is newer than `version` (the one the caller holds), else only the current version. */
   stateSince(version: number): LearnedState | { version: number } {
     return this.appliedVersion().version === version ? { version } : this.applied();
@@ -172,15 +203,18 @@ export class LearningObject extends DurableObject<Env> {
     this.foldPending(now, options);
     const rows: EvidenceRow[] = [];
     const stale: EvidenceRow[] = [];
-    for (const row of sql.exec<{ tool: string; term: string; principal: string; weight: number; at: number }>("SELECT tool, term, principal, weight, at FROM evidence")) {
-      (rowCounts(row, now, options.halfLifeDays) ? rows : stale).push({ ...row });
+    for (const table of EVIDENCE_TABLES) {
+      for (const row of sql.exec<{ tool: string; term: string; principal: string; weight: number; at: number }>(`SELECT tool, term, principal, weight, at FROM ${table}`)) {
+        (rowCounts(row, now, options.halfLifeDays) ? rows : stale).push(table === "passed_over_evidence" ? { ...row, passedOver: true } : { ...row });
+      }
     }
-    for (const row of stale) sql.exec("DELETE FROM evidence WHERE tool = ? AND term = ? AND principal = ?", row.tool, row.term, row.principal);
+    const remove = (row: EvidenceRow): void => {
+      sql.exec(`DELETE FROM ${row.passedOver === true ? "passed_over_evidence" : "evidence"} WHERE tool = ? AND term = ? AND principal = ?`, row.tool, row.term, row.principal);
+    };
+    for (const row of stale) remove(row);
     if (rows.length > MAX_EVIDENCE_ROWS) {
       rows.sort((a, b) => a.at - b.at);
-      for (const row of rows.splice(0, rows.length - MAX_EVIDENCE_ROWS)) {
-        sql.exec("DELETE FROM evidence WHERE tool = ? AND term = ? AND principal = ?", row.tool, row.term, row.principal);
-      }
+      for (const row of rows.splice(0, rows.length - MAX_EVIDENCE_ROWS)) remove(row);
     }
     const state = foldEvidence(rows, now, options, this.appliedVersion().version + 1);
     this.store(state);
@@ -191,7 +225,8 @@ export class LearningObject extends DurableObject<Env> {
   report(): LearningReport {
     const counts = this.ctx.storage.sql
       .exec<{ rows: number; tools: number; principals: number }>(
-        "SELECT COUNT(*) AS rows, COUNT(DISTINCT tool) AS tools, COUNT(DISTINCT principal) AS principals FROM evidence",
+        "SELECT COUNT(*) AS rows, COUNT(DISTINCT tool) AS tools, COUNT(DISTINCT principal) AS principals FROM " +
+          "(SELECT tool, principal FROM evidence UNION ALL SELECT tool, principal FROM passed_over_evidence)",
       )
       .toArray()[0];
     return { applied: this.applied(), evidence: { rows: counts?.rows ?? 0, tools: counts?.tools ?? 0, principals: counts?.principals ?? 0, pending: this.pendingCount() } };
@@ -205,15 +240,16 @@ export class LearningObject extends DurableObject<Env> {
     const { sql } = this.ctx.storage;
     // What is pending becomes rows first (split as every fold splits it), so that it is forgotten with them.
     this.foldPending(Date.now(), options);
-    const counted = tool === undefined
-      ? sql.exec<{ rows: number }>("SELECT COUNT(*) AS rows FROM evidence")
-      : sql.exec<{ rows: number }>("SELECT COUNT(*) AS rows FROM evidence WHERE tool = ?", tool);
-    const removed = counted.toArray()[0]?.rows ?? 0;
-    if (tool === undefined) {
-      sql.exec("DELETE FROM evidence");
-      sql.exec("DELETE FROM folded_searches");
+    let removed = 0;
+    for (const table of EVIDENCE_TABLES) {
+      const counted = tool === undefined
+        ? sql.exec<{ rows: number }>(`SELECT COUNT(*) AS rows FROM ${table}`)
+        : sql.exec<{ rows: number }>(`SELECT COUNT(*) AS rows FROM ${table} WHERE tool = ?`, tool);
+      removed += counted.toArray()[0]?.rows ?? 0;
+      if (tool === undefined) sql.exec(`DELETE FROM ${table}`);
+      else sql.exec(`DELETE FROM ${table} WHERE tool = ?`, tool);
     }
-    else sql.exec("DELETE FROM evidence WHERE tool = ?", tool);
+    if (tool === undefined) sql.exec("DELETE FROM folded_searches");
     return { removed, applied: this.apply(options) };
   }
 
@@ -234,14 +270,7 @@ export class LearningObject extends DurableObject<Env> {
     if (version === EMPTY_LEARNED_STATE.version) return EMPTY_LEARNED_STATE;
     const { sql } = this.ctx.storage;
     // Maps first (a tool may be named `__proto__` or `constructor`), records by Object.fromEntries (own keys only).
-    const tools = new Map<string, LearnedTerm[]>();
-    for (const { tool, term, weight, principals } of sql.exec<{ tool: string; term: string; weight: number; principals: number }>(
-      "SELECT tool, term, weight, principals FROM learned_terms ORDER BY tool, weight DESC, term",
-    )) {
-      const terms = tools.get(tool) ?? [];
-      terms.push({ term, weight, principals });
-      tools.set(tool, terms);
-    }
+    const tools = this.termsOf("learned_terms");
     const profiles = new Map<string, CallerProfile>();
     for (const { tool, principals } of sql.exec<{ tool: string; principals: number }>("SELECT tool, principals FROM learned_profiles ORDER BY tool")) {
       profiles.set(tool, { principals, terms: [] });
@@ -249,7 +278,24 @@ export class LearningObject extends DurableObject<Env> {
     for (const { tool, term, weight } of sql.exec<{ tool: string; term: string; weight: number }>(
       "SELECT tool, term, weight FROM profile_terms ORDER BY tool, weight DESC, term",
     )) profiles.get(tool)?.terms.push({ term, weight });
-    return { version, appliedAt, tools: Object.fromEntries(tools), profiles: Object.fromEntries(profiles) };
+    const passed = this.termsOf("passed_over_terms");
+    return {
+      version, appliedAt, tools: Object.fromEntries(tools), profiles: Object.fromEntries(profiles),
+      ...(passed.size === 0 ? {} : { passedOver: Object.fromEntries(passed) }),
+    };
+  }
+
+  /** Per tool, its terms kept in `table` (learned, or passed over for), heaviest first. */
+  private termsOf(table: TermsTable): Map<string, LearnedTerm[]> {
+    const tools = new Map<string, LearnedTerm[]>();
+    for (const { tool, term, weight, principals } of this.ctx.storage.sql.exec<{ tool: string; term: string; weight: number; principals: number }>(
+      `SELECT tool, term, weight, principals FROM ${table} ORDER BY tool, weight DESC, term`,
+    )) {
+      const terms = tools.get(tool) ?? [];
+      terms.push({ term, weight, principals });
+      tools.set(tool, terms);
+    }
+    return tools;
   }
 
   /** Makes `state` the state in use: its rows replace the previous state's, with its version, in one transaction. */
@@ -259,9 +305,12 @@ export class LearningObject extends DurableObject<Env> {
       sql.exec("DELETE FROM learned_terms");
       sql.exec("DELETE FROM learned_profiles");
       sql.exec("DELETE FROM profile_terms");
-      for (const [tool, terms] of Object.entries(state.tools)) {
-        for (const { term, weight, principals } of terms) {
-          sql.exec("INSERT INTO learned_terms (tool, term, weight, principals) VALUES (?, ?, ?, ?)", tool, term, weight, principals);
+      sql.exec("DELETE FROM passed_over_terms");
+      for (const [table, byTool] of [["learned_terms", state.tools], ["passed_over_terms", state.passedOver ?? {}]] as const) {
+        for (const [tool, terms] of Object.entries(byTool)) {
+          for (const { term, weight, principals } of terms) {
+            sql.exec(`INSERT INTO ${table} (tool, term, weight, principals) VALUES (?, ?, ?, ?)`, tool, term, weight, principals);
+          }
         }
       }
       for (const [tool, { principals, terms }] of Object.entries(state.profiles ?? {})) {

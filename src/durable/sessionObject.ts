@@ -19,6 +19,7 @@ import { evictionFor, toolListChangesOnDiscovery } from "../core/turn/prepare.ts
 import type { GrantBinding, GrantState, ResolveOutcome } from "../core/guard/grants.ts";
 import { validateToolDefinition } from "../core/tools/definition.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
+import { MAX_SHOWN_ABOVE } from "../core/learning/evidence.ts";
 import { runSearchTools } from "../core/turn/searchTools.ts";
 import type { SearchToolsParams, SearchToolsResult } from "../core/turn/searchTools.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
@@ -52,10 +53,14 @@ const KEY = {
   foundBy: "foundBy",
 } as const;
 
-/** What a registry search that showed a tool keeps for learning: its analyzed terms and its id (absent: kept before ids). */
+/**
+ * What a registry search that showed a tool keeps for learning: its analyzed terms, its id (absent: kept before ids)
+ * and the tools it showed above this one, nearest last (absent: kept before them).
+ */
 export interface FoundBy {
   terms: string[];
   search?: string;
+  above?: string[];
 }
 
 /** Most tools whose finding search is kept for learning (the latest searches' tools; older ones go first). */
@@ -213,7 +218,9 @@ export class SessionObject extends DurableObject<Env> {
     if (names.length === 0) return;
     const kept = Object.entries(this.ctx.storage.kv.get<Record<string, FoundBy | string[]>>(KEY.foundBy) ?? {}).filter(([name]) => !names.includes(name));
     const search = crypto.randomUUID();
-    const latest = names.slice(0, MAX_FOUND_BY).map((name) => [name, { terms: [...terms], search }] as const);
+    // Each shown tool keeps the nearest MAX_SHOWN_ABOVE tools shown above it: those not called were passed over.
+    const latest = names.slice(0, MAX_FOUND_BY).map((name, rank) =>
+      [name, { terms: [...terms], search, above: names.slice(Math.max(0, rank - MAX_SHOWN_ABOVE), rank) }] as const);
     this.ctx.storage.kv.put(KEY.foundBy, Object.fromEntries([...kept.slice(Math.max(0, kept.length + latest.length - MAX_FOUND_BY)), ...latest]));
   }
 

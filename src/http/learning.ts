@@ -37,7 +37,10 @@ export function learnFromCall(call: Call, sessionId: string, tool: string): void
     try {
       const found = await sessionStub(call.env, principal, sessionId).foundTerms(tool);
       if (found === null || found.terms.length === 0) return;
-      batch.push({ tool, terms: found.terms, principal, at: Date.now(), ...(found.search === undefined ? {} : { search: found.search }) });
+      batch.push({
+        tool, terms: found.terms, principal, at: Date.now(),
+        ...(found.search === undefined ? {} : { search: found.search }), ...(found.above === undefined ? {} : { above: found.above }),
+      });
       await flushSoon(call);
     } catch (error) {
       console.error(`learning: evidence not recorded: ${error instanceof Error ? error.message : String(error)}`);

@@ -53,6 +53,7 @@ const LEARNING_STATE = obj({
   appliedAt: { type: ["string", "null"] },
   tools: { type: "array", items: obj({ tool: str, terms: { type: "array", items: obj({ term: str, weight: { type: "number" }, principals: int }) } }) },
   profiles: { type: "array", items: obj({ tool: str, principals: int, terms: { type: "array", items: obj({ term: str, weight: { type: "number" } }) } }) },
+  passedOver: { type: "array", items: obj({ tool: str, terms: { type: "array", items: obj({ term: str, weight: { type: "number" }, principals: int }) } }) },
   evidence: obj({ rows: int, tools: int, principals: int, pending: int }),
 }, ["enabled", "version", "appliedAt", "tools", "profiles"]);
 const guardFields: Record<string, Schema> = {

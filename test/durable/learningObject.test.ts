@@ -5,7 +5,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LEARNING, type LearningConfig } from "../../src/core/config.ts";
-import { MAX_TERMS_PER_EVENT, type EvidenceEvent, type LearnedState } from "../../src/core/learning/evidence.ts";
+import { MAX_TERMS_PER_EVENT, PASSED_OVER_SHARE, type EvidenceEvent, type LearnedState } from "../../src/core/learning/evidence.ts";
 import { LearningObject, MAX_BATCH_EVENTS, MAX_PENDING_EVENTS } from "../../src/durable/learningObject.ts";
 
 const OPTIONS: LearningConfig = { ...DEFAULT_LEARNING, enabled: true };
@@ -118,6 +118,29 @@ describe("LearningObject's folded state", () => {
     expect(weight(second, "tool_d")).toBe(1);
     expect([weight(second, "tool_a"), weight(second, "tool_b")]).toEqual([1.5, 1.5]);
     expect((await stub.report()).evidence).toMatchObject({ rows: 12, pending: 0 });
+  });
+
+  it("keeps the tools shown above a called one and not called as evidence against them, forgotten with their tool", async () => {
+    const stub = learning("passed-over");
+    // Per principal, one search showed tool_x, tool_y, then tool_z; tool_y and tool_z were called: tool_x was passed over.
+    const batch = ["p1", "p2", "p3"].flatMap((principal) => [
+      { ...call("tool_z", principal, `s-${principal}`), above: ["tool_x", "tool_y"] },
+      { ...call("tool_y", principal, `s-${principal}`), above: ["tool_x"] },
+    ]);
+    expect(await stub.record(batch, OPTIONS)).toBe(batch.length);
+    const applied = await stub.apply(OPTIONS);
+    expect(Object.keys(applied.tools).toSorted()).toEqual(["tool_y", "tool_z"]);
+    // Each principal passed tool_x over twice from one search whose call two tools split (half a call each), each time
+    // PASSED_OVER_SHARE of that share.
+    expect(applied.passedOver).toEqual({ tool_x: [{ term: "ledger", weight: 3 * 2 * 0.5 * PASSED_OVER_SHARE, principals: 3 }] });
+    expect((await stub.report()).evidence).toMatchObject({ rows: 9, tools: 3, principals: 3 });
+    const read = await stub.stateSince(0);
+    expect("tools" in read ? read.passedOver : undefined).toEqual(applied.passedOver);
+
+    const forgotten = await stub.forget("tool_x", OPTIONS);
+    expect(forgotten.removed).toBe(3);
+    expect(forgotten.applied.passedOver).toBeUndefined();
+    expect(Object.keys(forgotten.applied.tools).toSorted()).toEqual(["tool_y", "tool_z"]);
   });
 
   it("folds at once when the pending calls reach MAX_PENDING_EVENTS", async () => {

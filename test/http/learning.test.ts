@@ -20,6 +20,10 @@ const SECRET = "lt_currency_secret";
 const REQUEST = "payroll spreadsheet totals ledger";
 /** What the teaching principals search: the target matches it, and its terms include the request's. */
 const TEACHING = "convert currency for the payroll spreadsheet totals ledger";
+/** Two neighbours: the index puts the planner above the adviser for PLANNING (by "plan"). */
+const PLANNER = "lt_trip_plan";
+const ADVISER = "lt_trip_advice";
+const PLANNING = "plan a trip for the family holiday weekend";
 
 function vars(settings: Record<string, unknown>): Record<string, string> {
   const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
@@ -58,6 +62,7 @@ interface LearningBody {
   appliedAt: string | null;
   tools: { tool: string; terms: { term: string; weight: number; principals: number }[] }[];
   profiles?: { tool: string; principals: number; terms: { term: string; weight: number }[] }[];
+  passedOver?: { tool: string; terms: { term: string; weight: number; principals: number }[] }[];
   evidence?: { rows: number; tools: number; principals: number; pending: number };
 }
 
@@ -94,6 +99,8 @@ beforeAll(async () => {
     testTool(REFUSED, "Open the currency vault.", { visibility: "restricted" }),
     testTool(SECRET, "Currency secret ledger.", { groups: ["lt_secret"] }),
     ...Array.from({ length: 6 }, (_, i) => testTool(`lt_filler_${i}`, `Filler ${i}: files a record of the weather.`)),
+    testTool(PLANNER, "Plan a trip: flights and hotels for a journey."),
+    testTool(ADVISER, "Advice for a trip: sights and tours on a journey."),
     // A tool whose name is the apply route's last segment.
     testTool("apply", "Apply a discount coupon to a basket."),
   ];
@@ -192,6 +199,44 @@ describe("learning from calls", { timeout: 30_000 }, () => {
     expect(weights(whole, TARGET)).toEqual(Array.from({ length: terms }, () => 3));
     expect(weights(whole, RIVAL)).toEqual(Array.from({ length: terms }, () => 1.5));
     expect((await json<LearningBody>(await send(settings, "/v1/learning", owner))).evidence).toMatchObject({ pending: 0, principals: 3 });
+  });
+
+  it.each(["minisearch", "substring"])("three principals that passed a tool over lower it for their request; one principal changes nothing (%s)", async (mode) => {
+    const settings = { learning: LEARNING, searchMode: mode };
+    const before = await searchNames(settings, await caller("lt-look"), PLANNING, mode);
+    expect(before.slice(0, 2)).toEqual([PLANNER, ADVISER]);
+    /** The ranking with only the evidence against the planner: what calling the adviser taught it is forgotten. */
+    const againstOnly = async (): Promise<{ names: string[]; report: LearningBody }> => {
+      await apply(settings);
+      expect((await send(settings, `/v1/learning/${ADVISER}`, owner, { method: "DELETE" })).status).toBe(200);
+      const report = await json<LearningBody>(await send(settings, "/v1/learning", owner));
+      return { names: await searchNames(settings, await caller("lt-look"), PLANNING, mode), report };
+    };
+
+    // One principal passing the planner over, however often, changes nothing.
+    const alone = await caller("lt-pass-alone");
+    for (let i = 0; i < 4; i++) expect((await searchAndCall(settings, alone, PLANNING, ADVISER, mode)).shown.slice(0, 2)).toEqual([PLANNER, ADVISER]);
+    const one = await againstOnly();
+    expect(one.report.passedOver).toEqual([]);
+    expect(one.names).toEqual(before);
+
+    // Three principals: the planner was passed over for the request's words, and falls below the adviser.
+    for (const label of ["lt-pass-a", "lt-pass-b", "lt-pass-c"]) {
+      const { shown, result } = await searchAndCall(settings, await caller(label), PLANNING, ADVISER, mode);
+      expect(shown.slice(0, 2)).toEqual([PLANNER, ADVISER]);
+      expect(result.isError).toBe(false);
+    }
+    const three = await againstOnly();
+    expect(three.report.tools).toEqual([]);
+    const against = three.report.passedOver?.find((entry) => entry.tool === PLANNER);
+    expect(against?.terms.map((term) => term.term).toSorted()).toEqual([...new Set(analyze(PLANNING))].toSorted());
+    // Three principals, each half a call of evidence against the planner (the fourth is the one alone, capped).
+    expect(against?.terms.every((term) => term.principals === 4)).toBe(true);
+    expect(three.names.slice(0, 2)).toEqual([ADVISER, PLANNER]);
+    expect(JSON.stringify(three.report)).not.toContain(PLANNING);
+
+    expect((await send(settings, "/v1/learning", owner, { method: "DELETE" })).status).toBe(200);
+    expect(await searchNames(settings, await caller("lt-look"), PLANNING, mode)).toEqual(before);
   });
 
   it("learns nothing while learning is off (the default)", async () => {

@@ -41,15 +41,29 @@ export interface EvidenceEvent {
   principal: string;
   at: number;
   search?: string;
+  /**
+   * The tools the search showed above `tool` (nearest last, at most MAX_SHOWN_ABOVE): those not called from the same
+   * search were passed over for its words (passedOver).
+   */
+  above?: string[];
 }
 
-/** What is kept per (tool, term, principal): a weight as of `at`. */
+/** How much of a call's share each tool shown above the called one and not called learns against the search's terms. */
+export const PASSED_OVER_SHARE = 0.5;
+/** Most tools shown above a called one that its event names (a page shows five; the nearest are kept). */
+export const MAX_SHOWN_ABOVE = 4;
+
+/**
+ * What is kept per (tool, term, principal): a weight as of `at`. `passedOver`: the evidence that the tool was shown
+ * above a tool the principal called from the same search and was not called itself (its words were not the tool's).
+ */
 export interface EvidenceRow {
   tool: string;
   term: string;
   principal: string;
   weight: number;
   at: number;
+  passedOver?: boolean;
 }
 
 /** A learned term of a tool: its weight (the sum of its principals' decayed weights) and how many principals taught it. */
@@ -76,6 +90,11 @@ export interface LearnedState {
   tools: Record<string, LearnedTerm[]>;
   /** Per tool that minPrincipals principals called, its callers' profile (absent in a state folded before profiles). */
   profiles?: Record<string, CallerProfile>;
+  /**
+   * Per tool, the terms for which at least minPrincipals principals passed it over (shown above a tool they called
+   * from the same search), heaviest first (absent in a state folded before them).
+   */
+  passedOver?: Record<string, LearnedTerm[]>;
 }
 
 export const EMPTY_LEARNED_STATE: LearnedState = Object.freeze({ version: 0, appliedAt: 0, tools: Object.freeze({}) });
@@ -99,8 +118,9 @@ export function evidenceTerms(query: string): string[] {
 export function isEvidenceEvent(value: unknown): value is EvidenceEvent {
   if (!isRecord(value)) return false;
   const { tool, terms, principal, at } = value;
-  const { search } = value;
+  const { search, above } = value;
   return typeof tool === "string" && TOOL_NAME.test(tool) && typeof principal === "string" && principal.length > 0 &&
+    (above === undefined || (Array.isArray(above) && above.length <= MAX_SHOWN_ABOVE && above.every((name) => typeof name === "string" && TOOL_NAME.test(name)))) &&
     (search === undefined || (typeof search === "string" && search.length > 0 && search.length <= MAX_SEARCH_ID_LENGTH)) &&
     typeof at === "number" && Number.isFinite(at) && Array.isArray(terms) && terms.length <= MAX_TERMS_PER_EVENT &&
     terms.every((term) => typeof term === "string" && term.length > 0 && term.length <= MAX_TERM_LENGTH);
@@ -134,6 +154,31 @@ export function searchShares<E extends EvidenceEvent>(events: readonly E[], call
   });
 }
 
+/**
+ * The tools passed over by the calls of `shares` (searchShares' answer): each tool an event's search showed above the
+ * called one that no event of the same (principal, search) called, with that event's terms and share (a tool above
+ * two called tools is passed over for each). An event without a search id is its own search.
+ */
+export function passedOver(shares: readonly { event: EvidenceEvent; share: number }[]): { tool: string; terms: string[]; principal: string; at: number; share: number }[] {
+  const group = (event: EvidenceEvent): string => JSON.stringify([event.principal, event.search ?? null, event.search === undefined ? event.tool : null]);
+  const called = new Map<string, Set<string>>();
+  for (const { event } of shares) {
+    const key = group(event);
+    let tools = called.get(key);
+    if (!tools) called.set(key, (tools = new Set()));
+    tools.add(event.tool);
+  }
+  const skipped: { tool: string; terms: string[]; principal: string; at: number; share: number }[] = [];
+  for (const { event, share } of shares) {
+    if (share <= 0 || event.above === undefined) continue;
+    const tools = called.get(group(event));
+    for (const tool of new Set(event.above)) {
+      if (tools?.has(tool) !== true) skipped.push({ tool, terms: event.terms, principal: event.principal, at: event.at, share });
+    }
+  }
+  return skipped;
+}
+
 /** `weight` as of `at`, decayed to `now` by the half-life (never grown: a clock that went back leaves it). */
 export function decayed(weight: number, at: number, now: number, halfLifeDays: number): number {
   const elapsed = Math.max(0, now - at);
@@ -153,24 +198,41 @@ export function reinforced(row: EvidenceRow | undefined, key: Omit<EvidenceRow, 
  */
 export function foldEvidence(rows: Iterable<EvidenceRow>, now: number, options: LearningOptions, version: number): LearnedState {
   const byTool = new Map<string, Map<string, { weight: number; principals: number }>>();
+  const passedOverByTool = new Map<string, Map<string, { weight: number; principals: number }>>();
   /** tool → principal → its terms and their weights (for the callers' profiles). */
   const callers = new Map<string, Map<string, Map<string, number>>>();
   for (const row of rows) {
     const weight = Math.min(PRINCIPAL_WEIGHT_CAP, decayed(row.weight, row.at, now, options.halfLifeDays));
     if (weight < MIN_EVIDENCE_WEIGHT) continue;
+    if (row.passedOver === true) {
+      addTermWeight(passedOverByTool, row.tool, row.term, weight);
+      continue;
+    }
     let principals = callers.get(row.tool);
     if (!principals) callers.set(row.tool, (principals = new Map()));
     let own = principals.get(row.principal);
     if (!own) principals.set(row.principal, (own = new Map()));
     own.set(row.term, weight);
-    let terms = byTool.get(row.tool);
-    if (!terms) byTool.set(row.tool, (terms = new Map()));
-    const sum = terms.get(row.term);
-    if (sum) {
-      sum.weight += weight;
-      sum.principals += 1;
-    } else terms.set(row.term, { weight, principals: 1 });
+    addTermWeight(byTool, row.tool, row.term, weight);
   }
+  const state: LearnedState = { version, appliedAt: now, tools: countedTerms(byTool, options), profiles: callerProfiles(callers, options) };
+  const passed = countedTerms(passedOverByTool, options);
+  return Object.keys(passed).length === 0 ? state : { ...state, passedOver: passed };
+}
+
+/** Adds one principal's `weight` to (tool, term) of `byTool`. */
+function addTermWeight(byTool: Map<string, Map<string, { weight: number; principals: number }>>, tool: string, term: string, weight: number): void {
+  let terms = byTool.get(tool);
+  if (!terms) byTool.set(tool, (terms = new Map()));
+  const sum = terms.get(term);
+  if (sum) {
+    sum.weight += weight;
+    sum.principals += 1;
+  } else terms.set(term, { weight, principals: 1 });
+}
+
+/** Per tool, its terms that minPrincipals principals taught, heaviest first, at most maxTermsPerTool. */
+function countedTerms(byTool: Map<string, Map<string, { weight: number; principals: number }>>, options: LearningOptions): Record<string, LearnedTerm[]> {
   // Maps, turned into records by Object.fromEntries: a tool may be named `__proto__` or `constructor`, which a
   // plain object's assignment would treat as its prototype or find inherited.
   const tools = new Map<string, LearnedTerm[]>();
@@ -183,7 +245,7 @@ export function foldEvidence(rows: Iterable<EvidenceRow>, now: number, options: 
     learned.sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
     tools.set(tool, learned.slice(0, options.maxTermsPerTool));
   }
-  return { version, appliedAt: now, tools: Object.fromEntries(tools), profiles: callerProfiles(callers, options) };
+  return Object.fromEntries(tools);
 }
 
 /** Each tool's callers' profile (CallerProfile), for the tools that minPrincipals distinct principals called. */

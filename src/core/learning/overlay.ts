@@ -9,6 +9,8 @@
 // A learned term that another tool of the index's head holds in its own text counts `explainedShare` of it for a tool
 // whose own text lacks it: the index already places that word (the learned term is mostly another tool's word that
 // reached this one through a request for both).
+// Evidence against a tool (principals passed it over, for a search's terms, to call a tool shown below it) lowers it
+// for a query of those terms, in a vote with the term's other evidence.
 // The index's own ranking is read as scores by rank; the learned parts are added, each weighted and capped, and may move
 // a tool only into the first `learnedPlaces` places (the rest keep the index's order). Learned
 // terms move ranks only: they never appear in an answer (the index's `scored`, which says how much of a query a tool
@@ -56,13 +58,19 @@ export interface LearningTuning {
    * `learnedPlaces` tools, sorted with them by score; every other tool keeps the index's order.
    */
   learnedPlaces: number;
+  /**
+   * How much the evidence against a tool weighs, as a share of `weight`: principals that a search showed the tool above
+   * a tool they called, and did not call it, passed it over for the search's terms; a query of those terms lowers it
+   * by its share of them (beyond what it learned of each, in a vote among the term's tools) times this (0: unused).
+   */
+  passedOverWeight: number;
 }
 
 /** Chosen by the bench's learning section (`node --expose-gc bench/run.ts --learning`) on the four sets. */
 export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({
   weight: 4, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote",
   ownTermShare: 0.15, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3, explainedShare: 0.3,
-  learnedPlaces: 2,
+  learnedPlaces: 2, passedOverWeight: 1,
 });
 
 /** The tools nearest a query's vector that a profile may lift (the others count nothing). */
@@ -102,6 +110,8 @@ export class LearnedOverlay {
   readonly version: number;
   /** term → the tools that learned it, each with its term weight. */
   readonly #postings = new Map<string, { tool: string; weight: number }[]>();
+  /** term → the tools passed over for it → the passed-over weight. */
+  readonly #passedOver = new Map<string, Map<string, number>>();
   readonly #profiles: Readonly<Record<string, CallerProfile>>;
   readonly #tuning: LearningTuning;
   #profileVectors: ProfileVectors | undefined;
@@ -117,11 +127,20 @@ export class LearnedOverlay {
         posting.push({ tool, weight });
       }
     }
+    if (tuning.passedOverWeight > 0) {
+      for (const [tool, terms] of Object.entries(state.passedOver ?? {})) {
+        for (const { term, weight } of terms) {
+          let passed = this.#passedOver.get(term);
+          if (!passed) this.#passedOver.set(term, (passed = new Map()));
+          passed.set(tool, weight);
+        }
+      }
+    }
   }
 
   /** Whether any tool has learned anything. */
   get empty(): boolean {
-    return this.#postings.size === 0 && Object.keys(this.#profiles).length === 0;
+    return this.#postings.size === 0 && this.#passedOver.size === 0 && Object.keys(this.#profiles).length === 0;
   }
 
   /**
@@ -130,10 +149,12 @@ export class LearnedOverlay {
    * the rarest, times `unlearnedShare`), and a tool earns a matched term's rarity times its vote (or saturated weight),
    * times `ownTermShare` when the tool's own text (read through `definitionOf`) holds the term, else times
    * `explainedShare` when the own text of another of the index's `head` (its first tools for the query) holds it.
+   * A tool passed over for the query's terms has `passedOverWeight` times its share of the evidence against taken from
+   * that (below 0 when nothing else lifts it).
    */
   match(query: string, catalogSize: number, definitionOf?: DefinitionOf, head: readonly string[] = []): Map<string, number> {
     const matches = new Map<string, number>();
-    if (this.#postings.size === 0) return matches;
+    if (this.#postings.size === 0 && this.#passedOver.size === 0) return matches;
     const terms = [...new Set(analyze(query))].slice(0, MAX_QUERY_TERMS);
     const holds = (tool: string, term: string): boolean => {
       const definition = definitionOf?.(tool);
@@ -145,10 +166,14 @@ export class LearnedOverlay {
     const own = (tool: string, term: string): number =>
       holds(tool, term) ? this.#tuning.ownTermShare : placed.has(term) ? this.#tuning.explainedShare : 1;
     const vote = this.#tuning.scoring === "vote";
+    const { passedOverWeight } = this.#tuning;
     let total = 0;
     const size = Math.max(catalogSize, 1);
+    /** Per tool, its passed-over part beyond what it learned (taken from its match, at passedOverWeight). */
+    const against = new Map<string, number>();
     for (const term of terms) {
       const posting = this.#postings.get(term);
+      const passed = this.#passedOver.get(term);
       const rarity = this.#rarity(size, posting?.length ?? 0);
       const share = posting === undefined ? rarity * this.#tuning.unlearnedShare : rarity;
       total += share;
@@ -159,8 +184,23 @@ export class LearnedOverlay {
         const gain = vote ? rarity * (weight / mass) : rarity * this.#saturated(weight);
         if (gain > 0) matches.set(tool, (matches.get(tool) ?? 0) + gain);
       }
+      if (passedOverWeight > 0 && passed !== undefined) {
+        // A vote among the tools passed over for the term, each by what it was passed over beyond what it learned of
+        // it, in the term's whole evidence (learned and passed over): a word that many tools were passed over for, or
+        // learned ("password", "usernam"), says little against any one of them. A tool whose own text holds the term
+        // counts ownTermShare of it: its description claims the word, and a neighbour that shares it was chosen.
+        const learnedOf = new Map((posting ?? []).map(({ tool, weight }) => [tool, weight]));
+        const beyond = [...passed].map(([tool, weight]) => ({ tool, weight: Math.max(0, weight - (learnedOf.get(tool) ?? 0)) }));
+        const whole = beyond.reduce((sum, { weight }) => sum + weight, 0) + (posting ?? []).reduce((sum, { weight }) => sum + weight, 0) + this.#tuning.saturation;
+        for (const { tool, weight } of beyond) {
+          if (weight > 0) against.set(tool, (against.get(tool) ?? 0) + (holds(tool, term) ? this.#tuning.ownTermShare : 1) * rarity * (weight / whole));
+        }
+      }
     }
     for (const [tool, sum] of matches) matches.set(tool, total > 0 ? Math.min(sum / total, 1) : 0);
+    if (total > 0) {
+      for (const [tool, sum] of against) matches.set(tool, (matches.get(tool) ?? 0) - passedOverWeight * Math.min(sum / total, 1));
+    }
     return matches;
   }
 
@@ -267,6 +307,8 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
     for (const [name, part] of learned) {
       const inHead = scores.get(name);
       if (inHead === undefined) {
+        // A tool that was passed over, below the head: it stays where the index put it (or out).
+        if (part <= 0) continue;
         if (!matchedByIndex.has(name)) {
           if (!accept(name)) continue;
           added++;

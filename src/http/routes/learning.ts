@@ -20,12 +20,14 @@ function stateBody(state: LearnedState): {
   appliedAt: string | null;
   tools: { tool: string; terms: LearnedState["tools"][string] }[];
   profiles: ({ tool: string } & CallerProfile)[];
+  passedOver: { tool: string; terms: LearnedState["tools"][string] }[];
 } {
   return {
     version: state.version,
     appliedAt: state.appliedAt === 0 ? null : new Date(state.appliedAt).toISOString(),
     tools: Object.entries(state.tools).map(([tool, terms]) => ({ tool, terms })),
     profiles: Object.entries(state.profiles ?? {}).map(([tool, profile]) => ({ tool, ...profile })),
+    passedOver: Object.entries(state.passedOver ?? {}).map(([tool, terms]) => ({ tool, terms })),
   };
 }
 

@@ -7,7 +7,9 @@ import {
   foldEvidence,
   isEvidenceEvent,
   MAX_SEARCH_ID_LENGTH,
+  MAX_SHOWN_ABOVE,
   MAX_TERMS_PER_EVENT,
+  passedOver,
   PRINCIPAL_WEIGHT_CAP,
   reinforced,
   rowCounts,
@@ -124,6 +126,9 @@ describe("isEvidenceEvent", () => {
     expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, search: "" })).toBe(false);
     expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, search: "s".repeat(MAX_SEARCH_ID_LENGTH + 1) })).toBe(false);
     expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, search: 7 })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, above: ["a", "b"] })).toBe(true);
+    expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, above: ["bad name"] })).toBe(false);
+    expect(isEvidenceEvent({ tool: "t", terms: ["weather"], principal: "p", at: 1, above: Array.from({ length: MAX_SHOWN_ABOVE + 1 }, (_, i) => `a${i}`) })).toBe(false);
   });
 });
 
@@ -151,6 +156,38 @@ describe("searchShares", () => {
     for (let i = 0; i < 10; i++) row = reinforced(row, key, 0, 30, 1 / 3);
     expect(row?.weight).toBe(PRINCIPAL_WEIGHT_CAP);
     expect(reinforced(undefined, key, 0, 30, 1 / 3).weight).toBeCloseTo(1 / 3);
+  });
+});
+
+/** A call of `tool` from `search`, which showed `above` above it. */
+function shown(tool: string, principal: string, search: string | undefined, above: string[]): EvidenceEvent {
+  return { ...event(tool, principal, search), above };
+}
+
+/** A principal's evidence against tool `a` for `term` (half a call). */
+function againstA(principal: string, term: string): EvidenceRow {
+  return { tool: "a", term, principal, weight: 0.5, at: 0, passedOver: true };
+}
+
+describe("passedOver", () => {
+
+  it("names each tool shown above a called one that its search did not call, with the call's share", () => {
+    const shares = searchShares([shown("c", "p", "s1", ["a", "b"]), shown("b", "p", "s1", ["a"]), shown("b", "q", "s2", ["a"])]);
+    expect(passedOver(shares).map(({ tool, principal, share }) => [tool, principal, share])).toEqual([
+      ["a", "p", 1 / 2], ["a", "p", 1 / 2], ["a", "q", 1],
+    ]);
+  });
+
+  it("an event without a search, or without the tools above it, passes nothing over but what it names", () => {
+    expect(passedOver(searchShares([shown("b", "p", undefined, ["a", "b"]), event("c", "p")])).map(({ tool }) => tool)).toEqual(["a"]);
+  });
+
+  it("folds apart from the learned terms: a term counts against a tool only with minPrincipals principals", () => {
+    const state = foldEvidence([againstA("p", "trip"), againstA("q", "trip"), againstA("r", "trip"), againstA("p", "plan"), againstA("q", "plan")], 0, OPTIONS, 1);
+    expect(state.tools).toEqual({});
+    expect(state.profiles).toEqual({});
+    expect(state.passedOver).toEqual({ a: [{ term: "trip", weight: 1.5, principals: 3 }] });
+    expect(foldEvidence([againstA("p", "trip")], 0, OPTIONS, 1).passedOver).toBeUndefined();
   });
 });
 

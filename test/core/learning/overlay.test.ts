@@ -185,3 +185,38 @@ describe("withLearning and names", () => {
     }
   });
 });
+
+/** A state in which three principals passed `name` over for `query`'s terms. */
+function against(name: string, query: string): LearnedState {
+  return { version: 1, appliedAt: 1, tools: {}, passedOver: { [name]: evidenceTerms(query).map((term) => ({ term, weight: 1.5, principals: 3 })) } };
+}
+
+describe("withLearning and the evidence against a tool", () => {
+  const definitions = new Map(CATALOG.map((definition) => [definition.name, definition]));
+  const definitionOf = (name: string): ToolDefinition | undefined => definitions.get(name);
+
+  it.each(SEARCH_MODES)("lowers a tool passed over for the request's words below the next; nothing joins the page (%s)", (mode) => {
+    const index = createSearchIndex(mode, CATALOG);
+    const query = "payroll report files record";
+    const before = index.searchPage(query, 10);
+    const first = before.names[0] ?? "";
+    const learned = withLearning(index, new LearnedOverlay(against(first, "files record ledger spreadsheet")), definitionOf).searchPage(query, 10);
+    expect(learned.names.slice(0, 2)).toEqual([before.names[1], first]);
+    expect(learned.names.toSorted()).toEqual(before.names.toSorted());
+    expect(learned.total).toBe(before.total);
+    // A tool the index did not match, passed over, stays out; at passedOverWeight 0 the evidence is not read.
+    expect(withLearning(index, new LearnedOverlay(against("weather_forecast", query)), definitionOf).searchPage(query, 10)).toEqual(before);
+    expect(withLearning(index, new LearnedOverlay(against(first, query), { ...DEFAULT_LEARNING_TUNING, passedOverWeight: 0 }), definitionOf)).toBe(index);
+  });
+
+  it("counts a term less when the tool's own text holds it, and less again when other tools learned it", () => {
+    const overlay = new LearnedOverlay(against("payroll_report", "payroll ledger"));
+    const part = (query: string, state?: LearnedState): number =>
+      (state === undefined ? overlay : new LearnedOverlay(state)).match(query, CATALOG.length, definitionOf).get("payroll_report") ?? 0;
+    expect(part("ledger")).toBeLessThan(0);
+    expect(part("payroll")).toBeLessThan(0);
+    expect(part("payroll")).toBeGreaterThan(part("ledger"));
+    const learnedByOthers: LearnedState = { ...against("payroll_report", "payroll ledger"), tools: { filler_1: [{ term: "ledger", weight: 3, principals: 3 }] } };
+    expect(part("ledger", learnedByOthers)).toBeGreaterThan(part("ledger"));
+  });
+});
