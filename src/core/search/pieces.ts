@@ -85,6 +85,15 @@ export class PieceTable {
     }
   }
 
+  /** How many distinct pieces the table holds, and their characters (what an isolate-wide table is bounded by). */
+  get size(): number {
+    return this.#hashes.length;
+  }
+
+  get charCount(): number {
+    return this.#charCount;
+  }
+
   #readWords(piece: number, text: string): void {
     this.#wordsFrom.set(piece, this.#words.length);
     for (const word of this.#analyzeWords?.(text) ?? []) this.#words.push(word);
