@@ -83,6 +83,20 @@ describe("PostingCollector", () => {
     expect(first.terms).toEqual(["weather", "report", "pari", "forecast", "citi"]);
   });
 
+  it("reads alike once the isolate's table of pieces is past its bound and a collector starts a new one", () => {
+    // More distinct pieces than an isolate keeps (100,000): the next collector reads with a new table.
+    const many = new PostingCollector();
+    const words = Array.from({ length: 100_001 }, (_, i) => `w${i.toString(36)}`);
+    expect(many.addText(words.join(" "), 0, 1)).toBe(many.terms.length);
+    for (let round = 0; round < 2; round++) {
+      const collector = new PostingCollector();
+      collector.addText("weather report, w1 weather", 0, 1);
+      collector.addText("Report", 1, 1);
+      expect(collector.terms).toEqual(["weather", "report", "1"]);
+      expect(postingsOf(collector)).toEqual({ weather: ["1:0×2"], report: ["1:0×1", "1:1×1"], 1: ["1:0×1"] });
+    }
+  });
+
   it("has nothing to index for stop words and separators", () => {
     const collector = new PostingCollector();
     expect(collector.addText("the of and -- ...", 0, 1)).toBe(0);
