@@ -1,7 +1,8 @@
-// The pieces of a build's texts (runs between ASCII separators: words, identifier parts, runs of other scripts), each
-// analyzed once. A piece is looked up by its characters where it lies in the text, with a hash computed while
-// scanning: no string is cut out of the text unless the piece is new. Tool texts repeat their words heavily (at
-// 10,000 tools, 527,000 pieces are 21,000 distinct ones).
+// The pieces of texts (runs between ASCII separators: words, identifier parts, runs of other scripts), each analyzed
+// once per table (index builds read with their isolate's table: postings.ts, SharedPieces). A piece is looked up by
+// its characters where it lies in the text, with a hash computed while scanning: no string is cut out of the text
+// unless the piece is new. Tool texts repeat their words heavily (at 10,000 tools, 527,000 pieces are 21,000
+// distinct ones).
 import { IntList } from "./intList.ts";
 import { separatesTerms } from "./text.ts";
 
@@ -83,6 +84,15 @@ export class PieceTable {
       if (this.#wordsFrom.at(piece) === -1) this.#readWords(piece, text.slice(start, end));
       for (let k = this.#wordsFrom.at(piece), stop = this.#wordsTo.at(piece); k < stop; k++) wordsInto.push(this.#words.at(k));
     }
+  }
+
+  /** How many distinct pieces the table holds, and their characters (what an isolate-wide table is bounded by). */
+  get size(): number {
+    return this.#hashes.length;
+  }
+
+  get charCount(): number {
+    return this.#charCount;
   }
 
   #readWords(piece: number, text: string): void {

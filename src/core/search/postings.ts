@@ -1,6 +1,6 @@
 // The postings of a catalog: one per distinct (term, field, tool), gathered in flat typed arrays while the tools are
 // analyzed, so that the index can be built from them in one pass per term. Each distinct piece of text (pieces.ts)
-// is analyzed once per build.
+// is analyzed once per isolate (SharedPieces), as analyze.ts's terms are.
 import { processTerm } from "./analyze.ts";
 import { PairTable } from "./pairTable.ts";
 import { FIELDS, PHRASE_FIELDS, phraseTerm, SHARED_TEXT_FIELDS } from "./fields.ts";
@@ -32,13 +32,71 @@ const TOOL_COUNT = 2;
 const POSTING_COUNT = 3;
 
 /**
+ * A table of pieces is kept per isolate (per reader of words) while it holds at most this many pieces and characters:
+ * a later build (a new catalog version, an update's added tools) finds its pieces analyzed and their words read. A
+ * build starts on a new table once the last one is past either bound, so one build's pieces are never dropped midway.
+ */
+const SHARED_PIECES_LIMIT = 100_000;
+const SHARED_CHARS_LIMIT = 1_000_000;
+
+/**
+ * The pieces of the texts an isolate has indexed, each analyzed once into terms known by an isolate-wide id (`words`:
+ * id → term), and (with a reader of words) its words read once.
+ */
+class SharedPieces {
+  readonly pieces: PieceTable;
+  /** Term of each id, and the id of each term. */
+  readonly terms: string[] = [];
+  readonly #ids = new Map<string, number>();
+
+  constructor(words: ((piece: string) => readonly number[]) | undefined) {
+    this.pieces = new PieceTable((piece) => this.#analyze(piece), words);
+  }
+
+  get full(): boolean {
+    return this.pieces.size > SHARED_PIECES_LIMIT || this.pieces.charCount > SHARED_CHARS_LIMIT;
+  }
+
+  #analyze(piece: string): number[] {
+    const ids: number[] = [];
+    for (const token of tokenize(piece)) {
+      const term = processTerm(token);
+      if (!term) continue;
+      let id = this.#ids.get(term);
+      if (id === undefined) {
+        id = this.terms.push(term) - 1;
+        this.#ids.set(term, id);
+      }
+      ids.push(id);
+    }
+    return ids;
+  }
+}
+
+/** The isolate's tables of pieces, by reader of words (undefined: none): in practice one or two readers. */
+const sharedPieces = new Map<((piece: string) => readonly number[]) | undefined, SharedPieces>();
+const MAX_READERS = 4;
+
+/** The table of pieces a new collector reads with `words`: the isolate's, or a new one once it is full. */
+function piecesFor(words: ((piece: string) => readonly number[]) | undefined): SharedPieces {
+  const known = sharedPieces.get(words);
+  if (known !== undefined && !known.full) return known;
+  if (known === undefined && sharedPieces.size >= MAX_READERS) sharedPieces.clear();
+  const fresh = new SharedPieces(words);
+  sharedPieces.set(words, fresh);
+  return fresh;
+}
+
+/**
  * Collects one posting per distinct (term, field, tool) of a catalog, in catalog order, in flat typed arrays: the
  * garbage collector has next to nothing to trace while a large catalog is analyzed.
  */
 export class PostingCollector {
   /** Every term seen, by id: in order of first occurrence. */
   readonly terms: string[] = [];
-  readonly #pieces: PieceTable;
+  /** The isolate's pieces (their terms by isolate-wide id), and per such id this collector's term id + 1 (0: none yet). */
+  readonly #shared: SharedPieces;
+  #localIds = new Int32Array(1024);
   /** The term ids of a short text being added, and of its pairs (scratch). */
   readonly #textTerms = new IntList();
   readonly #textPairs = new IntList();
@@ -46,7 +104,6 @@ export class PostingCollector {
   readonly #runOfText = new Map<string, number>();
   readonly #runEnds = new IntList();
   readonly #runTerms = new IntList();
-  readonly #byTerm = new Map<string, number>();
   /**
    * Per term, TERM_STATE ints side by side: the slot (tool × field) and posting it was last seen in, how many tools
    * hold it, and its number of postings. Every term occurrence reads them: one place in memory, not four lists.
@@ -62,7 +119,7 @@ export class PostingCollector {
    * gives out where asked: the tools' texts are scanned once for both halves.
    */
   constructor(words?: (piece: string) => readonly number[], phrases = false) {
-    this.#pieces = new PieceTable((piece) => this.#analyzePiece(piece), words);
+    this.#shared = piecesFor(words);
     this.#phrases = phrases;
   }
 
@@ -105,13 +162,13 @@ export class PostingCollector {
     let to = 0;
     if (wordsInto || text.length < REPEATED_TEXT_LENGTH || !SHARED_TEXT_FIELDS.has(fieldId)) {
       terms.clear();
-      this.#pieces.appendTerms(text, terms, wordsInto);
+      this.#appendTerms(text, terms, wordsInto, 0, text.length);
       to = terms.length;
     } else {
       terms = this.#runTerms;
       let run = this.#runOfText.get(text);
       if (run === undefined) {
-        this.#pieces.appendTerms(text, terms);
+        this.#appendTerms(text, terms, undefined, 0, text.length);
         run = this.#runEnds.push(terms.length);
         this.#runOfText.set(text, run);
       }
@@ -129,13 +186,13 @@ export class PostingCollector {
   addTextRepeatingSpan(text: string, toolId: number, fieldId: number, wordsInto: IntList | undefined, start: number, end: number, repeats: number): number {
     const terms = this.#textTerms;
     terms.clear();
-    this.#pieces.appendTerms(text, terms, wordsInto, 0, start);
+    this.#appendTerms(text, terms, wordsInto, 0, start);
     const spanFrom = terms.length;
     const wordsFrom = wordsInto?.length ?? 0;
-    this.#pieces.appendTerms(text, terms, wordsInto, start, end);
+    this.#appendTerms(text, terms, wordsInto, start, end);
     const spanTo = terms.length;
     const wordsTo = wordsInto?.length ?? 0;
-    this.#pieces.appendTerms(text, terms, wordsInto, end, text.length);
+    this.#appendTerms(text, terms, wordsInto, end, text.length);
     const pairs = this.#textPairs;
     pairs.clear();
     const added = this.#addTerms(terms, 0, terms.length, toolId, fieldId, pairs);
@@ -169,21 +226,29 @@ export class PostingCollector {
     return added;
   }
 
-  #analyzePiece(piece: string): number[] {
-    const termIds: number[] = [];
-    for (const token of tokenize(piece)) {
-      const term = processTerm(token);
-      if (term) termIds.push(this.#termId(term));
+  /**
+   * Appends to `into` the term ids of `text[from .. to)` (PieceTable.appendTerms, ends of pieces), this collector's:
+   * a term new to it takes the next id, in the order the texts give them.
+   */
+  #appendTerms(text: string, into: IntList, wordsInto: IntList | undefined, from: number, to: number): void {
+    const start = into.length;
+    this.#shared.pieces.appendTerms(text, into, wordsInto, from, to);
+    const terms = this.#shared.terms;
+    if (terms.length > this.#localIds.length) {
+      const grown = new Int32Array(Math.max(2 * this.#localIds.length, terms.length));
+      grown.set(this.#localIds);
+      this.#localIds = grown;
     }
-    return termIds;
-  }
-
-  #termId(term: string): number {
-    const known = this.#byTerm.get(term);
-    if (known !== undefined) return known;
-    const termId = this.#newTerm(term, -1, -1);
-    this.#byTerm.set(term, termId);
-    return termId;
+    const localIds = this.#localIds;
+    for (let i = start; i < into.length; i++) {
+      const shared = into.at(i);
+      let local = (localIds[shared] ?? 0) - 1;
+      if (local === -1) {
+        local = this.#newTerm(terms[shared] ?? "", -1, -1);
+        localIds[shared] = local + 1;
+      }
+      into.set(i, local);
+    }
   }
 
   /** A new term's id (first and second: a pair's terms, or -1). */

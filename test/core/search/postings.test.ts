@@ -60,6 +60,43 @@ describe("PostingCollector", () => {
     expect(postingsOf(once)).toEqual({ citi: ["3:0×3"], weather: ["3:0×1"], report: ["3:0×1"], pari: ["3:0×1"] });
   });
 
+  it("numbers its terms in its own order of first occurrence, whatever texts other collectors read before", () => {
+    const first = new PostingCollector();
+    first.addText("weather report in Paris", 0, 1);
+    first.addText("forecast_city", 0, 0);
+    // The isolate's pieces are analyzed already: a later collector still gives ids in the order its texts hold terms.
+    const later = new PostingCollector();
+    later.addText("cityForecast", 0, 0);
+    later.addText("Paris weather, unknown-word report", 0, 1);
+    later.addText("weather report in Paris", 1, 1);
+    expect(later.terms).toEqual(["citi", "forecast", "cityforecast", "pari", "weather", "unknown", "word", "report"]);
+    expect(postingsOf(later)).toEqual({
+      citi: ["0:0×1"],
+      forecast: ["0:0×1"],
+      cityforecast: ["0:0×1"],
+      pari: ["1:0×1", "1:1×1"],
+      weather: ["1:0×1", "1:1×1"],
+      unknown: ["1:0×1"],
+      word: ["1:0×1"],
+      report: ["1:0×1", "1:1×1"],
+    });
+    expect(first.terms).toEqual(["weather", "report", "pari", "forecast", "citi"]);
+  });
+
+  it("reads alike once the isolate's table of pieces is past its bound and a collector starts a new one", () => {
+    // More distinct pieces than an isolate keeps (100,000): the next collector reads with a new table.
+    const many = new PostingCollector();
+    const words = Array.from({ length: 100_001 }, (_, i) => `w${i.toString(36)}`);
+    expect(many.addText(words.join(" "), 0, 1)).toBe(many.terms.length);
+    for (let round = 0; round < 2; round++) {
+      const collector = new PostingCollector();
+      collector.addText("weather report, w1 weather", 0, 1);
+      collector.addText("Report", 1, 1);
+      expect(collector.terms).toEqual(["weather", "report", "1"]);
+      expect(postingsOf(collector)).toEqual({ weather: ["1:0×2"], report: ["1:0×1", "1:1×1"], 1: ["1:0×1"] });
+    }
+  });
+
   it("has nothing to index for stop words and separators", () => {
     const collector = new PostingCollector();
     expect(collector.addText("the of and -- ...", 0, 1)).toBe(0);
