@@ -6,11 +6,13 @@ import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
 import type { SearchIndex } from "../search/types.ts";
-import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
+import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition, searchToolsTemplate } from "./searchTools.ts";
 import { toShape } from "../tools/shapes.ts";
 import type { ToolShape } from "../tools/shapes.ts";
 import { catalogNameLookup } from "../tools/toolRegistry.ts";
-import { rememberToolListTokens, toolListTokens } from "../tools/toolTokens.ts";
+import { tokenMemoKey } from "../tools/tokens.ts";
+import { rememberToolListTokens, rememberToolTokenCount, toolListTokens, toolTokenCount } from "../tools/toolTokens.ts";
+import type { ToolTokenCount } from "../tools/toolTokens.ts";
 import type { Logger, ToolDefinition } from "../types.ts";
 
 /** Logs each warning key once per instance (e.g. once per isolate), not once per turn. */
@@ -214,7 +216,7 @@ export function firstTurnMetaToolTexts(tools: readonly ToolDefinition[], config:
   if (!config.enabled || countable <= config.maxDirectTools) return [];
   const fixed = config.toolList === "fixed";
   const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
-  const searchTools = searchToolsDefinition(config, hiddenTools(tools, directNames, fixed));
+  const searchTools = searchToolsOf(config, tools, directNames, fixed);
   return [searchTools, ...(fixed ? [callToolDefinition(config)] : [])].map((definition) => JSON.stringify(toShape(definition, shape)));
 }
 
@@ -224,10 +226,58 @@ export interface CatalogFigures {
   compactNames: string;
   /** The tokens of the whole list in the openai shape (prepare's stats, tokensAll). */
   openaiTokens: number;
+  /**
+   * The count of a first turn's search_tools text over the list in the openai shape, per template (searchToolsKey):
+   * found by the list and the template instead of by hashing that text (every tool's name) on a cold first prepare.
+   */
+  searchTools?: readonly SearchToolsCount[];
 }
 
-export function catalogFigures(tools: readonly ToolDefinition[]): CatalogFigures {
-  return { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
+/** A search_tools text's count in the openai shape, and what identifies the text besides the list (searchToolsKey). */
+export interface SearchToolsCount extends ToolTokenCount {
+  template: string;
+}
+
+/**
+ * The figures of `tools`; with `config`, the count of the search_tools text a first turn over them sends under it too
+ * (when the layer applies).
+ */
+export function catalogFigures(tools: readonly ToolDefinition[], config?: GatewayConfig): CatalogFigures {
+  const figures: CatalogFigures = { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
+  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
+  if (config === undefined || !config.enabled || countable <= config.maxDirectTools) return figures;
+  const fixed = config.toolList === "fixed";
+  const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
+  const count = toolTokenCount(searchToolsDefinition(config, hiddenTools(tools, directNames, fixed)), "openai");
+  return { ...figures, searchTools: [{ template: searchToolsKey(config, directNames, fixed), ...count }] };
+}
+
+/** Per frozen list, the search_tools counts a registry snapshot carried for it (rememberCatalogFigures). */
+const carriedSearchTools = new WeakMap<readonly ToolDefinition[], readonly SearchToolsCount[]>();
+
+/**
+ * What identifies the text of search_tools over hiddenTools(tools, directNames, withoutCallTool), given the list
+ * `tools`: the definition's template in the openai shape (this code's texts, the configuration it reads) and what the
+ * list leaves out. A short text, hashed: the count of a list's search_tools is then found without making and hashing
+ * its text.
+ */
+function searchToolsKey(config: GatewayConfig, directNames: ReadonlySet<string>, withoutCallTool: boolean): string {
+  const template = searchToolsTemplate(config, (definition) => JSON.stringify(toShape(definition, "openai")));
+  return tokenMemoKey(JSON.stringify([template, [...directNames], withoutCallTool]));
+}
+
+/**
+ * search_tools naming the tools of `tools` a list leaves to it (hiddenTools), with the count a registry snapshot
+ * carried for the list and this template, when it did (a cold first prepare counts it without hashing its text).
+ */
+function searchToolsOf(config: GatewayConfig, tools: readonly ToolDefinition[], directNames: ReadonlySet<string>, withoutCallTool: boolean): ToolDefinition {
+  const definition = searchToolsDefinition(config, hiddenTools(tools, directNames, withoutCallTool));
+  const carried = carriedSearchTools.get(tools);
+  if (carried === undefined) return definition;
+  const template = searchToolsKey(config, directNames, withoutCallTool);
+  const count = carried.find((entry) => entry.template === template);
+  if (count !== undefined) rememberToolTokenCount(definition, "openai", { tokens: count.tokens, head: count.head, tail: count.tail, seamable: count.seamable });
+  return definition;
 }
 
 /**
@@ -238,6 +288,7 @@ export function catalogFigures(tools: readonly ToolDefinition[]): CatalogFigures
 export function rememberCatalogFigures(tools: readonly ToolDefinition[], figures: CatalogFigures): void {
   rememberCompactToolNames(tools, figures.compactNames);
   rememberToolListTokens(tools, "openai", figures.openaiTokens);
+  if (figures.searchTools !== undefined && Object.isFrozen(tools)) carriedSearchTools.set(tools, figures.searchTools);
 }
 
 /**
@@ -291,14 +342,13 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   let sent: ToolDefinition[];
   if (config.toolList === "fixed") {
     // A client tool named call_tool is shadowed by the meta-tool, as one named search_tools is.
-    sent = [searchToolsDefinition(config, hiddenTools(tools, directNames, true)), callToolDefinition(config), ...direct];
+    sent = [searchToolsOf(config, tools, directNames, true), callToolDefinition(config), ...direct];
   } else if (config.toolList === "stable") {
-    const hidden = hiddenTools(tools, directNames, false);
     const inOrder = foundOrder.flatMap((name) => {
       const tool = present.get(name);
       return tool && !directNames.has(name) ? [tool] : [];
     });
-    sent = [searchToolsDefinition(config, hidden), ...direct, ...inOrder];
+    sent = [searchToolsOf(config, tools, directNames, false), ...direct, ...inOrder];
   } else {
     const discoveredSent: ToolDefinition[] = [];
     const remaining: ToolDefinition[] = [];
@@ -307,7 +357,8 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
       if (set.has(tool.name)) discoveredSent.push(tool);
       else remaining.push(tool);
     }
-    sent = [searchToolsDefinition(config, discoveredSent.length === 0 ? hidden : remaining), ...direct, ...discoveredSent];
+    const searchTools = discoveredSent.length === 0 ? searchToolsOf(config, tools, directNames, false) : searchToolsDefinition(config, remaining);
+    sent = [searchTools, ...direct, ...discoveredSent];
   }
   const auto = autoDiscover(input, present, sent);
   sent.push(...auto);

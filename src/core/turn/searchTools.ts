@@ -126,13 +126,26 @@ function compactNamesOf(tools: readonly ToolDefinition[]): string {
  * compact: grouped by group where tools have groups) as search hints.
  */
 export function searchToolsDefinition(config: GatewayConfig, otherTools: readonly ToolDefinition[]): ToolDefinition {
-  const t = texts(config.locale);
-  const fixed = config.toolList === "fixed";
   let names: string | null = null;
   if (config.showToolNames && otherTools.length > 0) {
     const list = compactToolNames(otherTools);
-    names = list.includes("{") ? `${t.toolNamesNotation} ${list}` : list;
+    names = list.includes("{") ? `${texts(config.locale).toolNamesNotation} ${list}` : list;
   }
+  return searchToolsDefinitionNaming(config, names);
+}
+
+/**
+ * What search_tools' definition is made of besides the names of the tools it names: a text that changes whenever
+ * anything of it other than those names does (this code's texts, the configuration it reads). With the tools named, it
+ * identifies the definition's text without making it (prepare.ts: a registry snapshot's carried count of that text).
+ */
+export function searchToolsTemplate(config: GatewayConfig, shapeText: (definition: ToolDefinition) => string): string {
+  return JSON.stringify([config.showToolNames, texts(config.locale).toolNamesNotation, shapeText(searchToolsDefinitionNaming(config, "\u0000"))]);
+}
+
+function searchToolsDefinitionNaming(config: GatewayConfig, names: string | null): ToolDefinition {
+  const t = texts(config.locale);
+  const fixed = config.toolList === "fixed";
   return {
     name: SEARCH_TOOLS_NAME,
     // A "fixed" list runs found tools through call_tool (src/core/turn/callTool.ts), and says so.

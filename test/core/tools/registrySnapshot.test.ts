@@ -173,7 +173,7 @@ describe("registry snapshots", () => {
           tools: catalog.map((definition) => ({ definition, context: "owner", revision: 1 })),
           skipped: [],
           index: createSearchIndex(mode, catalog),
-          views: [{ groups: ["*"], ...catalogFigures(catalog) }],
+          views: [{ groups: ["*"], ...catalogFigures(catalog, config) }],
           countedTexts: firstTurnMetaToolTexts(catalog, config, "openai"),
         }) ?? new Uint8Array();
         const turn = { messages: [{ role: "user", content: "create a user list from the data file" }], discovered: [], config };
