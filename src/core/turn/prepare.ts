@@ -5,6 +5,7 @@ import { discoveredLimit } from "../config.ts";
 import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
+import { indexAnswersFor } from "../search/exactNames.ts";
 import type { SearchIndex } from "../search/types.ts";
 import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition, searchToolsTemplate } from "./searchTools.ts";
 import { toShape } from "../tools/shapes.ts";
@@ -104,6 +105,8 @@ interface ToolsView {
   present: PresentTools;
   /** The tools a list leaves to search_tools, by the always-direct names (and whether call_tool is left out too). */
   hidden: Map<string, readonly ToolDefinition[]>;
+  /** Whether every tool of the list is present (names unique, none named search_tools): known without a pass for a registry's list. */
+  everyPresent: boolean;
 }
 
 /** A turn's tools by name (first of a name, search_tools left out), and in catalog order. */
@@ -116,21 +119,23 @@ const toolsViews = new WeakMap<readonly ToolDefinition[], ToolsView>();
  * through the registry (catalogNameLookup: a cold isolate's first turn makes no map of every name), any other list
  * through a map.
  */
-function presentOf(tools: readonly ToolDefinition[]): PresentTools {
+function presentOf(tools: readonly ToolDefinition[]): Pick<ToolsView, "present" | "everyPresent"> {
   const lookup = catalogNameLookup(tools);
   if (lookup !== undefined) {
+    const everyPresent = lookup(SEARCH_TOOLS_NAME) === undefined;
     const get = (name: string): ToolDefinition | undefined => (name === SEARCH_TOOLS_NAME ? undefined : lookup(name));
-    return { get, has: (name) => get(name) !== undefined, values: () => tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).values() };
+    const values = () => (everyPresent ? tools.values() : tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).values());
+    return { present: { get, has: (name) => get(name) !== undefined, values }, everyPresent };
   }
   const present = new Map<string, ToolDefinition>();
   for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
-  return present;
+  return { present, everyPresent: present.size === tools.length };
 }
 
 function toolsView(tools: readonly ToolDefinition[]): ToolsView {
   const kept = toolsViews.get(tools);
   if (kept) return kept;
-  const view: ToolsView = { present: presentOf(tools), hidden: new Map() };
+  const view: ToolsView = { ...presentOf(tools), hidden: new Map() };
   if (Object.isFrozen(tools)) toolsViews.set(tools, view);
   return view;
 }
@@ -139,12 +144,24 @@ function presentTools(tools: readonly ToolDefinition[]): PresentTools {
   return toolsView(tools).present;
 }
 
+/** The tools of the list that count towards maxDirectTools (all but one named search_tools). */
+function countableTools(tools: readonly ToolDefinition[]): number {
+  if (toolsView(tools).everyPresent) return tools.length;
+  return tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
+}
+
 /** The present tools not in `directNames` (and not call_tool, when `withoutCallTool`), in catalog order. */
 function hiddenTools(tools: readonly ToolDefinition[], directNames: ReadonlySet<string>, withoutCallTool: boolean): readonly ToolDefinition[] {
   const view = toolsView(tools);
   const key = `${withoutCallTool ? "1" : "0"}${JSON.stringify([...directNames])}`;
   const kept = view.hidden.get(key);
   if (kept) return kept;
+  // Nothing to leave out of a list whose every tool is present: the list itself, without a pass over it.
+  const leavesOut = [...directNames].some((name) => view.present.has(name)) || (withoutCallTool && view.present.has(CALL_TOOL_NAME));
+  if (view.everyPresent && !leavesOut && Object.isFrozen(tools)) {
+    view.hidden.set(key, tools);
+    return tools;
+  }
   const hidden: ToolDefinition[] = [];
   for (const tool of view.present.values()) {
     if (directNames.has(tool.name) || (withoutCallTool && tool.name === CALL_TOOL_NAME)) continue;
@@ -175,7 +192,9 @@ function autoDiscover(input: PrepareInput, present: PresentTools, sent: readonly
   const taken = new Set(sent.map((tool) => tool.name));
   taken.add(SEARCH_TOOLS_NAME);
   if (input.config.toolList === "fixed") taken.add(CALL_TOOL_NAME);
-  const sendable = (name: string): boolean => present.has(name) && !taken.has(name);
+  // An index over this very list ranks only its tools: each need not be looked up by name (a common word matches thousands).
+  const held = indexAnswersFor(index, input.tools) ? (name: string): boolean => name !== SEARCH_TOOLS_NAME : (name: string): boolean => present.has(name);
+  const sendable = (name: string): boolean => held(name) && !taken.has(name);
   const auto: ToolDefinition[] = [];
   for (const match of index.scored(text, topK, sendable)) {
     const tool = present.get(match.name);
@@ -212,8 +231,7 @@ function directTools(config: GatewayConfig, present: PresentTools, warnings: War
  * search_tools text names every tool).
  */
 export function firstTurnMetaToolTexts(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string[] {
-  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
-  if (!config.enabled || countable <= config.maxDirectTools) return [];
+  if (!config.enabled || countableTools(tools) <= config.maxDirectTools) return [];
   const fixed = config.toolList === "fixed";
   const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
   const searchTools = searchToolsOf(config, tools, directNames, fixed);
@@ -244,8 +262,7 @@ export interface SearchToolsCount extends ToolTokenCount {
  */
 export function catalogFigures(tools: readonly ToolDefinition[], config?: GatewayConfig): CatalogFigures {
   const figures: CatalogFigures = { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
-  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
-  if (config === undefined || !config.enabled || countable <= config.maxDirectTools) return figures;
+  if (config === undefined || !config.enabled || countableTools(tools) <= config.maxDirectTools) return figures;
   const fixed = config.toolList === "fixed";
   const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
   const count = toolTokenCount(searchToolsDefinition(config, hiddenTools(tools, directNames, fixed)), "openai");
@@ -324,8 +341,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   const foundOrder = set.foundOrder();
 
   const tokensAll = toolListTokens(tools, shape);
-  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
-  if (!config.enabled || countable <= config.maxDirectTools) {
+  if (!config.enabled || countableTools(tools) <= config.maxDirectTools) {
     return {
       tools: [...tools],
       applied: false,

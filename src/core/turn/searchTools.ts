@@ -3,6 +3,7 @@ import type { GatewayConfig } from "../config.ts";
 import { texts } from "../locale.ts";
 import { isRecord } from "../records.ts";
 import { catalogNameLookup, isVisible } from "../tools/toolRegistry.ts";
+import { indexAnswersFor } from "../search/exactNames.ts";
 import type { SearchIndex, SearchPage } from "../search/types.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "../types.ts";
 
@@ -233,7 +234,11 @@ interface Visibility {
   shown: (tool: ToolDefinition) => boolean;
   /** Each visible name whose first tool (the one a search returns) is visible; never search_tools. */
   findable: (name: string) => boolean;
+  /** No gate: every tool is visible. */
+  everyTool: boolean;
 }
+
+const isNotSearchTools = (name: string): boolean => name !== SEARCH_TOOLS_NAME;
 
 const visibilities = new WeakMap<readonly ToolDefinition[], Map<string, Visibility>>();
 
@@ -255,7 +260,7 @@ function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonl
     // No gate (or "*", which every group passes: isVisible): every tool shows, and every name but search_tools is found (no set of them made: a cold isolate's
     // first search would pay two passes over every tool for it).
     const named = toolNamed(catalog);
-    const ungated: Visibility = { shown: () => true, findable: (name) => name !== SEARCH_TOOLS_NAME && named(name) !== undefined };
+    const ungated: Visibility = { shown: () => true, findable: (name) => name !== SEARCH_TOOLS_NAME && named(name) !== undefined, everyTool: true };
     byGroups.set(key, ungated);
     return ungated;
   }
@@ -267,7 +272,7 @@ function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonl
     const oldest = byGroups.keys().next();
     if (oldest.done !== true) byGroups.delete(oldest.value);
   }
-  const visibility: Visibility = { shown: (tool) => tools.has(tool), findable: (name) => findable.has(name) };
+  const visibility: Visibility = { shown: (tool) => tools.has(tool), findable: (name) => findable.has(name), everyTool: false };
   byGroups.set(key, visibility);
   return visibility;
 }
@@ -383,10 +388,12 @@ export function runSearchTools(
   },
 ): SearchToolsResult {
   const { catalog, index, enabledGroups, config } = options;
-  const { findable } = visibilityOf(catalog, enabledGroups);
+  const { findable, everyTool } = visibilityOf(catalog, enabledGroups);
   // The index ranks only the first `offset + limit` (and counts the rest): a page never costs a full ranking.
-  // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
-  const ranked = index.searchPage(params.query, searchPageLength(params, config), findable);
+  // A name the catalog lacks (index and catalog out of step) is skipped rather than invented; an index over this very
+  // list ranks none (a common word's thousands of matches are not each looked up by name).
+  const accept = everyTool && indexAnswersFor(index, catalog) ? isNotSearchTools : findable;
+  const ranked = index.searchPage(params.query, searchPageLength(params, config), accept);
   return searchToolsAnswer(params, ranked, options);
 }
 
