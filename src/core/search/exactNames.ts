@@ -108,11 +108,6 @@ function keyHash(text: string, from: number, ascii: boolean): number {
   return hash;
 }
 
-/** The key of a text with the punctuation around it left out. */
-function bareKey(text: string): string {
-  return nameKey(text.replace(SURROUNDING_PUNCTUATION, ""));
-}
-
 /**
  * Names by their words (nameKey), and by their own name's words for `server__name` tools. A hash per name, worked
  * out on the first query (a cold isolate's restored index pays nothing per tool before it is searched, and no key
@@ -170,37 +165,19 @@ export class NameLookup {
     return { hashes, ownHashes, ownStart };
   }
 
-  /**
-   * Per key, the names whose key it is, and those whose own name's key it is, in catalog order: one pass over the
-   * names for all of a query's keys (a long request has a dozen).
-   */
-  #withKeys(keys: readonly string[]): Map<string, { names: string[]; ownNames: string[] }> {
+  /** The names whose key is `key`, and those whose own name's key is, in catalog order. */
+  #withKey(key: string): { names: string[]; ownNames: string[] } {
     const { hashes, ownHashes, ownStart } = this.#hashed();
-    const byHash = new Map<number, { key: string; names: string[]; ownNames: string[] }[]>();
-    const found = new Map<string, { names: string[]; ownNames: string[] }>();
-    for (const key of keys) {
-      if (found.has(key)) continue;
-      const entry = { key, names: [], ownNames: [] };
-      found.set(key, entry);
-      const hash = keyHash(key, 0, true);
-      byHash.set(hash, [...(byHash.get(hash) ?? []), entry]);
-    }
+    const hash = keyHash(key, 0, true);
+    const names: string[] = [];
+    const ownNames: string[] = [];
     for (let i = 0; i < hashes.length; i++) {
-      const named = byHash.get(hashes[i] ?? 0);
-      const own = ownStart[i] ?? -1;
-      const ownNamed = own >= 0 ? byHash.get(ownHashes[i] ?? 0) : undefined;
-      if (named === undefined && ownNamed === undefined) continue;
       const name = this.#names[i] ?? "";
-      if (named !== undefined) {
-        const key = nameKey(name);
-        for (const entry of named) if (entry.key === key) entry.names.push(name);
-      }
-      if (ownNamed !== undefined) {
-        const key = nameKey(name.slice(own));
-        for (const entry of ownNamed) if (entry.key === key) entry.ownNames.push(name);
-      }
+      if (hashes[i] === hash && nameKey(name) === key) names.push(name);
+      const own = ownStart[i] ?? -1;
+      if (own >= 0 && ownHashes[i] === hash && nameKey(name.slice(own)) === key) ownNames.push(name);
     }
-    return found;
+    return { names, ownNames };
   }
 
   /**
@@ -208,21 +185,14 @@ export class NameLookup {
    * the closest matches first (AS_WRITTEN to OWN_NAME_WORDS), ties in catalog order.
    */
   named(query: string): string[] {
-    const trimmed = query.trim();
-    // nameKey gives no key for a text longer than any name: a long request is read word by word only.
-    const texts = [trimmed];
-    for (const word of trimmed.split(/\s+/u)) {
-      const bare = word.replace(SURROUNDING_PUNCTUATION, "");
-      if (bare !== trimmed && IDENTIFIER_LIKE.test(bare)) texts.push(bare);
-    }
-    const matches = this.#withKeys(texts.map(bareKey).filter((key) => key !== ""));
     const found: string[] = [];
     const seen = new Set<string>();
     const add = (text: string): void => {
       const bare = text.replace(SURROUNDING_PUNCTUATION, "");
-      const matching = matches.get(bareKey(text));
-      if (matching === undefined) return;
+      const key = nameKey(bare);
+      if (key === "") return;
       const candidates: { name: string; closeness: number }[] = [];
+      const matching = this.#withKey(key);
       for (const name of matching.names) {
         const lower = name.toLowerCase();
         const closeness = name === text ? AS_WRITTEN : name === bare ? EXACT
@@ -237,7 +207,13 @@ export class NameLookup {
         found.push(name);
       }
     };
-    for (const text of texts) add(text);
+    const trimmed = query.trim();
+    // nameKey gives no key for a text longer than any name: a long request is read word by word only.
+    add(trimmed);
+    for (const word of trimmed.split(/\s+/u)) {
+      const bare = word.replace(SURROUNDING_PUNCTUATION, "");
+      if (bare !== trimmed && IDENTIFIER_LIKE.test(bare)) add(bare);
+    }
     return found;
   }
 }

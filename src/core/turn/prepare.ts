@@ -144,9 +144,12 @@ function presentTools(tools: readonly ToolDefinition[]): PresentTools {
   return toolsView(tools).present;
 }
 
-/** The tools of the list that count towards maxDirectTools (all but one named search_tools). */
+/**
+ * The tools of the list that count towards maxDirectTools (all but one named search_tools): without a pass when the
+ * list's kept view (a frozen list's, presentTools) says every tool is present.
+ */
 function countableTools(tools: readonly ToolDefinition[]): number {
-  if (toolsView(tools).everyPresent) return tools.length;
+  if (toolsViews.get(tools)?.everyPresent === true) return tools.length;
   return tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
 }
 
@@ -231,9 +234,10 @@ function directTools(config: GatewayConfig, present: PresentTools, warnings: War
  * search_tools text names every tool).
  */
 export function firstTurnMetaToolTexts(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string[] {
+  const present = presentTools(tools);
   if (!config.enabled || countableTools(tools) <= config.maxDirectTools) return [];
   const fixed = config.toolList === "fixed";
-  const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
+  const directNames = new Set(directTools(config, present, undefined).map((tool) => tool.name));
   const searchTools = searchToolsOf(config, tools, directNames, fixed);
   return [searchTools, ...(fixed ? [callToolDefinition(config)] : [])].map((definition) => JSON.stringify(toShape(definition, shape)));
 }
