@@ -134,7 +134,7 @@ function snapshotBytes(definitions: readonly ToolDefinition[], mode: SearchMode)
     skipped: [],
     index,
     // As the registry's writer does (isolate/registryCache.ts): the first prepare's figures and meta-tool texts.
-    views: [{ groups: ["*"], ...catalogFigures(definitions) }],
+    views: [{ groups: ["*"], ...catalogFigures(definitions, benchConfig(mode)) }],
     countedTexts: firstTurnMetaToolTexts(definitions, benchConfig(mode), "openai"),
   });
 }

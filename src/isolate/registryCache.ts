@@ -254,7 +254,7 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
     ...(index === undefined ? { countTools: false } : {
       index,
       countedTexts: firstTurnTexts(settings, loaded),
-      views: SNAPSHOT_VIEWS.map((groups) => ({ groups, ...catalogFigures(loaded.registry.getDefinitions({ groups })) })),
+      views: SNAPSHOT_VIEWS.map((groups) => ({ groups, ...catalogFigures(loaded.registry.getDefinitions({ groups }), settings.config) })),
     }),
   });
   const bytes = sharded ? encodeRegistrySnapshot(content(undefined))

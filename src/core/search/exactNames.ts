@@ -223,10 +223,17 @@ export class NameLookup {
 class ExactNamesFirst implements SearchIndex {
   #index: SearchIndex;
   #names: NameLookup;
+  /** The list the index answers for (every name it ranks is one of its tools'): the one it was made or updated with. */
+  #tools: readonly ToolDefinition[];
 
   constructor(index: SearchIndex, tools: readonly ToolDefinition[], names = new NameLookup(tools)) {
     this.#index = index;
     this.#names = names;
+    this.#tools = tools;
+  }
+
+  answersFor(tools: readonly ToolDefinition[]): boolean {
+    return this.#tools === tools;
   }
 
   get size(): number {
@@ -274,8 +281,17 @@ class ExactNamesFirst implements SearchIndex {
     if (next === undefined) return undefined;
     this.#index = next;
     this.#names = new NameLookup(tools);
+    this.#tools = tools;
     return this;
   }
+}
+
+/**
+ * Whether `index` (one withExactNames made) answers for exactly the list `tools` (made or last updated with that very
+ * array): every name it ranks is then one of those tools', and a caller need not look each up to know it.
+ */
+export function indexAnswersFor(index: object | undefined, tools: readonly ToolDefinition[]): boolean {
+  return index instanceof ExactNamesFirst && index.answersFor(tools);
 }
 
 /** The tools `query` names in `index` (one withExactNames made), closest first; none for any other index. */

@@ -81,11 +81,29 @@ export interface SnapshotView {
   groups: readonly string[];
   compactNames: string;
   openaiTokens: number;
+  /** The count of a first turn's search_tools text over the view, per template (prepare.ts, catalogFigures). */
+  searchTools?: readonly SnapshotTextCount[];
+}
+
+/** A text's count in the openai shape (as toolTokenCount gives it), found by `template` and the list it names. */
+export interface SnapshotTextCount {
+  template: string;
+  tokens: number;
+  head: string;
+  tail: string;
+  seamable: boolean;
+}
+
+function isTextCount(value: unknown): value is SnapshotTextCount {
+  return isRecord(value) && typeof value["template"] === "string" && typeof value["tokens"] === "number" && typeof value["head"] === "string"
+    && typeof value["tail"] === "string" && typeof value["seamable"] === "boolean";
 }
 
 function isSnapshotView(value: unknown): value is SnapshotView {
+  const searchTools = isRecord(value) ? value["searchTools"] : undefined;
   return isRecord(value) && Array.isArray(value["groups"]) && (value["groups"] as unknown[]).every((group) => typeof group === "string")
-    && typeof value["compactNames"] === "string" && typeof value["openaiTokens"] === "number";
+    && typeof value["compactNames"] === "string" && typeof value["openaiTokens"] === "number"
+    && (searchTools === undefined || (Array.isArray(searchTools) && (searchTools as unknown[]).every(isTextCount)));
 }
 
 const PROBE_TOOLS: readonly ToolDefinition[] = [

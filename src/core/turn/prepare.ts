@@ -5,12 +5,15 @@ import { discoveredLimit } from "../config.ts";
 import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
+import { indexAnswersFor } from "../search/exactNames.ts";
 import type { SearchIndex } from "../search/types.ts";
-import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition } from "./searchTools.ts";
+import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition, searchToolsTemplate } from "./searchTools.ts";
 import { toShape } from "../tools/shapes.ts";
 import type { ToolShape } from "../tools/shapes.ts";
 import { catalogNameLookup } from "../tools/toolRegistry.ts";
-import { rememberToolListTokens, toolListTokens } from "../tools/toolTokens.ts";
+import { tokenMemoKey } from "../tools/tokens.ts";
+import { rememberToolListTokens, rememberToolTokenCount, toolListTokens, toolTokenCount } from "../tools/toolTokens.ts";
+import type { ToolTokenCount } from "../tools/toolTokens.ts";
 import type { Logger, ToolDefinition } from "../types.ts";
 
 /** Logs each warning key once per instance (e.g. once per isolate), not once per turn. */
@@ -102,6 +105,8 @@ interface ToolsView {
   present: PresentTools;
   /** The tools a list leaves to search_tools, by the always-direct names (and whether call_tool is left out too). */
   hidden: Map<string, readonly ToolDefinition[]>;
+  /** Whether every tool of the list is present (names unique, none named search_tools): known without a pass for a registry's list. */
+  everyPresent: boolean;
 }
 
 /** A turn's tools by name (first of a name, search_tools left out), and in catalog order. */
@@ -114,21 +119,23 @@ const toolsViews = new WeakMap<readonly ToolDefinition[], ToolsView>();
  * through the registry (catalogNameLookup: a cold isolate's first turn makes no map of every name), any other list
  * through a map.
  */
-function presentOf(tools: readonly ToolDefinition[]): PresentTools {
+function presentOf(tools: readonly ToolDefinition[]): Pick<ToolsView, "present" | "everyPresent"> {
   const lookup = catalogNameLookup(tools);
   if (lookup !== undefined) {
+    const everyPresent = lookup(SEARCH_TOOLS_NAME) === undefined;
     const get = (name: string): ToolDefinition | undefined => (name === SEARCH_TOOLS_NAME ? undefined : lookup(name));
-    return { get, has: (name) => get(name) !== undefined, values: () => tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).values() };
+    const values = () => (everyPresent ? tools.values() : tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).values());
+    return { present: { get, has: (name) => get(name) !== undefined, values }, everyPresent };
   }
   const present = new Map<string, ToolDefinition>();
   for (const tool of tools) if (tool.name !== SEARCH_TOOLS_NAME && !present.has(tool.name)) present.set(tool.name, tool);
-  return present;
+  return { present, everyPresent: present.size === tools.length };
 }
 
 function toolsView(tools: readonly ToolDefinition[]): ToolsView {
   const kept = toolsViews.get(tools);
   if (kept) return kept;
-  const view: ToolsView = { present: presentOf(tools), hidden: new Map() };
+  const view: ToolsView = { ...presentOf(tools), hidden: new Map() };
   if (Object.isFrozen(tools)) toolsViews.set(tools, view);
   return view;
 }
@@ -137,12 +144,27 @@ function presentTools(tools: readonly ToolDefinition[]): PresentTools {
   return toolsView(tools).present;
 }
 
+/**
+ * The tools of the list that count towards maxDirectTools (all but one named search_tools): without a pass when the
+ * list's kept view (a frozen list's, presentTools) says every tool is present.
+ */
+function countableTools(tools: readonly ToolDefinition[]): number {
+  if (toolsViews.get(tools)?.everyPresent === true) return tools.length;
+  return tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
+}
+
 /** The present tools not in `directNames` (and not call_tool, when `withoutCallTool`), in catalog order. */
 function hiddenTools(tools: readonly ToolDefinition[], directNames: ReadonlySet<string>, withoutCallTool: boolean): readonly ToolDefinition[] {
   const view = toolsView(tools);
   const key = `${withoutCallTool ? "1" : "0"}${JSON.stringify([...directNames])}`;
   const kept = view.hidden.get(key);
   if (kept) return kept;
+  // Nothing to leave out of a list whose every tool is present: the list itself, without a pass over it.
+  const leavesOut = [...directNames].some((name) => view.present.has(name)) || (withoutCallTool && view.present.has(CALL_TOOL_NAME));
+  if (view.everyPresent && !leavesOut && Object.isFrozen(tools)) {
+    view.hidden.set(key, tools);
+    return tools;
+  }
   const hidden: ToolDefinition[] = [];
   for (const tool of view.present.values()) {
     if (directNames.has(tool.name) || (withoutCallTool && tool.name === CALL_TOOL_NAME)) continue;
@@ -173,7 +195,9 @@ function autoDiscover(input: PrepareInput, present: PresentTools, sent: readonly
   const taken = new Set(sent.map((tool) => tool.name));
   taken.add(SEARCH_TOOLS_NAME);
   if (input.config.toolList === "fixed") taken.add(CALL_TOOL_NAME);
-  const sendable = (name: string): boolean => present.has(name) && !taken.has(name);
+  // An index over this very list ranks only its tools: each need not be looked up by name (a common word matches thousands).
+  const held = indexAnswersFor(index, input.tools) ? (name: string): boolean => name !== SEARCH_TOOLS_NAME : (name: string): boolean => present.has(name);
+  const sendable = (name: string): boolean => held(name) && !taken.has(name);
   const auto: ToolDefinition[] = [];
   for (const match of index.scored(text, topK, sendable)) {
     const tool = present.get(match.name);
@@ -210,11 +234,11 @@ function directTools(config: GatewayConfig, present: PresentTools, warnings: War
  * search_tools text names every tool).
  */
 export function firstTurnMetaToolTexts(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string[] {
-  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
-  if (!config.enabled || countable <= config.maxDirectTools) return [];
+  const present = presentTools(tools);
+  if (!config.enabled || countableTools(tools) <= config.maxDirectTools) return [];
   const fixed = config.toolList === "fixed";
-  const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
-  const searchTools = searchToolsDefinition(config, hiddenTools(tools, directNames, fixed));
+  const directNames = new Set(directTools(config, present, undefined).map((tool) => tool.name));
+  const searchTools = searchToolsOf(config, tools, directNames, fixed);
   return [searchTools, ...(fixed ? [callToolDefinition(config)] : [])].map((definition) => JSON.stringify(toShape(definition, shape)));
 }
 
@@ -224,10 +248,57 @@ export interface CatalogFigures {
   compactNames: string;
   /** The tokens of the whole list in the openai shape (prepare's stats, tokensAll). */
   openaiTokens: number;
+  /**
+   * The count of a first turn's search_tools text over the list in the openai shape, per template (searchToolsKey):
+   * found by the list and the template instead of by hashing that text (every tool's name) on a cold first prepare.
+   */
+  searchTools?: readonly SearchToolsCount[];
 }
 
-export function catalogFigures(tools: readonly ToolDefinition[]): CatalogFigures {
-  return { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
+/** A search_tools text's count in the openai shape, and what identifies the text besides the list (searchToolsKey). */
+export interface SearchToolsCount extends ToolTokenCount {
+  template: string;
+}
+
+/**
+ * The figures of `tools`; with `config`, the count of the search_tools text a first turn over them sends under it too
+ * (when the layer applies).
+ */
+export function catalogFigures(tools: readonly ToolDefinition[], config?: GatewayConfig): CatalogFigures {
+  const figures: CatalogFigures = { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
+  if (config === undefined || !config.enabled || countableTools(tools) <= config.maxDirectTools) return figures;
+  const fixed = config.toolList === "fixed";
+  const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
+  const count = toolTokenCount(searchToolsDefinition(config, hiddenTools(tools, directNames, fixed)), "openai");
+  return { ...figures, searchTools: [{ template: searchToolsKey(config, directNames, fixed), ...count }] };
+}
+
+/** Per frozen list, the search_tools counts a registry snapshot carried for it (rememberCatalogFigures). */
+const carriedSearchTools = new WeakMap<readonly ToolDefinition[], readonly SearchToolsCount[]>();
+
+/**
+ * What identifies the text of search_tools over hiddenTools(tools, directNames, withoutCallTool), given the list
+ * `tools`: the definition's template in the openai shape (this code's texts, the configuration it reads) and what the
+ * list leaves out. A short text, hashed: the count of a list's search_tools is then found without making and hashing
+ * its text.
+ */
+function searchToolsKey(config: GatewayConfig, directNames: ReadonlySet<string>, withoutCallTool: boolean): string {
+  const template = searchToolsTemplate(config, (definition) => JSON.stringify(toShape(definition, "openai")));
+  return tokenMemoKey(JSON.stringify([template, [...directNames], withoutCallTool]));
+}
+
+/**
+ * search_tools naming the tools of `tools` a list leaves to it (hiddenTools), with the count a registry snapshot
+ * carried for the list and this template, when it did (a cold first prepare counts it without hashing its text).
+ */
+function searchToolsOf(config: GatewayConfig, tools: readonly ToolDefinition[], directNames: ReadonlySet<string>, withoutCallTool: boolean): ToolDefinition {
+  const definition = searchToolsDefinition(config, hiddenTools(tools, directNames, withoutCallTool));
+  const carried = carriedSearchTools.get(tools);
+  if (carried === undefined) return definition;
+  const template = searchToolsKey(config, directNames, withoutCallTool);
+  const count = carried.find((entry) => entry.template === template);
+  if (count !== undefined) rememberToolTokenCount(definition, "openai", { tokens: count.tokens, head: count.head, tail: count.tail, seamable: count.seamable });
+  return definition;
 }
 
 /**
@@ -238,6 +309,7 @@ export function catalogFigures(tools: readonly ToolDefinition[]): CatalogFigures
 export function rememberCatalogFigures(tools: readonly ToolDefinition[], figures: CatalogFigures): void {
   rememberCompactToolNames(tools, figures.compactNames);
   rememberToolListTokens(tools, "openai", figures.openaiTokens);
+  if (figures.searchTools !== undefined && Object.isFrozen(tools)) carriedSearchTools.set(tools, figures.searchTools);
 }
 
 /**
@@ -273,8 +345,7 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   const foundOrder = set.foundOrder();
 
   const tokensAll = toolListTokens(tools, shape);
-  const countable = tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
-  if (!config.enabled || countable <= config.maxDirectTools) {
+  if (!config.enabled || countableTools(tools) <= config.maxDirectTools) {
     return {
       tools: [...tools],
       applied: false,
@@ -291,14 +362,13 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
   let sent: ToolDefinition[];
   if (config.toolList === "fixed") {
     // A client tool named call_tool is shadowed by the meta-tool, as one named search_tools is.
-    sent = [searchToolsDefinition(config, hiddenTools(tools, directNames, true)), callToolDefinition(config), ...direct];
+    sent = [searchToolsOf(config, tools, directNames, true), callToolDefinition(config), ...direct];
   } else if (config.toolList === "stable") {
-    const hidden = hiddenTools(tools, directNames, false);
     const inOrder = foundOrder.flatMap((name) => {
       const tool = present.get(name);
       return tool && !directNames.has(name) ? [tool] : [];
     });
-    sent = [searchToolsDefinition(config, hidden), ...direct, ...inOrder];
+    sent = [searchToolsOf(config, tools, directNames, false), ...direct, ...inOrder];
   } else {
     const discoveredSent: ToolDefinition[] = [];
     const remaining: ToolDefinition[] = [];
@@ -307,7 +377,8 @@ export function prepareTurn(input: PrepareInput): PrepareOutput {
       if (set.has(tool.name)) discoveredSent.push(tool);
       else remaining.push(tool);
     }
-    sent = [searchToolsDefinition(config, discoveredSent.length === 0 ? hidden : remaining), ...direct, ...discoveredSent];
+    const searchTools = discoveredSent.length === 0 ? searchToolsOf(config, tools, directNames, false) : searchToolsDefinition(config, remaining);
+    sent = [searchTools, ...direct, ...discoveredSent];
   }
   const auto = autoDiscover(input, present, sent);
   sent.push(...auto);

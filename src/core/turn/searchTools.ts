@@ -3,6 +3,7 @@ import type { GatewayConfig } from "../config.ts";
 import { texts } from "../locale.ts";
 import { isRecord } from "../records.ts";
 import { catalogNameLookup, isVisible } from "../tools/toolRegistry.ts";
+import { indexAnswersFor } from "../search/exactNames.ts";
 import type { SearchIndex, SearchPage } from "../search/types.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "../types.ts";
 
@@ -126,13 +127,26 @@ function compactNamesOf(tools: readonly ToolDefinition[]): string {
  * compact: grouped by group where tools have groups) as search hints.
  */
 export function searchToolsDefinition(config: GatewayConfig, otherTools: readonly ToolDefinition[]): ToolDefinition {
-  const t = texts(config.locale);
-  const fixed = config.toolList === "fixed";
   let names: string | null = null;
   if (config.showToolNames && otherTools.length > 0) {
     const list = compactToolNames(otherTools);
-    names = list.includes("{") ? `${t.toolNamesNotation} ${list}` : list;
+    names = list.includes("{") ? `${texts(config.locale).toolNamesNotation} ${list}` : list;
   }
+  return searchToolsDefinitionNaming(config, names);
+}
+
+/**
+ * What search_tools' definition is made of besides the names of the tools it names: a text that changes whenever
+ * anything of it other than those names does (this code's texts, the configuration it reads). With the tools named, it
+ * identifies the definition's text without making it (prepare.ts: a registry snapshot's carried count of that text).
+ */
+export function searchToolsTemplate(config: GatewayConfig, shapeText: (definition: ToolDefinition) => string): string {
+  return JSON.stringify([config.showToolNames, texts(config.locale).toolNamesNotation, shapeText(searchToolsDefinitionNaming(config, "\u0000"))]);
+}
+
+function searchToolsDefinitionNaming(config: GatewayConfig, names: string | null): ToolDefinition {
+  const t = texts(config.locale);
+  const fixed = config.toolList === "fixed";
   return {
     name: SEARCH_TOOLS_NAME,
     // A "fixed" list runs found tools through call_tool (src/core/turn/callTool.ts), and says so.
@@ -220,7 +234,11 @@ interface Visibility {
   shown: (tool: ToolDefinition) => boolean;
   /** Each visible name whose first tool (the one a search returns) is visible; never search_tools. */
   findable: (name: string) => boolean;
+  /** No gate: every tool is visible. */
+  everyTool: boolean;
 }
+
+const isNotSearchTools = (name: string): boolean => name !== SEARCH_TOOLS_NAME;
 
 const visibilities = new WeakMap<readonly ToolDefinition[], Map<string, Visibility>>();
 
@@ -242,7 +260,7 @@ function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonl
     // No gate (or "*", which every group passes: isVisible): every tool shows, and every name but search_tools is found (no set of them made: a cold isolate's
     // first search would pay two passes over every tool for it).
     const named = toolNamed(catalog);
-    const ungated: Visibility = { shown: () => true, findable: (name) => name !== SEARCH_TOOLS_NAME && named(name) !== undefined };
+    const ungated: Visibility = { shown: () => true, findable: (name) => name !== SEARCH_TOOLS_NAME && named(name) !== undefined, everyTool: true };
     byGroups.set(key, ungated);
     return ungated;
   }
@@ -254,7 +272,7 @@ function visibilityOf(catalog: readonly ToolDefinition[], enabledGroups: readonl
     const oldest = byGroups.keys().next();
     if (oldest.done !== true) byGroups.delete(oldest.value);
   }
-  const visibility: Visibility = { shown: (tool) => tools.has(tool), findable: (name) => findable.has(name) };
+  const visibility: Visibility = { shown: (tool) => tools.has(tool), findable: (name) => findable.has(name), everyTool: false };
   byGroups.set(key, visibility);
   return visibility;
 }
@@ -370,10 +388,12 @@ export function runSearchTools(
   },
 ): SearchToolsResult {
   const { catalog, index, enabledGroups, config } = options;
-  const { findable } = visibilityOf(catalog, enabledGroups);
+  const { findable, everyTool } = visibilityOf(catalog, enabledGroups);
   // The index ranks only the first `offset + limit` (and counts the rest): a page never costs a full ranking.
-  // A name the catalog lacks (index and catalog out of step) is skipped rather than invented.
-  const ranked = index.searchPage(params.query, searchPageLength(params, config), findable);
+  // A name the catalog lacks (index and catalog out of step) is skipped rather than invented; an index over this very
+  // list ranks none (a common word's thousands of matches are not each looked up by name).
+  const accept = everyTool && indexAnswersFor(index, catalog) ? isNotSearchTools : findable;
+  const ranked = index.searchPage(params.query, searchPageLength(params, config), accept);
   return searchToolsAnswer(params, ranked, options);
 }
 

@@ -1,7 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
-import { NameLookup, nameKey } from "../../../src/core/search/exactNames.ts";
+import { indexAnswersFor, NameLookup, nameKey } from "../../../src/core/search/exactNames.ts";
 import { CAMEL_BOUNDARIES } from "../../../src/core/search/text.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
 import type { SearchIndex } from "../../../src/core/search/types.ts";
@@ -98,6 +98,29 @@ describe.each(MODES)("a request that names a tool (%s)", (mode) => {
     const updated: SearchIndex = createSearchIndex(mode, catalog).update?.(next) ?? createSearchIndex(mode, next);
     expect(updated.search("get forecast")[0]).toBe("get_forecast");
     expect(updated.search("weather report")).not.toContain("weather_report");
+  });
+
+  it("says it answers for the very list it was made or last updated with, and for no other", () => {
+    const list = [...catalog];
+    const own = createSearchIndex(mode, list);
+    expect(indexAnswersFor(own, list)).toBe(true);
+    // The same tools in another array may differ later: never taken for it.
+    expect(indexAnswersFor(own, [...list])).toBe(false);
+    expect(indexAnswersFor(undefined, list)).toBe(false);
+    const next = [...catalog.slice(1), tool("get_forecast", "The week ahead.")];
+    // Changed in place: it answers for the new list, no longer for the one before (whose weather_report it lost).
+    expect(own.update?.(next)).toBe(own);
+    expect(indexAnswersFor(own, next)).toBe(true);
+    expect(indexAnswersFor(own, list)).toBe(false);
+  });
+
+  it("finds every name a long request names, in the order named, each once", () => {
+    const request = "please use get_weather, then everything__echo, then calculator__add (and get_weather again) for Paris.";
+    expect(new NameLookup(catalog).named(request)).toEqual(["get_weather", "everything__echo", "calculator__add"]);
+    expect(index.search(request).slice(0, 3)).toEqual(["get_weather", "everything__echo", "calculator__add"]);
+    // A word that is no identifier names nothing inside a request; alone, it is the request (both `add` tools).
+    expect(new NameLookup(catalog).named("get_weather then add")).toEqual(["get_weather"]);
+    expect(new NameLookup(catalog).named("add")).toEqual(["everything__add", "calculator__add"]);
   });
 });
 

@@ -160,10 +160,12 @@ describe("registry snapshots", () => {
 
   it("lets a cold isolate's first prepare count its list without building the tokenizer, to the same figures", async () => {
     const quiet = { warn: (): void => undefined, error: (): void => undefined, log: (): void => undefined };
-    // "fixed" sends call_tool too; "grow" and "stable" send the same first turn (nothing discovered yet).
-    for (const toolList of ["fixed", "grow"] as const) {
+    // "fixed" sends call_tool too; "grow" and "stable" send the same first turn (nothing discovered yet); an
+    // always-direct tool is left out of the search_tools list.
+    const lists: [GatewayConfig["toolList"], string[]][] = [["fixed", []], ["grow", []], ["grow", [definitions[2]?.name ?? ""]]];
+    for (const [toolList, alwaysDirectTools] of lists) {
       for (const mode of SEARCH_MODES) {
-        const config: GatewayConfig = { ...defaultConfig(), searchMode: mode, toolList, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
+        const config: GatewayConfig = { ...defaultConfig(), searchMode: mode, toolList, alwaysDirectTools, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
         const writer = new ToolRegistry({ logger: quiet });
         writer.registerMany(definitions, "owner");
         const catalog = writer.getDefinitions({ groups: ["*"] });
@@ -173,7 +175,7 @@ describe("registry snapshots", () => {
           tools: catalog.map((definition) => ({ definition, context: "owner", revision: 1 })),
           skipped: [],
           index: createSearchIndex(mode, catalog),
-          views: [{ groups: ["*"], ...catalogFigures(catalog) }],
+          views: [{ groups: ["*"], ...catalogFigures(catalog, config) }],
           countedTexts: firstTurnMetaToolTexts(catalog, config, "openai"),
         }) ?? new Uint8Array();
         const turn = { messages: [{ role: "user", content: "create a user list from the data file" }], discovered: [], config };

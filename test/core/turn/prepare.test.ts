@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DISCOVERED_HARD_CAP, defaultConfig, type GatewayConfig } from "../../../src/core/config.ts";
 import { texts } from "../../../src/core/locale.ts";
-import { prepareTurn, WarnOnce, type PrepareInput } from "../../../src/core/turn/prepare.ts";
+import { catalogFigures, prepareTurn, rememberCatalogFigures, WarnOnce, type PrepareInput } from "../../../src/core/turn/prepare.ts";
 import { createSubstringIndex } from "../../../src/core/search/substring.ts";
 import { compactToolNames, runSearchTools, SEARCH_TOOLS_NAME, searchToolsDefinition } from "../../../src/core/turn/searchTools.ts";
 import { toShape } from "../../../src/core/tools/shapes.ts";
@@ -156,6 +156,50 @@ describe("prepareTurn: the list sent", () => {
     expect(out.stats.tokensAll).toBe(tokensOf(catalog, "anthropic"));
     expect(out.stats.tokensSent).toBe(tokensOf(out.tools, "anthropic"));
     expect(out.stats.tokensAll).not.toBe(prepare().stats.tokensAll);
+  });
+});
+
+/**
+ * A frozen list of `tools` (as a registry hands one out) given the figures a writer under `writer` worked out for
+ * the same tools, its search_tools count `off` tokens off, so that a turn that takes it shows it.
+ */
+function carriedList(writer: GatewayConfig, off = 1000, tools: readonly ToolDefinition[] = catalog): readonly ToolDefinition[] {
+  const figures = catalogFigures(Object.freeze([...tools]), writer);
+  expect(figures.searchTools).toHaveLength(1);
+  const list = Object.freeze([...tools]);
+  rememberCatalogFigures(list, { ...figures, searchTools: figures.searchTools?.map((count) => ({ ...count, tokens: count.tokens + off })) });
+  return list;
+}
+
+describe("prepareTurn: the search_tools count a registry snapshot carries for a list", () => {
+  it("takes the carried count on a first turn over that list, in every list mode", () => {
+    for (const toolList of ["grow", "stable", "fixed"] as const) {
+      const out = prepare({ tools: carriedList(config({ toolList })), config: config({ toolList }) });
+      expect(out.stats.tokensSent).toBe(tokensOf(out.tools) + 1000);
+    }
+    // Carried as written, it is the tokenizer's count of the text.
+    const out = prepare({ tools: carriedList(config(), 0) });
+    expect(out.stats.tokensSent).toBe(tokensOf(out.tools));
+  });
+
+  it("counts the text itself for another template, another list, or a list that leaves out other tools", () => {
+    const list = carriedList(config());
+    const others: Partial<GatewayConfig>[] = [{ locale: "zh" }, { showToolNames: false }, { alwaysDirectTools: ["web_search"] }, { toolList: "fixed" }];
+    for (const other of others) {
+      const out = prepare({ tools: list, config: config(other) });
+      expect(out.stats.tokensSent).toBe(tokensOf(out.tools));
+    }
+    // A later turn names fewer tools (one found), and a list of other tools was given no figures.
+    const later = prepare({ tools: list, discovered: ["web_search"] });
+    expect(later.stats.tokensSent).toBe(tokensOf(later.tools));
+    const fewer = prepare({ tools: Object.freeze(catalog.slice(1)) });
+    expect(fewer.stats.tokensSent).toBe(tokensOf(fewer.tools));
+    expect(prepare({ tools: list }).stats.tokensSent).toBe(tokensOf(prepare().tools) + 1000);
+  });
+
+  it("carries nothing where a first turn sends no search_tools", () => {
+    expect(catalogFigures(catalog, config({ maxDirectTools: catalog.length })).searchTools).toBeUndefined();
+    expect(catalogFigures(catalog).searchTools).toBeUndefined();
   });
 });
 
