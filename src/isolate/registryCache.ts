@@ -30,7 +30,7 @@ import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import { catalogFigures, firstTurnMetaToolTexts, rememberCatalogFigures } from "../core/turn/prepare.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
-import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
+import { orRefusal, refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import { SIGN_IN_LINK_MS, signInLink } from "./upstreamSignIn.ts";
@@ -418,9 +418,9 @@ function executionGuard(env: Env, settings: Settings): ExecutionGuard {
       session: (principalId, sessionId) => {
         const session = sessionStub(env, principalId, sessionId);
         return {
-          consumeGrant: (capability, binding) => session.consumeGrant(capability, binding, settings.config),
-          requestConfirmation: (capability, mode, binding) =>
-            session.requestConfirmation(capability, mode, binding, settings.config),
+          consumeGrant: async (capability, binding) => orRefusal(await session.consumeGrant(capability, binding, settings.config)),
+          requestConfirmation: async (capability, mode, binding) =>
+            orRefusal(await session.requestConfirmation(capability, mode, binding, settings.config)),
         };
       },
     });
