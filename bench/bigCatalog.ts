@@ -18,7 +18,10 @@ import type { IndexPart } from "../src/core/search/indexPart.ts";
 import { ShardedSearch, shardsInMemory, wholeStatistics, type IndexShard } from "../src/core/search/shardedSearch.ts";
 import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
 import { decodeWholeSnapshot, encodeWholeSnapshot } from "../src/core/search/wholeSnapshot.ts";
-import { decodeSnapshotOfEitherKind, encodeRegistrySnapshot, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
+import { decodeSnapshotOfEitherKind, registrySnapshotStream, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
+import type { RegistrySnapshotContent } from "../src/core/tools/registrySnapshot.ts";
+import { byteParts, collectBytes } from "../src/core/search/snapshotCodec.ts";
+import { registerStoredTools } from "../src/core/tools/storedTools.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
@@ -45,7 +48,21 @@ export interface BigCatalogInProcess {
    * into a registry (what a cold isolate pays instead of reading and validating every text), with that registry's heap
    * (the snapshot's bytes included).
    */
-  registrySnapshot: { MiB: number; writeCpuMs: number; readCpuMs: number; readHeapMiB: number | null };
+  registrySnapshot: {
+    MiB: number;
+    writeCpuMs: number;
+    readCpuMs: number;
+    readHeapMiB: number | null;
+    /**
+     * The writer isolate's heap: its registry built from the stored texts as src/isolate/registryCache.ts builds it
+     * (the texts kept to compare the next version's with), and its peak while it writes the snapshot in 4 MiB parts
+     * (sampled after each part, garbage collected first), above what it held before the texts came.
+     */
+    writerRegistryHeapMiB: number | null;
+    writePeakHeapMiB: number | null;
+    /** The reader's (a cold isolate's) peak: the snapshot's bytes as received, then the registry read from them. */
+    readPeakHeapMiB: number | null;
+  };
   /** Heap of one index over every tool (what sharding keeps out of the isolate), and its build CPU, per mode. */
   singleIndex: Record<string, { heapMiB: number | null; buildCpuMs: number }>;
   /**
@@ -125,27 +142,73 @@ function heapNow(collect: Collect): number {
 
 const mib = (bytes: number): number => Math.round((bytes / 2 ** 20) * 10) / 10;
 
-/** The sharded registry's snapshot of `definitions`: written, then read into a registry as a cold isolate reads it. */
+/** Bytes per write call of the snapshot to the registry object (src/isolate/registryCache.ts, SNAPSHOT_WRITE_BYTES). */
+const SNAPSHOT_WRITE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The sharded registry's snapshot of `definitions`: written in parts (as the writer isolate hands them to the registry
+ * object), then read into a registry as a cold isolate reads it; and the heap of the writer isolate (its registry built
+ * from the stored texts) and of the reader at their peaks.
+ */
 function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect: Collect): BigCatalogInProcess["registrySnapshot"] {
   const binding = { epoch: "bench", version: 1, mode: "minisearch" as const, fingerprint: snapshotFingerprint("minisearch", "en", false) };
-  let started = threadCpuMs();
-  const bytes = encodeRegistrySnapshot({
+  const content = (tools: readonly ToolDefinition[]): RegistrySnapshotContent => ({
     ...binding,
-    tools: definitions.map((definition) => ({ definition, context: "bench", revision: 1 })),
+    tools: tools.map((definition) => ({ definition, context: "bench", revision: 1 })),
     skipped: [],
     countTools: false,
   });
-  const writeCpuMs = Math.round(threadCpuMs() - started);
-  if (bytes === undefined) throw new Error("the registry snapshot was not written");
-  const before = heapNow(collect);
-  started = threadCpuMs();
+  const writeStarted = threadCpuMs();
+  const written = registrySnapshotStream(content(definitions));
+  if (written === undefined) throw new Error("the registry snapshot was not written");
+  const parts = [...byteParts(written, SNAPSHOT_WRITE_BYTES)];
+  const writeCpuMs = Math.round(threadCpuMs() - writeStarted);
+  const { writerRegistryHeapMiB, writePeakHeapMiB } = writerHeap(definitions, collect, content);
+  // The reader: the parts as received (one buffer, as readStoredSnapshot assembles them), then read into a registry.
+  let before = heapNow(collect);
+  const bytes = collectBytes({ byteLength: written.byteLength, pieces: () => parts });
+  parts.length = 0;
+  const received = heapNow(collect);
+  before -= bytes.length;
+  const started = threadCpuMs();
   const registry = new ToolRegistry({ locale: "en" });
   registry.registerTable(decodeSnapshotOfEitherKind(bytes, binding).tools);
   const readCpuMs = Math.round(threadCpuMs() - started);
   // The snapshot's bytes, which the registry keeps (its definitions are decoded from them when first read), included.
-  const readHeapMiB = collect === undefined ? null : mib(heapNow(collect) - before + bytes.length);
+  const read = heapNow(collect);
+  const readHeapMiB = collect === undefined ? null : mib(read - before);
+  const readPeakHeapMiB = collect === undefined ? null : mib(Math.max(received, read) - before);
   if (registry.getDefinitions({ groups: ["*"] }).length !== definitions.length) throw new Error("the registry snapshot lost tools");
-  return { MiB: mib(bytes.length), writeCpuMs, readCpuMs, readHeapMiB };
+  return { MiB: mib(bytes.length), writeCpuMs, readCpuMs, readHeapMiB, writerRegistryHeapMiB, writePeakHeapMiB, readPeakHeapMiB };
+}
+
+/**
+ * The writer isolate's heap (null without a garbage collector to ask): its registry built from the stored texts (the
+ * texts as the registry object keeps them, registered as registryCache.ts's buildFromTexts registers them), then its
+ * peak while the snapshot of that registry is written in parts, each part dropped once handed on.
+ */
+function writerHeap(
+  definitions: readonly ToolDefinition[],
+  collect: Collect,
+  content: (tools: readonly ToolDefinition[]) => RegistrySnapshotContent,
+): { writerRegistryHeapMiB: number | null; writePeakHeapMiB: number | null } {
+  if (collect === undefined) return { writerRegistryHeapMiB: null, writePeakHeapMiB: null };
+  const before = heapNow(collect);
+  const registry = new ToolRegistry({ locale: "en" });
+  registerStoredTools(registry, definitions.map((tool) => ({ name: tool.name, definition: JSON.stringify(tool), context: "bench", revision: 1 })), new Map(), (name) => {
+    throw new Error(`the bench's tool ${name} did not validate`);
+  });
+  const built = registry.getDefinitions({ groups: ["*"] });
+  const registryHeap = heapNow(collect);
+  let peak = registryHeap;
+  const stream = registrySnapshotStream(content(built));
+  if (stream === undefined) throw new Error("the registry snapshot was not written");
+  peak = Math.max(peak, heapNow(collect));
+  for (const part of byteParts(stream, SNAPSHOT_WRITE_BYTES)) {
+    if (part.byteLength === 0) throw new Error("an empty part");
+    peak = Math.max(peak, heapNow(collect));
+  }
+  return { writerRegistryHeapMiB: mib(registryHeap - before), writePeakHeapMiB: mib(peak - before) };
 }
 
 /** The in-process figures: heap and CPU of the pieces, and the calls a search makes. */

@@ -18,7 +18,10 @@ export function tooManySessionsMessage(limit: number): string {
     "idle sessions free their place after sessionTtlDays, and a cleared session that holds nothing else at once";
 }
 
-/** An error thrown where only errors can travel (the guard's session calls); the message keeps the code first. */
+/**
+ * An error thrown where only errors can travel (the guard's session calls, on the caller's side of the RPC: orRefusal);
+ * the message keeps the code first.
+ */
 export function sessionRefusalError(refusal: SessionRefusal): Error {
   return new Error(`${TOO_MANY_SESSIONS}: ${refusal.refused}`);
 }
@@ -28,4 +31,18 @@ export function refusalOfError(error: unknown): SessionRefusal | undefined {
   const message = error instanceof Error ? error.message : undefined;
   const prefix = `${TOO_MANY_SESSIONS}: `;
   return message?.startsWith(prefix) ? { refused: message.slice(prefix.length) } : undefined;
+}
+
+/**
+ * The value of a session call that answers a refusal rather than throwing it (an exception thrown out of a Durable
+ * Object's RPC method is reported there as uncaught, besides reaching the caller), or the refusal thrown here as the
+ * error the guard's caller turns into a denial (src/isolate/registryCache.ts).
+ */
+export function orRefusal<T>(answer: T): Exclude<T, SessionRefusal> {
+  if (isAnswer(answer)) return answer;
+  throw sessionRefusalError(isSessionRefusal(answer) ? answer : { refused: String(answer) });
+}
+
+function isAnswer<T>(answer: T): answer is Exclude<T, SessionRefusal> {
+  return !isSessionRefusal(answer);
 }

@@ -29,7 +29,7 @@ import { PendingAnswers } from "./pendingAnswers.ts";
 import type { AnswerDelivery } from "./pendingAnswers.ts";
 import type { SessionIdentity } from "./names.ts";
 import type { PrincipalObject } from "./principalObject.ts";
-import { sessionRefusalError, tooManySessionsMessage } from "./sessionLimit.ts";
+import { orRefusal, sessionRefusalError, TOO_MANY_SESSIONS, tooManySessionsMessage } from "./sessionLimit.ts";
 import type { SessionRefusal } from "./sessionLimit.ts";
 import { principalStub } from "./stubs.ts";
 
@@ -273,8 +273,8 @@ export class SessionObject extends DurableObject<Env> {
       registry.setExecutionGuard(createExecutionGuard({
         config,
         session: () => ({
-          consumeGrant: (capability, binding) => this.consumeGrant(capability, binding, config),
-          requestConfirmation: (capability, mode, binding) => this.requestConfirmation(capability, mode, binding, config),
+          consumeGrant: async (capability, binding) => orRefusal(await this.consumeGrant(capability, binding, config)),
+          requestConfirmation: async (capability, mode, binding) => orRefusal(await this.requestConfirmation(capability, mode, binding, config)),
         }),
       }));
       catalog.registry = registry;
@@ -412,27 +412,31 @@ export class SessionObject extends DurableObject<Env> {
     return binding !== null && view !== undefined ? { view, binding } : null;
   }
 
-  async consumeGrant(capability: string, binding: GrantBinding, config: GatewayConfig): Promise<boolean> {
+  /**
+   * Whether a grant for the call was there (and is now used). The guard's session calls answer a refusal (a new
+   * session past the principal's limit, which keeps nothing) as a value, not thrown: orRefusal throws it on the
+   * caller's side.
+   */
+  async consumeGrant(capability: string, binding: GrantBinding, config: GatewayConfig): Promise<boolean | SessionRefusal> {
     const now = Date.now();
     const ledger = this.ledger(now);
     const granted = ledger.consume(capability, binding, now);
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
-    await this.afterWrite(config);
-    return granted;
+    return (await this.afterWriteOrRefusal(config)) ?? granted;
   }
 
+  /** A confirmation opened for the call, or a refusal (as consumeGrant's). */
   async requestConfirmation(
     capability: string,
     mode: "session" | "always",
     binding: GrantBinding,
     config: GatewayConfig,
-  ): Promise<OpenConfirmation> {
+  ): Promise<OpenConfirmation | SessionRefusal> {
     const now = Date.now();
     const ledger = this.ledger(now);
     const request = ledger.request(capability, mode, binding, confirmationTtlMs(config), now, () => crypto.randomUUID());
     this.ctx.storage.kv.put(KEY.grants, ledger.toState());
-    await this.afterWrite(config);
-    return request;
+    return (await this.afterWriteOrRefusal(config)) ?? request;
   }
 
   /**
@@ -633,9 +637,16 @@ export class SessionObject extends DurableObject<Env> {
    * After any write: note the activity, keep an expiry alarm, and make sure the session is in the principal's index.
    * The routes of the discovered set ask first (admit) and store nothing when refused; a write that did not (the
    * guard's confirmations and grants on a new session) is undone when the index has no room, and the refusal is
-   * thrown (the execute route answers it with 429). A session that is not listed has stored nothing before this call.
+   * answered (afterWriteOrRefusal: the guard's calls, which the execute route answers with 429) or thrown (the others,
+   * admitted before they write). A session that is not listed has stored nothing before this call.
    */
   private async afterWrite(config: GatewayConfig, given?: SessionIdentity): Promise<void> {
+    const refusal = await this.afterWriteOrRefusal(config, given);
+    if (refusal) throw sessionRefusalError(refusal);
+  }
+
+  /** afterWrite, answering its refusal (the session's writes undone) rather than throwing it. */
+  private async afterWriteOrRefusal(config: GatewayConfig, given?: SessionIdentity): Promise<SessionRefusal | undefined> {
     this.writes++;
     const now = Date.now();
     // Only what changed is written (the activity at most once per READ_TOUCH_MS; the lifetime is days): a steady
@@ -652,8 +663,9 @@ export class SessionObject extends DurableObject<Env> {
     const refusal = await this.admit(config, given);
     if (refusal) {
       await this.wipe();
-      throw sessionRefusalError(refusal);
+      console.warn(`session: a write refused and undone, ${TOO_MANY_SESSIONS}: ${refusal.refused}`);
     }
+    return refusal;
   }
 
   private storeCatalog(catalog: ClientCatalog | null): void {

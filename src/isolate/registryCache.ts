@@ -19,8 +19,8 @@ import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/guard/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { createSearchIndex } from "../core/search/createIndex.ts";
-import { SnapshotError } from "../core/search/snapshotCodec.ts";
-import { decodeSnapshotOfEitherKind, encodeRegistrySnapshot, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
+import { byteParts, SnapshotError } from "../core/search/snapshotCodec.ts";
+import { decodeSnapshotOfEitherKind, encodeRegistrySnapshot, registrySnapshotStream, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
 import type { DecodedSnapshot, RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
 import { missingTexts, registerStoredTools, skippedTools, storedFromSnapshot } from "../core/tools/storedTools.ts";
 import type { StoredDefinitions } from "../core/tools/storedTools.ts";
@@ -30,7 +30,7 @@ import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import { catalogFigures, firstTurnMetaToolTexts, rememberCatalogFigures } from "../core/turn/prepare.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
 import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
-import { refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
+import { orRefusal, refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
 import { SIGN_IN_LINK_MS, signInLink } from "./upstreamSignIn.ts";
@@ -257,14 +257,19 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
       views: SNAPSHOT_VIEWS.map((groups) => ({ groups, ...catalogFigures(loaded.registry.getDefinitions({ groups }), settings.config) })),
     }),
   });
-  const bytes = sharded ? encodeRegistrySnapshot(content(undefined))
+  // A sharded registry's snapshot is made as it is written, a part at a time (its definitions' texts never held
+  // whole beside the registry); an indexed one (at most `aboveTools` tools) whole first, as before: the index it
+  // writes is the cache's, which this isolate's next version may patch while the parts are awaited.
+  const snapshot = sharded ? registrySnapshotStream(content(undefined))
     : encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
       ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
-  if (bytes === undefined) return;
+  if (snapshot === undefined) return;
   const stub = registryStub(env);
-  for (let from = 0; from < bytes.length; from += SNAPSHOT_WRITE_BYTES) {
-    const part = bytes.slice(from, from + SNAPSHOT_WRITE_BYTES);
-    if (!(await stub.writeRegistrySnapshot(key, loaded.version, bytes.length, from, part.buffer))) return;
+  const stream = snapshot instanceof Uint8Array ? { byteLength: snapshot.byteLength, pieces: () => [snapshot] } : snapshot;
+  let from = 0;
+  for (const part of byteParts(stream, SNAPSHOT_WRITE_BYTES)) {
+    if (!(await stub.writeRegistrySnapshot(key, loaded.version, stream.byteLength, from, part.buffer))) return;
+    from += part.byteLength;
   }
 }
 
@@ -413,9 +418,9 @@ function executionGuard(env: Env, settings: Settings): ExecutionGuard {
       session: (principalId, sessionId) => {
         const session = sessionStub(env, principalId, sessionId);
         return {
-          consumeGrant: (capability, binding) => session.consumeGrant(capability, binding, settings.config),
-          requestConfirmation: (capability, mode, binding) =>
-            session.requestConfirmation(capability, mode, binding, settings.config),
+          consumeGrant: async (capability, binding) => orRefusal(await session.consumeGrant(capability, binding, settings.config)),
+          requestConfirmation: async (capability, mode, binding) =>
+            orRefusal(await session.requestConfirmation(capability, mode, binding, settings.config)),
         };
       },
     });

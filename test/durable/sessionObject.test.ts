@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/core/config.ts";
 import { ID_PATTERN } from "../../src/core/ids.ts";
 import { parseSessionObjectName, sessionObjectName } from "../../src/durable/names.ts";
+import { orRefusal } from "../../src/durable/sessionLimit.ts";
 import { principalStub, sessionStub } from "../../src/durable/stubs.ts";
 import type { SessionObject } from "../../src/durable/sessionObject.ts";
 import { api, json, sessionId, token } from "../http/helpers.ts";
@@ -70,7 +71,7 @@ describe("eviction", () => {
 
   it("keeps pending confirmations and grants", async () => {
     const stub = stubOf(sessionId("grants"));
-    const pending = await stub.requestConfirmation("tool:demo", "always", BINDING, CONFIG);
+    const pending = orRefusal(await stub.requestConfirmation("tool:demo", "always", BINDING, CONFIG));
     await evictDurableObject(stub);
     expect(await stub.resolveConfirmation(pending.id, true, CONFIG)).toMatchObject({ ok: true, approved: true });
     await evictDurableObject(stub);
@@ -92,7 +93,7 @@ describe("eviction", () => {
     });
     expect(await stub.consumeGrant("tool:demo", BINDING, CONFIG)).toBe(false);
     expect(await stub.resolveConfirmation("old-id", true, CONFIG)).toEqual({ ok: false, code: "not_found" });
-    const fresh = await stub.requestConfirmation("tool:demo", "always", BINDING, CONFIG);
+    const fresh = orRefusal(await stub.requestConfirmation("tool:demo", "always", BINDING, CONFIG));
     expect(fresh.id).not.toBe("old-id");
     expect(await stub.resolveConfirmation(fresh.id, true, CONFIG)).toMatchObject({ ok: true, approved: true });
     expect(await stub.consumeGrant("tool:demo", BINDING, CONFIG)).toBe(true);

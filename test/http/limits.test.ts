@@ -4,7 +4,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS } from "../../src/core/config.ts";
+import { DEFAULT_LIMITS, parseConfigText } from "../../src/core/config.ts";
 import { principalStub, sessionStub } from "../../src/durable/stubs.ts";
 import type { SessionObject } from "../../src/durable/sessionObject.ts";
 import { anError, api, errorOf, fetchWithEnv, json, openaiTools, request, sessionId, suiteConfig, token } from "./helpers.ts";
@@ -177,6 +177,15 @@ describe("live sessions per principal (limits.maxSessionsPerPrincipal)", () => {
     // A tool that needs no session state still runs in a session that does not exist.
     const echo = await api(`/v1/sessions/${sid}/execute`, { token: bob.token, body: { name: "echo", arguments: { text: "x" } } });
     expect(await json(echo)).toMatchObject({ isError: false });
+    // The guard's session calls answer the refusal as a value, not as an exception out of the object (which workerd
+    // reports there as uncaught besides handing it on), and keep nothing.
+    const config = parseConfigText(env.TOOL_SEARCH_CONFIG, "TOOL_SEARCH_CONFIG");
+    const binding = { tool: "tool-digest", arguments: "args-digest" };
+    const direct = sessionId("confirm-direct");
+    const refused = { refused: expect.stringContaining(`already has ${MAX_SESSIONS} live sessions`) as unknown };
+    expect(await sessionStubOf(bob.id, direct).consumeGrant("tool:send_email", binding, config)).toEqual(refused);
+    expect(await sessionStubOf(bob.id, direct).requestConfirmation("tool:send_email", "session", binding, config)).toEqual(refused);
+    expect(await storedKeys(bob.id, direct)).toEqual({ keys: [], alarm: null });
   });
 
   it("a session that expires frees its place", async () => {

@@ -36,17 +36,77 @@ const MAX_CHUNK_SHIFT = 16;
  */
 const DESCRIPTOR_WORDS = 4;
 
-/** Collects sections; `finish` lays them out in one buffer (`finishParts`: the deferred area apart). */
+/**
+ * Bytes made on demand, the same each time they are asked for: a large section written without being held whole
+ * (SnapshotWriter.deferredU8Pieces), and a snapshot handed out in parts (SnapshotWriter.stream, byteParts).
+ */
+export interface ByteStream {
+  readonly byteLength: number;
+  /** The bytes from the start, in pieces (made again on each call). */
+  pieces(): Iterable<Uint8Array>;
+}
+
+function sectionHead(kind: Kind, count: number): Uint8Array {
+  const head = new Uint8Array(HEADER_BYTES);
+  const view = new DataView(head.buffer);
+  view.setUint32(0, kind, true);
+  view.setUint32(4, count, true);
+  return head;
+}
+
+function piecesOf(bytes: Uint8Array | ByteStream): Iterable<Uint8Array> {
+  return bytes instanceof Uint8Array ? [bytes] : bytes.pieces();
+}
+
+/** `stream`'s bytes in one buffer; throws when its pieces do not add up to its length (a source that changed). */
+export function collectBytes(stream: ByteStream): Uint8Array {
+  const out = new Uint8Array(stream.byteLength);
+  let at = 0;
+  for (const piece of stream.pieces()) {
+    if (at + piece.byteLength > out.byteLength) throw new Error("a snapshot's pieces run past its length");
+    out.set(piece, at);
+    at += piece.byteLength;
+  }
+  if (at !== out.byteLength) throw new Error("a snapshot's pieces fall short of its length");
+  return out;
+}
+
+/**
+ * `stream`'s bytes in parts of `partBytes` (the last one shorter), each in a buffer of its own, made as they are
+ * asked for: one part held at a time, not the whole. Throws as collectBytes does.
+ */
+export function* byteParts(stream: ByteStream, partBytes: number): Generator<Uint8Array<ArrayBuffer>, void, undefined> {
+  let part = new Uint8Array(Math.min(partBytes, stream.byteLength));
+  let filled = 0;
+  let total = 0;
+  for (const piece of stream.pieces()) {
+    total += piece.byteLength;
+    if (total > stream.byteLength) throw new Error("a snapshot's pieces run past its length");
+    for (let from = 0; from < piece.byteLength;) {
+      const taken = Math.min(part.byteLength - filled, piece.byteLength - from);
+      part.set(piece.subarray(from, from + taken), filled);
+      filled += taken;
+      from += taken;
+      if (filled === part.byteLength) {
+        yield part;
+        part = new Uint8Array(Math.min(partBytes, stream.byteLength - total + piece.byteLength - from));
+        filled = 0;
+      }
+    }
+  }
+  if (total !== stream.byteLength) throw new Error("a snapshot's pieces fall short of its length");
+}
+
+/** Collects sections; `finish` lays them out in one buffer (`finishParts`: the deferred area apart; `stream`: in pieces). */
 export class SnapshotWriter {
-  readonly #parts: { kind: Kind; count: number; bytes: Uint8Array }[] = [];
+  readonly #parts: { kind: Kind; count: number; bytes: Uint8Array | ByteStream }[] = [];
   #length = 0;
-  readonly #deferred: Uint8Array[] = [];
+  readonly #deferred: (Uint8Array | ByteStream)[] = [];
   #deferredLength = 0;
 
   /** A section kept in the deferred area, checked per chunk of `chunkBytes` (a power of two) when read (see the file's head). */
   #defer(kind: Kind, count: number, values: Uint8Array, chunkBytes = CHUNK_BYTES): void {
-    const chunkShift = Math.log2(chunkBytes);
-    if (!Number.isInteger(chunkShift) || chunkShift < MIN_CHUNK_SHIFT || chunkShift > MAX_CHUNK_SHIFT) throw new RangeError(`a deferred chunk of ${chunkBytes} bytes`);
+    const chunkShift = chunkShiftOf(chunkBytes);
     // Padded here, so that its checksums cover every byte of the area (a changed byte anywhere is found).
     let bytes = values;
     if (values.byteLength % ALIGN !== 0) {
@@ -54,14 +114,18 @@ export class SnapshotWriter {
       bytes.set(values);
     }
     const chunks = Math.ceil(bytes.byteLength / chunkBytes);
-    const descriptor = new Uint32Array(DESCRIPTOR_WORDS + chunks);
+    const sums: number[] = [];
+    for (let chunk = 0; chunk < chunks; chunk++) sums.push(chunkChecksum(bytes.subarray(chunk * chunkBytes, (chunk + 1) * chunkBytes)));
+    this.#pushDeferred(kind, count, chunkShift, sums, bytes);
+  }
+
+  #pushDeferred(kind: Kind, count: number, chunkShift: number, sums: readonly number[], bytes: Uint8Array | ByteStream): void {
+    const descriptor = new Uint32Array(DESCRIPTOR_WORDS + sums.length);
     descriptor[0] = kind;
     descriptor[1] = count;
     descriptor[2] = this.#deferredLength;
     descriptor[3] = chunkShift;
-    for (let chunk = 0; chunk < chunks; chunk++) {
-      descriptor[DESCRIPTOR_WORDS + chunk] = chunkChecksum(bytes.subarray(chunk * chunkBytes, (chunk + 1) * chunkBytes));
-    }
+    descriptor.set(sums, DESCRIPTOR_WORDS);
     this.#push(KIND.deferred, descriptor.length, new Uint8Array(descriptor.buffer));
     this.#deferred.push(bytes);
     this.#deferredLength += bytes.byteLength;
@@ -82,7 +146,46 @@ export class SnapshotWriter {
     this.#defer(KIND.u8, values.length, values);
   }
 
-  #push(kind: Kind, count: number, bytes: Uint8Array): void {
+  /**
+   * A u8 section read as a DeferredSection (as deferredU8 writes it, byte for byte), of bytes `pieces` makes, the same
+   * on every call: gone over once now for its length and chunks' checksums, and again when the snapshot is laid out,
+   * so that it is never held whole (a registry's definition texts: 65 MiB at 100,000 tools).
+   */
+  deferredU8Pieces(pieces: () => Iterable<Uint8Array>): void {
+    const chunk = new Uint8Array(CHUNK_BYTES);
+    const sums: number[] = [];
+    let filled = 0;
+    let length = 0;
+    for (const piece of pieces()) {
+      length += piece.byteLength;
+      for (let from = 0; from < piece.byteLength;) {
+        const taken = Math.min(CHUNK_BYTES - filled, piece.byteLength - from);
+        chunk.set(piece.subarray(from, from + taken), filled);
+        filled += taken;
+        from += taken;
+        if (filled === CHUNK_BYTES) {
+          sums.push(chunkChecksum(chunk));
+          filled = 0;
+        }
+      }
+    }
+    // The padding, as #defer's: zeros up to the next multiple of ALIGN, in the last chunk.
+    const padding = padded(length) - length;
+    if (filled + padding > 0) {
+      chunk.fill(0, filled, filled + padding);
+      sums.push(chunkChecksum(chunk.subarray(0, filled + padding)));
+    }
+    const byteLength = length + padding;
+    this.#pushDeferred(KIND.u8, length, chunkShiftOf(CHUNK_BYTES), sums, {
+      byteLength,
+      *pieces() {
+        yield* pieces();
+        if (padding > 0) yield new Uint8Array(padding);
+      },
+    });
+  }
+
+  #push(kind: Kind, count: number, bytes: Uint8Array | ByteStream): void {
     this.#parts.push({ kind, count, bytes });
     this.#length += HEADER_BYTES + padded(bytes.byteLength);
   }
@@ -105,6 +208,11 @@ export class SnapshotWriter {
 
   u8(values: Uint8Array): void {
     this.#push(KIND.u8, values.length, values);
+  }
+
+  /** A u8 section (as u8 writes it) of bytes made when the snapshot is laid out (ByteStream). */
+  u8Stream(values: ByteStream): void {
+    this.#push(KIND.u8, values.byteLength, values);
   }
 
   text(value: string): void {
@@ -131,38 +239,71 @@ export class SnapshotWriter {
     return this.#length;
   }
 
+  /** The sections read up front, in pieces (what finishParts' `sections` holds). */
+  #sectionsStream(): ByteStream {
+    const parts = this.#parts;
+    return {
+      byteLength: this.#length,
+      *pieces() {
+        for (const { kind, count, bytes } of parts) {
+          yield sectionHead(kind, count);
+          yield* piecesOf(bytes);
+          const padding = padded(bytes.byteLength) - bytes.byteLength;
+          if (padding > 0) yield new Uint8Array(padding);
+        }
+      },
+    };
+  }
+
+  /** The deferred area, in pieces (what finishParts' `deferred` holds). */
+  #deferredStream(): ByteStream {
+    const deferred = this.#deferred;
+    return {
+      byteLength: this.#deferredLength,
+      *pieces() {
+        for (const bytes of deferred) yield* piecesOf(bytes);
+      },
+    };
+  }
+
   /** The sections read up front, and the deferred area (empty when nothing was deferred): a reader takes both. */
   finishParts(): { sections: Uint8Array; deferred: Uint8Array } {
-    const sections = new Uint8Array(this.#length);
-    const view = new DataView(sections.buffer);
-    let at = 0;
-    for (const { kind, count, bytes } of this.#parts) {
-      view.setUint32(at, kind, true);
-      view.setUint32(at + 4, count, true);
-      sections.set(bytes, at + HEADER_BYTES);
-      at += HEADER_BYTES + padded(bytes.byteLength);
-    }
-    const deferred = new Uint8Array(this.#deferredLength);
-    at = 0;
-    for (const bytes of this.#deferred) {
-      deferred.set(bytes, at);
-      at += bytes.byteLength;
-    }
-    return { sections, deferred };
+    return { sections: collectBytes(this.#sectionsStream()), deferred: collectBytes(this.#deferredStream()) };
+  }
+
+  /** finishParts with the deferred area left in pieces (laid out when streamed: u8Stream). */
+  finishSections(): { sections: Uint8Array; deferred: ByteStream } {
+    return { sections: collectBytes(this.#sectionsStream()), deferred: this.#deferredStream() };
+  }
+
+  /** What finish writes, in pieces: a snapshot handed on in parts (byteParts) without being held whole. */
+  stream(): ByteStream {
+    const deferred = this.#deferredStream();
+    const sections = this.#sectionsStream();
+    const area = deferred.byteLength === 0 ? 0 : HEADER_BYTES + deferred.byteLength;
+    return {
+      byteLength: area + sections.byteLength,
+      *pieces() {
+        if (area > 0) {
+          yield sectionHead(KIND.area, deferred.byteLength);
+          yield* deferred.pieces();
+        }
+        yield* sections.pieces();
+      },
+    };
   }
 
   /** Everything in one buffer (the deferred area, if any, first, as a section of its own). */
   finish(): Uint8Array {
-    const { sections, deferred } = this.finishParts();
-    if (deferred.byteLength === 0) return sections;
-    const out = new Uint8Array(HEADER_BYTES + deferred.byteLength + sections.byteLength);
-    const view = new DataView(out.buffer);
-    view.setUint32(0, KIND.area, true);
-    view.setUint32(4, deferred.byteLength, true);
-    out.set(deferred, HEADER_BYTES);
-    out.set(sections, HEADER_BYTES + deferred.byteLength);
-    return out;
+    return collectBytes(this.stream());
   }
+}
+
+/** log2 of a deferred section's chunk size, which must be a power of two within the bounds. */
+function chunkShiftOf(chunkBytes: number): number {
+  const chunkShift = Math.log2(chunkBytes);
+  if (!Number.isInteger(chunkShift) || chunkShift < MIN_CHUNK_SHIFT || chunkShift > MAX_CHUNK_SHIFT) throw new RangeError(`a deferred chunk of ${chunkBytes} bytes`);
+  return chunkShift;
 }
 
 /**

@@ -95,14 +95,15 @@ export function writeDefinitions(out: SnapshotWriter, definitions: readonly Tool
   const keys = interned(definitions.map((definition) => Object.keys(definition)));
   out.text(JSON.stringify(keys.table));
   out.i32(keys.ids);
-  const texts = definitions.map((definition) => encoder.encode(JSON.stringify(definition)));
+  // Each text made when the snapshot is gone over (twice: its checksums, then its layout), never all held at once.
   const offsets = new Int32Array(definitions.length + 1);
-  texts.forEach((text, row) => {
-    offsets[row + 1] = (offsets[row] ?? 0) + text.length;
+  out.deferredU8Pieces(function* () {
+    for (let row = 0; row < definitions.length; row++) {
+      const text = encoder.encode(JSON.stringify(definitions[row]));
+      offsets[row + 1] = (offsets[row] ?? 0) + text.length;
+      yield text;
+    }
   });
-  const bytes = new Uint8Array(offsets[definitions.length] ?? 0);
-  texts.forEach((text, row) => bytes.set(text, offsets[row] ?? 0));
-  out.deferredU8(bytes);
   out.i32(offsets);
 }
 

@@ -10,7 +10,8 @@ import type { SearchMode } from "../config.ts";
 import { createSearchIndex } from "../search/createIndex.ts";
 import { restoreSearchIndex, writeIndexSnapshot } from "../search/indexSnapshot.ts";
 import { DEFAULT_TUNING } from "../search/minisearch.ts";
-import { snapshotChecksum, SnapshotError, SnapshotReader, SnapshotWriter } from "../search/snapshotCodec.ts";
+import { collectBytes, snapshotChecksum, SnapshotError, SnapshotReader, SnapshotWriter } from "../search/snapshotCodec.ts";
+import type { ByteStream } from "../search/snapshotCodec.ts";
 import type { SearchIndex } from "../search/types.ts";
 import type { Locale, ToolDefinition } from "../types.ts";
 import { TOOL_SHAPES } from "./shapes.ts";
@@ -169,6 +170,16 @@ export function snapshotFingerprint(mode: SearchMode, locale: Locale, demoCatalo
  * `countedTexts`' tokens (a first prepare's meta-tool texts: registryCache.ts).
  */
 export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8Array | undefined {
+  const stream = registrySnapshotStream(content);
+  return stream === undefined ? undefined : collectBytes(stream);
+}
+
+/**
+ * encodeRegistrySnapshot's bytes, in pieces made as they are asked for (byteParts): the definitions' texts, most of
+ * a snapshot without an index, are encoded once for their checksums and again as they are handed on, so that the
+ * writer never holds them whole. The definitions must not change until the last piece is taken.
+ */
+export function registrySnapshotStream(content: RegistrySnapshotContent): ByteStream | undefined {
   const body = new SnapshotWriter();
   const { tools } = content;
   const definitions = tools.map((tool) => tool.definition);
@@ -195,14 +206,14 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
   body.text(JSON.stringify(shapes.includes("openai") ? seamsOf(definitions, "openai", texts) : []));
   body.text(JSON.stringify(content.views ?? []));
   if (content.index !== undefined && !writeIndexSnapshot(content.index, body)) return undefined;
-  const { sections, deferred } = body.finishParts();
+  const { sections, deferred } = body.finishSections();
   const out = new SnapshotWriter();
   const { epoch, version, mode, fingerprint } = content;
   out.text(JSON.stringify({ magic: content.index === undefined ? MAGIC_WITHOUT_INDEX : MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint, checksum: snapshotChecksum(sections) }));
   out.u8(sections);
   // Checked per chunk when read (the deferred sections' checksums are in `sections`, under the checksum above).
-  out.u8(deferred);
-  return out.finish();
+  out.u8Stream(deferred);
+  return out.stream();
 }
 
 /** Strings that repeat (contexts, the punctuation a tool's JSON starts and ends with): each distinct one once. */

@@ -1,7 +1,7 @@
 // The snapshot checksum changes with any changed, lost, added or moved word or byte (what a torn or damaged write does).
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SnapshotError, SnapshotReader, SnapshotWriter, snapshotChecksum } from "../../../src/core/search/snapshotCodec.ts";
+import { byteParts, collectBytes, SnapshotError, SnapshotReader, SnapshotWriter, snapshotChecksum } from "../../../src/core/search/snapshotCodec.ts";
 
 describe("snapshotChecksum", () => {
   it("is 16 hex digits, the same for the same bytes wherever they lie in a buffer", () => {
@@ -76,5 +76,60 @@ describe("deferred sections", () => {
   it("refuses chunks of a size no writer makes", () => {
     expect(() => new SnapshotWriter().deferredI32(new Int32Array(4), 1_000)).toThrow(RangeError);
     expect(() => new SnapshotWriter().deferredI32(new Int32Array(4), 128)).toThrow(RangeError);
+  });
+});
+
+/** A snapshot of a few sections around a deferred u8 section of `bytes`, given whole or in `pieces`. */
+function written(bytes: Uint8Array, pieces?: readonly Uint8Array[]): SnapshotWriter {
+  const out = new SnapshotWriter();
+  out.text("before");
+  if (pieces === undefined) out.deferredU8(bytes);
+  else out.deferredU8Pieces(() => pieces);
+  out.i32(Int32Array.of(1, 2, 3));
+  return out;
+}
+
+describe("sections made in pieces (deferredU8Pieces, stream, byteParts)", () => {
+  it("lay out the same bytes as the section given whole, in parts of any size, each in a buffer of its own", () => {
+    fc.assert(fc.property(
+      fc.uint8Array({ maxLength: 200_000 }),
+      fc.array(fc.nat(), { maxLength: 12 }),
+      fc.integer({ min: 1, max: 300_000 }),
+      (bytes, cuts, partBytes) => {
+        const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].toSorted((a, b) => a - b);
+        const pieces = [0, ...at].map((from, i) => bytes.subarray(from, [...at, bytes.length][i]));
+        const whole = written(bytes).finish();
+        const streamed = written(bytes, pieces);
+        expect(streamed.finish()).toEqual(whole);
+        expect(collectBytes(streamed.stream())).toEqual(whole);
+        const parts = [...byteParts(streamed.stream(), partBytes)];
+        expect(parts.every((part, i) => part.byteOffset === 0 && part.buffer.byteLength === part.byteLength && (i === parts.length - 1 || part.byteLength === partBytes))).toBe(true);
+        expect(collectBytes({ byteLength: whole.length, pieces: () => parts })).toEqual(whole);
+        expect(new SnapshotReader(collectBytes({ byteLength: whole.length, pieces: () => parts })).text()).toBe("before");
+      },
+    ), { numRuns: 60 });
+  });
+
+  it("are refused when read if their source gave other bytes the second time, and fail when it gave another length", () => {
+    const bytes = Uint8Array.from({ length: 150_000 }, (_, i) => i % 251);
+    let calls = 0;
+    const out = new SnapshotWriter();
+    out.deferredU8Pieces(() => {
+      calls++;
+      const copy = bytes.slice();
+      if (calls > 1) copy[100_000] = 7;
+      return [copy];
+    });
+    const read = new SnapshotReader(out.finish()).deferredU8("texts");
+    expect(() => read.verifyAll()).toThrow(/corrupt snapshot: chunk 1 of its texts/);
+    const shorter = new SnapshotWriter();
+    let first = true;
+    shorter.deferredU8Pieces(() => {
+      const length = first ? bytes.length : bytes.length - 1;
+      first = false;
+      return [bytes.subarray(0, length)];
+    });
+    expect(() => shorter.finish()).toThrow(/fall short/);
+    expect(() => [...byteParts(shorter.stream(), 1024)]).toThrow(/fall short/);
   });
 });

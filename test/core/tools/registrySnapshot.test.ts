@@ -3,9 +3,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { defaultConfig, SEARCH_MODES, type GatewayConfig } from "../../../src/core/config.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
-import { SnapshotError } from "../../../src/core/search/snapshotCodec.ts";
+import { byteParts, collectBytes, snapshotChecksum, SnapshotError } from "../../../src/core/search/snapshotCodec.ts";
 import { validateToolDefinition } from "../../../src/core/tools/definition.ts";
-import { decodeRegistrySnapshot, encodeRegistrySnapshot, PROBE_INDEX_CHECKSUMS, probeIndexChecksum, snapshotFingerprint } from "../../../src/core/tools/registrySnapshot.ts";
+import { decodeRegistrySnapshot, decodeSnapshotOfEitherKind, encodeRegistrySnapshot, PROBE_INDEX_CHECKSUMS, probeIndexChecksum, registrySnapshotStream, snapshotFingerprint } from "../../../src/core/tools/registrySnapshot.ts";
 import type { RegistrySnapshotContent, SnapshotBinding } from "../../../src/core/tools/registrySnapshot.ts";
 import { ToolRegistry } from "../../../src/core/tools/toolRegistry.ts";
 import { toolListTokens, toolTokens } from "../../../src/core/tools/toolTokens.ts";
@@ -152,6 +152,59 @@ describe("registry snapshots", () => {
     expect(() => encodeRegistrySnapshot({ ...content(), ...substring, index })).toThrow(SnapshotError);
   });
 
+  it("writes, in parts of any size, the bytes the code before it wrote whole (with an index and without)", () => {
+    // Several 64 KiB chunks of definition texts, one tool's text in UTF-8 past ASCII; the checksums and lengths are
+    // those the whole-buffer writer of the code before gave for the same content.
+    const long = validateToolDefinition({ name: "long_described", description: "Reads the weather 天气预报 for a city, and more. ".repeat(80), parameters: { type: "object" }, groups: ["weather"] });
+    const tools = [...generatedCatalog(600, 3).tools.map((tool) => validateToolDefinition(tool)), long];
+    const fixed = { epoch: "epoch-1", version: 7, mode: "minisearch" as const, fingerprint: "f".repeat(16) };
+    const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
+    const kinds: [RegistrySnapshotContent, number, string][] = [
+      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_304, "0683638a0311a538"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_040_240, "8c5dd4e87f546bb8"],
+    ];
+    for (const [written, length, checksum] of kinds) {
+      const whole = encodeRegistrySnapshot(written) ?? new Uint8Array();
+      expect([whole.length, snapshotChecksum(whole)]).toEqual([length, checksum]);
+      const stream = registrySnapshotStream(written);
+      if (stream === undefined) throw new Error("no snapshot");
+      for (const partBytes of [4 * 1024 * 1024, 65_536, 1_000]) {
+        const parts = [...byteParts(stream, partBytes)];
+        expect(sameBytes(collectBytes({ byteLength: stream.byteLength, pieces: () => parts }), whole)).toBe(true);
+      }
+    }
+    // Read back from its parts: the same tools, in the same order, with the same contexts and revisions.
+    const [without] = kinds[0] ?? [];
+    const stream = without === undefined ? undefined : registrySnapshotStream(without);
+    if (stream === undefined) throw new Error("no snapshot");
+    const read = decodeSnapshotOfEitherKind(collectBytes({ byteLength: stream.byteLength, pieces: () => [...byteParts(stream, 65_536)] }), fixed);
+    expect(read.index).toBeUndefined();
+    expect(read.tools.list()).toEqual(listed);
+  });
+
+  it("refuses a snapshot written in parts with one byte changed: its head when read, a definition's text when that is read", () => {
+    const written: RegistrySnapshotContent = { ...binding, tools: content().tools, skipped: content().skipped, countTools: false };
+    const stream = registrySnapshotStream(written);
+    if (stream === undefined) throw new Error("no snapshot");
+    const parts = [...byteParts(stream, 4_096)];
+    const joined = (spoil: (parts: Uint8Array[]) => void): Uint8Array => {
+      const copies = parts.map((part) => part.slice());
+      spoil(copies);
+      return collectBytes({ byteLength: stream.byteLength, pieces: () => copies });
+    };
+    expect(decodeSnapshotOfEitherKind(joined(() => undefined), binding).tools.list()).toEqual(written.tools);
+    // A byte of the sections read up front (the names, in the second part): refused before anything is used.
+    expect(() => decodeSnapshotOfEitherKind(joined((copies) => flip(copies[1] ?? new Uint8Array(), 100, 0x02)), binding)).toThrow(/corrupt snapshot: its checksum/);
+    // A byte of one tool's description, in whichever part holds it: that tool's reading is refused, never answered.
+    const tool = definitions[70];
+    if (tool === undefined) throw new Error("no tool 70");
+    const whole = collectBytes(stream);
+    const at = findText(whole, tool.description);
+    const read = decodeSnapshotOfEitherKind(joined((copies) => flip(copies[Math.floor(at / 4_096)] ?? new Uint8Array(), at % 4_096, 0x20)), binding);
+    expect(read.tools.definitions[70]?.name).toBe(tool.name);
+    expect(() => read.tools.definitions[70]?.description).toThrow(/corrupt snapshot/);
+  });
+
   it("fingerprints the code per mode, locale and demo catalog, the same every time", () => {
     expect(snapshotFingerprint("minisearch", "en", true)).toBe(binding.fingerprint);
     const others = [snapshotFingerprint("substring", "en", true), snapshotFingerprint("minisearch", "zh", true), snapshotFingerprint("minisearch", "en", false)];
@@ -212,6 +265,11 @@ describe("registry snapshots", () => {
     for (const mode of SEARCH_MODES) expect(`${mode} ${probeIndexChecksum(mode)}`).toBe(`${mode} ${PROBE_INDEX_CHECKSUMS[mode]}`);
   });
 });
+
+/** Byte by byte (toEqual over megabytes takes seconds). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
 
 function flip(bytes: Uint8Array, at: number, bits: number): void {
   bytes[at] = (bytes[at] ?? 0) ^ bits;
