@@ -146,10 +146,10 @@ function presentTools(tools: readonly ToolDefinition[]): PresentTools {
 
 /**
  * The tools of the list that count towards maxDirectTools (all but one named search_tools): without a pass when the
- * list's kept view (a frozen list's, presentTools) says every tool is present.
+ * view of a frozen list (kept, and made here if it was not yet: presentTools reads it next) says every tool is present.
  */
 function countableTools(tools: readonly ToolDefinition[]): number {
-  if (toolsViews.get(tools)?.everyPresent === true) return tools.length;
+  if (Object.isFrozen(tools) && toolsView(tools).everyPresent) return tools.length;
   return tools.filter((tool) => tool.name !== SEARCH_TOOLS_NAME).length;
 }
 
@@ -227,6 +227,14 @@ function directTools(config: GatewayConfig, present: PresentTools, warnings: War
 }
 
 /**
+ * What a first turn over `tools` leaves out of search_tools: the always-direct tools' names, and call_tool when the
+ * list is "fixed" (the meta-tool texts a first turn sends, and the count a snapshot carries for them, read the same).
+ */
+function firstTurnLeftOut(config: GatewayConfig, tools: readonly ToolDefinition[]): { directNames: Set<string>; fixed: boolean } {
+  return { directNames: new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name)), fixed: config.toolList === "fixed" };
+}
+
+/**
  * The texts of the meta-tools a first turn over `tools` sends in `shape` (nothing discovered yet): the search_tools
  * definition naming every tool but the always-direct ones, and in a "fixed" list call_tool's; none when the layer does
  * not apply. What prepareTurn counts besides the tools themselves: a registry snapshot carries their counts
@@ -234,10 +242,8 @@ function directTools(config: GatewayConfig, present: PresentTools, warnings: War
  * search_tools text names every tool).
  */
 export function firstTurnMetaToolTexts(tools: readonly ToolDefinition[], config: GatewayConfig, shape: ToolShape): string[] {
-  const present = presentTools(tools);
   if (!config.enabled || countableTools(tools) <= config.maxDirectTools) return [];
-  const fixed = config.toolList === "fixed";
-  const directNames = new Set(directTools(config, present, undefined).map((tool) => tool.name));
+  const { directNames, fixed } = firstTurnLeftOut(config, tools);
   const searchTools = searchToolsOf(config, tools, directNames, fixed);
   return [searchTools, ...(fixed ? [callToolDefinition(config)] : [])].map((definition) => JSON.stringify(toShape(definition, shape)));
 }
@@ -267,8 +273,7 @@ export interface SearchToolsCount extends ToolTokenCount {
 export function catalogFigures(tools: readonly ToolDefinition[], config?: GatewayConfig): CatalogFigures {
   const figures: CatalogFigures = { compactNames: compactToolNames(tools), openaiTokens: toolListTokens(tools, "openai") };
   if (config === undefined || !config.enabled || countableTools(tools) <= config.maxDirectTools) return figures;
-  const fixed = config.toolList === "fixed";
-  const directNames = new Set(directTools(config, presentTools(tools), undefined).map((tool) => tool.name));
+  const { directNames, fixed } = firstTurnLeftOut(config, tools);
   const count = toolTokenCount(searchToolsDefinition(config, hiddenTools(tools, directNames, fixed)), "openai");
   return { ...figures, searchTools: [{ template: searchToolsKey(config, directNames, fixed), ...count }] };
 }
