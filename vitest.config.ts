@@ -125,6 +125,9 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     exclude: ["test/e2e/**"],
+    // Workerd runs the files two at a time on a 2-core machine; a file's first request pays the Worker's start, which
+    // under load took 7 s against vitest's default of 5. A hang still fails.
+    testTimeout: 15_000,
     // The word-vector table for core code reached without the Worker's entry (src/index.ts provides it otherwise).
     setupFiles: ["test/support/bundledData.ts"],
   },
