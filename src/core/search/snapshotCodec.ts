@@ -299,6 +299,24 @@ export class SnapshotWriter {
   }
 }
 
+/**
+ * snapshotChecksum of what a SnapshotWriter given only `texts` (text sections, in order) finishes with, laid out
+ * directly: a cold isolate's fingerprint (registrySnapshot.ts) without the writer's pieces and streams.
+ */
+export function textsChecksum(texts: readonly string[]): string {
+  const encoded = texts.map((text) => encoder.encode(text));
+  const out = new Uint8Array(encoded.reduce((sum, bytes) => sum + HEADER_BYTES + padded(bytes.byteLength), 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const bytes of encoded) {
+    view.setUint32(at, KIND.text, true);
+    view.setUint32(at + 4, bytes.byteLength, true);
+    out.set(bytes, at + HEADER_BYTES);
+    at += HEADER_BYTES + padded(bytes.byteLength);
+  }
+  return snapshotChecksum(out);
+}
+
 /** log2 of a deferred section's chunk size, which must be a power of two within the bounds. */
 function chunkShiftOf(chunkBytes: number): number {
   const chunkShift = Math.log2(chunkBytes);
