@@ -22,7 +22,7 @@ import { interned, readDefinitions, snapshotRow, useRowLookup, writeDefinitions 
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 5;
+export const REGISTRY_SNAPSHOT_FORMAT = 6;
 const MAGIC = "toolgate registry snapshot";
 /**
  * The same layout without the index (a registry searched through shards: src/isolate/shardedSearches.ts). Its own
@@ -135,7 +135,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  * before are then refused by the fingerprint).
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
-  substring: "0c7fa3a2cb5e4f50",
+  substring: "53461246f7962248",
   minisearch: "ef4d514c339f4cb0",
 };
 
