@@ -496,6 +496,12 @@ export interface SubstringPart {
   toSnapshot(out: SnapshotWriter): boolean;
 }
 
+/** `values` with each place holding its own index (a loop: the iterator of `from(tools.keys())` runs cold, slowly). */
+function identity<T extends Uint32Array | Int32Array>(values: T): T {
+  for (let i = 0; i < values.length; i++) values[i] = i;
+  return values;
+}
+
 /** The index of `tools` over their vocabulary (built, or read from a snapshot). */
 function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): SearchIndex {
   return substringOver(tools, vocabulary).index;
@@ -518,7 +524,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   const added = new AddedWords();
 
   /** Slot → the tool it holds (undefined once removed) and its name. */
-  const slotTools: (ToolDefinition | undefined)[] = [...tools];
+  const slotTools: (ToolDefinition | undefined)[] = tools.slice();
   const slotNames = tools.map((tool) => tool.name);
   /** Name → slot, made on the first update (a cold isolate's restored index is searched without it). */
   let slotByNameMap: Map<string, number> | undefined;
@@ -539,8 +545,8 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   // The catalog: its size, its names in order, each position's slot and each slot's position (-1: removed).
   let size = tools.length;
   let names = slotNames.slice();
-  let catalogSlots = Uint32Array.from(tools.keys());
-  let position = Int32Array.from(tools.keys());
+  let catalogSlots = identity(new Uint32Array(size));
+  let position = identity(new Int32Array(size));
 
   // Scratch space per slot, reused by every search (a search runs to completion before the next one starts).
   let scores = new Float64Array(size);
