@@ -179,18 +179,25 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
   const keys: number[] = [];
   const blocks: Uint8Array[] = [];
   for (const [lists, base] of [[vocabulary.byChar, 0], [vocabulary.byPair, PAIR_KEYS]] as const) {
+    const { values, starts } = lists;
     for (let at = 0; at < lists.keys.length; at++) {
-      const list = lists.listAt(at);
+      const from = starts[at] ?? 0;
+      const to = starts[at + 1] ?? 0;
       let walked = 0;
-      for (const word of list) walked += (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
+      for (let i = from; i < to; i++) {
+        const word = values[i] ?? 0;
+        walked += (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
+      }
       if (walked * 2 <= tools) continue;
       const key = lists.keys[at] ?? 0;
       const keyword = base === 0 ? String.fromCharCode(key) : String.fromCharCode(Math.floor(key / 65536), key % 65536);
       const block = new Uint8Array(bytes);
-      for (const word of list) {
+      for (let i = from; i < to; i++) {
+        const word = values[i] ?? 0;
         // As scan walks it: a keyword of one or two code units counts where it starts the word.
         const start = wordText.startsWith(keyword, wordStarts[word] ?? 0);
-        for (let p = postingStarts[word] ?? 0; p < (postingStarts[word + 1] ?? 0); p++) {
+        const end = postingStarts[word + 1] ?? 0;
+        for (let p = postingStarts[word] ?? 0; p < end; p++) {
           const entry = postings[p] ?? 0;
           const tool = entry >>> 1;
           block[tool >>> 1] = (block[tool >>> 1] ?? 0) | (placeBits(entry, start) << ((tool & 1) << 2));
