@@ -141,9 +141,9 @@ export class SnapshotWriter {
     this.#defer(KIND.u32, values.length, new Uint8Array(values.buffer, values.byteOffset, values.byteLength), chunkBytes);
   }
 
-  /** A u8 section read as a DeferredSection. */
-  deferredU8(values: Uint8Array): void {
-    this.#defer(KIND.u8, values.length, values);
+  /** A u8 section read as a DeferredSection (`chunkBytes` as deferredI32's). */
+  deferredU8(values: Uint8Array, chunkBytes = CHUNK_BYTES): void {
+    this.#defer(KIND.u8, values.length, values, chunkBytes);
   }
 
   /**

@@ -212,7 +212,7 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
   return { keys: Float64Array.from(keys), places };
 }
 
-/** Chunks of the vocabulary's postings and word lists checked at once (a search reads a few lists of each). */
+/** Chunks of the vocabulary's postings, word lists and carried hits checked at once (a search reads a few of each). */
 const LIST_CHUNK_BYTES = 4096;
 
 /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
@@ -422,7 +422,7 @@ function writeVocabulary(out: SnapshotWriter, vocabulary: Vocabulary, tools: num
   vocabulary.deferred?.carried.verifyAll();
   const carried = (vocabulary.carried ??= carriedHitsOf(vocabulary, tools));
   out.f64(carried.keys);
-  out.deferredU8(carried.places);
+  out.deferredU8(carried.places, LIST_CHUNK_BYTES);
 }
 
 function readVocabulary(input: SnapshotReader): Vocabulary {

@@ -135,7 +135,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  * before are then refused by the fingerprint).
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
-  substring: "53461246f7962248",
+  substring: "a27a66f244588628",
   minisearch: "ef4d514c339f4cb0",
 };
 
