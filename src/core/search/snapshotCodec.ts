@@ -141,9 +141,9 @@ export class SnapshotWriter {
     this.#defer(KIND.u32, values.length, new Uint8Array(values.buffer, values.byteOffset, values.byteLength), chunkBytes);
   }
 
-  /** A u8 section read as a DeferredSection. */
-  deferredU8(values: Uint8Array): void {
-    this.#defer(KIND.u8, values.length, values);
+  /** A u8 section read as a DeferredSection (`chunkBytes` as deferredI32's). */
+  deferredU8(values: Uint8Array, chunkBytes = CHUNK_BYTES): void {
+    this.#defer(KIND.u8, values.length, values, chunkBytes);
   }
 
   /**
@@ -297,6 +297,24 @@ export class SnapshotWriter {
   finish(): Uint8Array {
     return collectBytes(this.stream());
   }
+}
+
+/**
+ * snapshotChecksum of what a SnapshotWriter given only `texts` (text sections, in order) finishes with, laid out
+ * directly: a cold isolate's fingerprint (registrySnapshot.ts) without the writer's pieces and streams.
+ */
+export function textsChecksum(texts: readonly string[]): string {
+  const encoded = texts.map((text) => encoder.encode(text));
+  const out = new Uint8Array(encoded.reduce((sum, bytes) => sum + HEADER_BYTES + padded(bytes.byteLength), 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const bytes of encoded) {
+    view.setUint32(at, KIND.text, true);
+    view.setUint32(at + 4, bytes.byteLength, true);
+    out.set(bytes, at + HEADER_BYTES);
+    at += HEADER_BYTES + padded(bytes.byteLength);
+  }
+  return snapshotChecksum(out);
 }
 
 /** log2 of a deferred section's chunk size, which must be a power of two within the bounds. */

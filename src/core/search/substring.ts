@@ -66,24 +66,153 @@ export function substringTerms(query: string): string[] {
  * search never scans the catalog's text: it checks a few candidate words per keyword and walks their postings.
  */
 interface Vocabulary {
-  words: string[];
+  /**
+   * The words one after another: word w is `wordText.slice(wordStarts[w], wordStarts[w + 1])` (a cold isolate makes a
+   * string of a word only where a search compares it, not one per word up front).
+   */
+  wordText: string;
+  wordStarts: Uint32Array;
   /** Postings of word w: `postings[postingStarts[w] .. postingStarts[w + 1])`, each `tool * 2 + (in name ? 1 : 0)`. */
   postingStarts: Uint32Array;
   postings: Uint32Array;
   /** Character (UTF-16 code unit) → the words holding it. */
-  byChar: Map<number, Uint32Array>;
+  byChar: WordLists;
   /** Pair of adjacent code units (`first * 65536 + second`) → the words holding it. */
-  byPair: Map<number, Uint32Array>;
-  /** Per word, 1 when it has a word start after its first character (innerStarts); read from a snapshot, or made. */
-  inner?: Uint8Array;
+  byPair: WordLists;
+  /** Per word, 1 when it has a word start after its first character (innerStarts). */
+  inner: Uint8Array;
+  /** What the keywords of one or two code units that walk many postings hit (CarriedHits); made when first written. */
+  carried?: CarriedHits;
   /**
-   * Read from a snapshot: the sections `postings` and the lists of `byChar` and `byPair` are views of, each chunk
-   * checked when a list in it is first read (checkedPostings, checkedList), or all before they are written again.
+   * Read from a snapshot: the sections `postings`, the lists of `byChar` and `byPair` and the carried hits are views
+   * of, each chunk checked when a list in it is first read, or all before they are written again.
    */
-  deferred?: { postings: DeferredSection<Uint32Array>; charLists: DeferredSection<Uint32Array>; pairLists: DeferredSection<Uint32Array> };
+  deferred?: {
+    postings: DeferredSection<Uint32Array>;
+    charLists: DeferredSection<Uint32Array>;
+    pairLists: DeferredSection<Uint32Array>;
+    carried: DeferredSection<Uint8Array>;
+  };
 }
 
-/** Chunks of the vocabulary's postings and word lists checked at once (a search reads a few lists of each). */
+/**
+ * Lists of words by key (a character's code, or a pair's `first * 65536 + second`: both below 2 ** 32), the keys in
+ * increasing order: a list is found by a binary search of the keys in place (a cold isolate makes no map of them).
+ */
+class WordLists {
+  readonly keys: Uint32Array;
+  /** List i is `values[starts[i] .. starts[i + 1])`. */
+  readonly starts: Uint32Array;
+  readonly values: Uint32Array;
+
+  constructor(keys: Uint32Array, starts: Uint32Array, values: Uint32Array) {
+    this.keys = keys;
+    this.starts = starts;
+    this.values = values;
+  }
+
+  /** The lists of a map built by indexCharacters, laid out by key. */
+  static of(map: ReadonlyMap<number, readonly number[]>): WordLists {
+    const keys = Uint32Array.from(map.keys()).toSorted();
+    const starts = new Uint32Array(keys.length + 1);
+    let total = 0;
+    keys.forEach((key, i) => {
+      starts[i] = total;
+      total += map.get(key)?.length ?? 0;
+    });
+    starts[keys.length] = total;
+    const values = new Uint32Array(total);
+    keys.forEach((key, i) => values.set(map.get(key) ?? [], starts[i] ?? 0));
+    return new WordLists(keys, starts, values);
+  }
+
+  /** List `at` (a place among the keys). */
+  listAt(at: number): Uint32Array {
+    return this.values.subarray(this.starts[at] ?? 0, this.starts[at + 1] ?? 0);
+  }
+
+  get(key: number): Uint32Array | undefined {
+    const at = placeOfKey(this.keys, key);
+    return at === -1 ? undefined : this.listAt(at);
+  }
+}
+
+/** Where `key` is in `keys` (increasing), by a binary search; -1 when it is not there. */
+function placeOfKey(keys: ArrayLike<number>, key: number): number {
+  let low = 0;
+  let high = keys.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const found = keys[middle] ?? 0;
+    if (found === key) return middle;
+    if (found < key) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/**
+ * For each keyword of one or two code units (a character, or a pair: exactly the words its list holds) whose words
+ * have more postings than half the catalog ("a", "in", "it"), the place it earns in each tool (hitKind's bits, 0 for
+ * none; two tools a byte, the even one in the low half), worked out when the index is written: a cold isolate's
+ * first search reads a tool's place instead of walking tens of thousands of postings in code not compiled yet.
+ * Keys: a character's code, or 2 ** 32 + a pair's key; in increasing order.
+ */
+interface CarriedHits {
+  keys: Float64Array;
+  /** Key i's places: `places[i * bytes .. (i + 1) * bytes)`, with `bytes` = carriedBytes(tools). */
+  places: Uint8Array;
+}
+
+const PAIR_KEYS = 2 ** 32;
+
+/** Bytes of one keyword's places over `tools` tools (two a byte). */
+const carriedBytes = (tools: number): number => Math.ceil(tools / 2);
+
+/** The place a posting of a word gives (hitKind's bits): at a word start or inside one, in the name or not. */
+const placeBits = (entry: number, start: boolean): number => (start ? 2 : 1) << (entry & 1 ? 2 : 0);
+
+/** The carried hits of `vocabulary` over `tools` tools: those of its keywords walking more postings than tools / 2. */
+function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
+  const { postingStarts, postings, wordText, wordStarts } = vocabulary;
+  const bytes = carriedBytes(tools);
+  const keys: number[] = [];
+  const blocks: Uint8Array[] = [];
+  for (const [lists, base] of [[vocabulary.byChar, 0], [vocabulary.byPair, PAIR_KEYS]] as const) {
+    const { values, starts } = lists;
+    for (let at = 0; at < lists.keys.length; at++) {
+      const from = starts[at] ?? 0;
+      const to = starts[at + 1] ?? 0;
+      let walked = 0;
+      for (let i = from; i < to; i++) {
+        const word = values[i] ?? 0;
+        walked += (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
+      }
+      if (walked * 2 <= tools) continue;
+      const key = lists.keys[at] ?? 0;
+      const keyword = base === 0 ? String.fromCharCode(key) : String.fromCharCode(Math.floor(key / 65536), key % 65536);
+      const block = new Uint8Array(bytes);
+      for (let i = from; i < to; i++) {
+        const word = values[i] ?? 0;
+        // As scan walks it: a keyword of one or two code units counts where it starts the word.
+        const start = wordText.startsWith(keyword, wordStarts[word] ?? 0);
+        const end = postingStarts[word + 1] ?? 0;
+        for (let p = postingStarts[word] ?? 0; p < end; p++) {
+          const entry = postings[p] ?? 0;
+          const tool = entry >>> 1;
+          block[tool >>> 1] = (block[tool >>> 1] ?? 0) | (placeBits(entry, start) << ((tool & 1) << 2));
+        }
+      }
+      keys.push(base + key);
+      blocks.push(block);
+    }
+  }
+  const places = new Uint8Array(bytes * blocks.length);
+  blocks.forEach((block, i) => places.set(block, i * bytes));
+  return { keys: Float64Array.from(keys), places };
+}
+
+/** Chunks of the vocabulary's postings, word lists and carried hits checked at once (a search reads a few of each). */
 const LIST_CHUNK_BYTES = 4096;
 
 /** 1 for words with a word start after their first character ("get_weather", "(city)"): the rest start only at 0. */
@@ -106,12 +235,6 @@ function pushOnce<K>(map: Map<K, number[]>, key: K, value: number): void {
   const list = map.get(key);
   if (!list) map.set(key, [value]);
   else if (list.at(-1) !== value) list.push(value);
-}
-
-function frozen(map: Map<number, number[]>): Map<number, Uint32Array> {
-  const out = new Map<number, Uint32Array>();
-  for (const [key, list] of map) out.set(key, Uint32Array.from(list));
-  return out;
 }
 
 function buildVocabulary(tools: readonly ToolDefinition[]): Vocabulary {
@@ -141,7 +264,14 @@ function buildVocabulary(tools: readonly ToolDefinition[]): Vocabulary {
     indexCharacters(word, index, byChar, byPair);
   });
   postingStarts[words.length] = offset;
-  return { words, postingStarts, postings, byChar: frozen(byChar), byPair: frozen(byPair) };
+  const wordStarts = new Uint32Array(words.length + 1);
+  words.forEach((word, index) => {
+    wordStarts[index + 1] = (wordStarts[index] ?? 0) + word.length;
+  });
+  return {
+    wordText: words.join(""), wordStarts, postingStarts, postings,
+    byChar: WordLists.of(byChar), byPair: WordLists.of(byPair), inner: innerStarts(words),
+  };
 }
 
 /** A keyword in a tool's name counts this many times its weight in the description. */
@@ -225,7 +355,7 @@ function indexCharacters(word: string, index: number, byChar: Map<number, number
 }
 
 /** The words that may contain `keyword`: those holding its rarest character pair (or its one character). */
-function candidates<T extends ArrayLike<number>>(keyword: string, byChar: ReadonlyMap<number, T>, byPair: ReadonlyMap<number, T>): T | undefined {
+function candidates<T extends ArrayLike<number>>(keyword: string, byChar: { get(key: number): T | undefined }, byPair: { get(key: number): T | undefined }): T | undefined {
   if (keyword.length === 1) return byChar.get(keyword.charCodeAt(0));
   let best: T | undefined;
   for (let i = 1; i < keyword.length; i++) {
@@ -249,65 +379,70 @@ export function createSubstringIndex(tools: readonly ToolDefinition[]): SearchIn
 
 /** The substring index of `tools` from what its toSnapshot wrote (throws SnapshotError when it does not fit them). */
 export function restoreSubstringIndex(tools: readonly ToolDefinition[], input: SnapshotReader): SearchIndex {
+  return restoreExactNames(substringIndexOver(tools, restoredVocabulary(tools, input)), tools, input);
+}
+
+/** The vocabulary an index over `tools` wrote, and its count of tools (SnapshotError when they do not fit `tools`). */
+function restoredVocabulary(tools: readonly ToolDefinition[], input: SnapshotReader): Vocabulary {
   const vocabulary = readVocabulary(input);
   if (input.int() !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
-  return restoreExactNames(substringIndexOver(tools, vocabulary), tools, input);
+  const carried = vocabulary.carried;
+  if (carried === undefined || carried.places.length !== carried.keys.length * carriedBytes(tools.length)) {
+    throw new SnapshotError("the snapshot's carried hits do not match its tools");
+  }
+  return vocabulary;
 }
 
-function writeWordLists(out: SnapshotWriter, lists: ReadonlyMap<number, Uint32Array>, section: DeferredSection<Uint32Array> | undefined): void {
+function writeWordLists(out: SnapshotWriter, lists: WordLists, section: DeferredSection<Uint32Array> | undefined): void {
   // A restored vocabulary's lists are checked before they are written again (never a damaged list into a new snapshot).
   section?.verifyAll();
-  const keys = Float64Array.from(lists.keys());
-  const starts = new Uint32Array(keys.length + 1);
-  let total = 0;
-  let i = 0;
-  for (const list of lists.values()) {
-    starts[i++] = total;
-    total += list.length;
-  }
-  starts[keys.length] = total;
-  const values = new Uint32Array(total);
-  i = 0;
-  for (const list of lists.values()) values.set(list, starts[i++] ?? 0);
-  out.f64(keys);
-  out.u32(starts);
-  out.deferredU32(values, LIST_CHUNK_BYTES);
+  out.u32(lists.keys);
+  out.u32(lists.starts);
+  out.deferredU32(lists.values, LIST_CHUNK_BYTES);
 }
 
-/** A character table: its lists as views of its section (checked when read: checkedList). */
-function readWordLists(input: SnapshotReader, what: string): { lists: Map<number, Uint32Array>; section: DeferredSection<Uint32Array> } {
-  const keys = input.f64();
+/** A character table as written: its keys and where each list starts (up front), its lists checked when read. */
+function readWordLists(input: SnapshotReader, what: string): { lists: WordLists; section: DeferredSection<Uint32Array> } {
+  const keys = input.u32();
   const starts = input.u32();
   const section = input.deferredU32(what);
-  const values = section.values;
-  if (starts.length !== keys.length + 1 || (starts[keys.length] ?? 0) > values.length) throw new SnapshotError("a character table does not match its lists");
-  const lists = new Map<number, Uint32Array>();
-  for (let i = 0; i < keys.length; i++) lists.set(keys[i] ?? 0, values.subarray(starts[i] ?? 0, starts[i + 1] ?? 0));
-  return { lists, section };
+  if (starts.length !== keys.length + 1 || (starts[keys.length] ?? 0) > section.values.length) throw new SnapshotError("a character table does not match its lists");
+  return { lists: new WordLists(keys, starts, section.values), section };
 }
 
-function writeVocabulary(out: SnapshotWriter, vocabulary: Vocabulary): void {
-  out.strings(vocabulary.words);
+function writeVocabulary(out: SnapshotWriter, vocabulary: Vocabulary, tools: number): void {
+  out.text(vocabulary.wordText);
+  out.u32(vocabulary.wordStarts);
   out.u32(vocabulary.postingStarts);
   vocabulary.deferred?.postings.verifyAll();
   out.deferredU32(vocabulary.postings, LIST_CHUNK_BYTES);
   writeWordLists(out, vocabulary.byChar, vocabulary.deferred?.charLists);
   writeWordLists(out, vocabulary.byPair, vocabulary.deferred?.pairLists);
-  out.u8(vocabulary.inner ?? innerStarts(vocabulary.words));
+  out.u8(vocabulary.inner);
+  vocabulary.deferred?.carried.verifyAll();
+  const carried = (vocabulary.carried ??= carriedHitsOf(vocabulary, tools));
+  out.f64(carried.keys);
+  out.deferredU8(carried.places, LIST_CHUNK_BYTES);
 }
 
 function readVocabulary(input: SnapshotReader): Vocabulary {
-  const words = input.strings();
+  const wordText = input.text();
+  const wordStarts = input.u32();
+  const words = wordStarts.length - 1;
   const postingStarts = input.u32();
   const deferredPostings = input.deferredU32("vocabulary's postings");
   const postings = deferredPostings.values;
-  if (postingStarts.length !== words.length + 1 || (postingStarts[words.length] ?? 0) > postings.length) throw new SnapshotError("the vocabulary's postings do not match its words");
+  if (words < 0 || wordStarts[words] !== wordText.length || postingStarts.length !== words + 1 || (postingStarts[words] ?? 0) > postings.length) {
+    throw new SnapshotError("the vocabulary's postings do not match its words");
+  }
   const byChar = readWordLists(input, "character lists");
   const byPair = readWordLists(input, "character pair lists");
   const inner = input.u8();
-  if (inner.length !== words.length) throw new SnapshotError("the vocabulary's word starts do not match its words");
-  const deferred = { postings: deferredPostings, charLists: byChar.section, pairLists: byPair.section };
-  return { words, postingStarts, postings, byChar: byChar.lists, byPair: byPair.lists, inner, deferred };
+  if (inner.length !== words) throw new SnapshotError("the vocabulary's word starts do not match its words");
+  const keys = input.f64();
+  const places = input.deferredU8("carried hits");
+  const deferred = { postings: deferredPostings, charLists: byChar.section, pairLists: byPair.section, carried: places };
+  return { wordText, wordStarts, postingStarts, postings, byChar: byChar.lists, byPair: byPair.lists, inner, carried: { keys, places: places.values }, deferred };
 }
 
 /**
@@ -368,6 +503,12 @@ export interface SubstringPart {
   toSnapshot(out: SnapshotWriter): boolean;
 }
 
+/** `values` with each place holding its own index (a loop: the iterator of `from(tools.keys())` runs cold, slowly). */
+function identity<T extends Uint32Array | Int32Array>(values: T): T {
+  for (let i = 0; i < values.length; i++) values[i] = i;
+  return values;
+}
+
 /** The index of `tools` over their vocabulary (built, or read from a snapshot). */
 function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): SearchIndex {
   return substringOver(tools, vocabulary).index;
@@ -380,20 +521,17 @@ export function createSubstringPart(tools: readonly ToolDefinition[]): Substring
 
 /** The part of `tools` from what its toSnapshot wrote (throws SnapshotError when it does not fit them). */
 export function restoreSubstringPart(tools: readonly ToolDefinition[], input: SnapshotReader): SubstringPart {
-  const vocabulary = readVocabulary(input);
-  if (input.int() !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
-  return substringOver(tools, vocabulary).part;
+  return substringOver(tools, restoredVocabulary(tools, input)).part;
 }
 
 function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): { index: SearchIndex; part: SubstringPart } {
-  const { words, postingStarts, postings, byChar, byPair, deferred } = vocabulary;
+  const { wordText, wordStarts, postingStarts, postings, byChar, byPair, inner, deferred } = vocabulary;
   /** Whether update changed the index: its snapshot would then need the added words too, so it writes none. */
   let updated = false;
-  const inner = vocabulary.inner ?? innerStarts(words);
   const added = new AddedWords();
 
   /** Slot → the tool it holds (undefined once removed) and its name. */
-  const slotTools: (ToolDefinition | undefined)[] = [...tools];
+  const slotTools: (ToolDefinition | undefined)[] = tools.slice();
   const slotNames = tools.map((tool) => tool.name);
   /** Name → slot, made on the first update (a cold isolate's restored index is searched without it). */
   let slotByNameMap: Map<string, number> | undefined;
@@ -414,8 +552,8 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   // The catalog: its size, its names in order, each position's slot and each slot's position (-1: removed).
   let size = tools.length;
   let names = slotNames.slice();
-  let catalogSlots = Uint32Array.from(tools.keys());
-  let position = Int32Array.from(tools.keys());
+  let catalogSlots = identity(new Uint32Array(size));
+  let position = identity(new Int32Array(size));
 
   // Scratch space per slot, reused by every search (a search runs to completion before the next one starts).
   let scores = new Float64Array(size);
@@ -450,9 +588,22 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
         hitKind[tool] = 0;
         hitTools[hits++] = tool;
       }
-      hitKind[tool] = (hitKind[tool] ?? 0) | ((start ? 2 : 1) << (entry & 1 ? 2 : 0));
+      hitKind[tool] = (hitKind[tool] ?? 0) | placeBits(entry, start);
     }
     return hits;
+  }
+
+  /** The places a keyword of one or two code units earns in each tool, when carried (CarriedHits; checked when read). */
+  function carriedPlaces(keyword: string): Uint8Array | undefined {
+    const carried = vocabulary.carried;
+    if (carried === undefined) return undefined;
+    const key = keyword.length === 1 ? keyword.charCodeAt(0) : PAIR_KEYS + keyword.charCodeAt(0) * 65536 + keyword.charCodeAt(1);
+    const at = placeOfKey(carried.keys, key);
+    if (at === -1) return undefined;
+    const bytes = carriedBytes(tools.length);
+    const places = carried.places.subarray(at * bytes, (at + 1) * bytes);
+    deferred?.carried.verifyView(places);
+    return places;
   }
 
   /** Marks the tools `keyword` hits and how; returns how many distinct tools (they are `hitTools[0 .. n)`). */
@@ -474,17 +625,36 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     // A keyword of one or two code units is exactly its character or pair; a longer one is checked word by word.
     const exact = keyword.length <= 2;
     let count = 0;
+    const places = exact && !updated ? carriedPlaces(keyword) : undefined;
+    if (places !== undefined) {
+      // The index as written (no tool added or removed since): every tool's place, read in tool order.
+      for (let tool = 0; tool < size; tool++) {
+        const place = ((places[tool >>> 1] ?? 0) >>> ((tool & 1) << 2)) & 15;
+        if (place === 0) continue;
+        lastKeyword[tool] = stamp;
+        hitKind[tool] = place;
+        hitTools[count++] = tool;
+      }
+      return count;
+    }
     const built = candidates(keyword, byChar, byPair);
     // A restored vocabulary's list and postings are checked as they are read (a damaged chunk throws SnapshotError).
     if (built !== undefined) deferred?.[keyword.length === 1 ? "charLists" : "pairLists"].verifyView(built);
     for (const word of built ?? []) {
-      const text = words[word] ?? "";
-      if (!exact && !text.includes(keyword)) continue;
+      const at = wordStarts[word] ?? 0;
+      let start: boolean;
+      // Every word of an exact keyword's list holds it, so is at least as long: compared in place, no string made.
+      if (exact) start = wordText.startsWith(keyword, at);
+      else {
+        const text = wordText.slice(at, wordStarts[word + 1] ?? 0);
+        if (!text.includes(keyword)) continue;
+        start = startsIn(text, keyword, inner[word] === 1, false);
+      }
       const from = postingStarts[word] ?? 0;
       const to = postingStarts[word + 1] ?? 0;
       deferred?.postings.verify(from, to);
       walked += to - from;
-      count = walk(postings, from, to, startsIn(text, keyword, inner[word] === 1, exact), stamp, count);
+      count = walk(postings, from, to, start, stamp, count);
     }
     for (const word of candidates(keyword, added.byChar, added.byPair) ?? []) {
       const text = added.words[word] ?? "";
@@ -818,7 +988,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     toSnapshot(out: SnapshotWriter): boolean {
       // A patched index's words are partly in the added vocabulary: the snapshot of a fresh build is the one to write.
       if (updated) return false;
-      writeVocabulary(out, vocabulary);
+      writeVocabulary(out, vocabulary, tools.length);
       out.int(tools.length);
       return true;
     },

@@ -10,7 +10,7 @@ import type { SearchMode } from "../config.ts";
 import { createSearchIndex } from "../search/createIndex.ts";
 import { restoreSearchIndex, writeIndexSnapshot } from "../search/indexSnapshot.ts";
 import { DEFAULT_TUNING } from "../search/minisearch.ts";
-import { collectBytes, snapshotChecksum, SnapshotError, SnapshotReader, SnapshotWriter } from "../search/snapshotCodec.ts";
+import { collectBytes, snapshotChecksum, SnapshotError, SnapshotReader, SnapshotWriter, textsChecksum } from "../search/snapshotCodec.ts";
 import type { ByteStream } from "../search/snapshotCodec.ts";
 import type { SearchIndex } from "../search/types.ts";
 import type { Locale, ToolDefinition } from "../types.ts";
@@ -22,7 +22,7 @@ import { interned, readDefinitions, snapshotRow, useRowLookup, writeDefinitions 
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 5;
+export const REGISTRY_SNAPSHOT_FORMAT = 6;
 const MAGIC = "toolgate registry snapshot";
 /**
  * The same layout without the index (a registry searched through shards: src/isolate/shardedSearches.ts). Its own
@@ -135,7 +135,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  * before are then refused by the fingerprint).
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
-  substring: "0c7fa3a2cb5e4f50",
+  substring: "a27a66f244588628",
   minisearch: "ef4d514c339f4cb0",
 };
 
@@ -156,10 +156,10 @@ export function snapshotFingerprint(mode: SearchMode, locale: Locale, demoCatalo
   const key = `${mode}\u0000${locale}\u0000${String(demoCatalog)}`;
   const known = fingerprints.get(key);
   if (known !== undefined) return known;
-  const probe = new SnapshotWriter();
-  probe.text(JSON.stringify([MAGIC, REGISTRY_SNAPSHOT_FORMAT, mode, locale, demoCatalog, PROBE_INDEX_CHECKSUMS[mode]]));
-  probe.text(JSON.stringify(DEFAULT_TUNING, (_, value: unknown) => (value instanceof Set ? [...(value as Set<unknown>)] : value)));
-  const fingerprint = snapshotChecksum(probe.finish());
+  const fingerprint = textsChecksum([
+    JSON.stringify([MAGIC, REGISTRY_SNAPSHOT_FORMAT, mode, locale, demoCatalog, PROBE_INDEX_CHECKSUMS[mode]]),
+    JSON.stringify(DEFAULT_TUNING, (_, value: unknown) => (value instanceof Set ? [...(value as Set<unknown>)] : value)),
+  ]);
   fingerprints.set(key, fingerprint);
   return fingerprint;
 }

@@ -102,6 +102,29 @@ describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 150_000 }, (mode) 
   });
 });
 
+describe("a substring snapshot's carried hits", () => {
+  it("rank every keyword of one or two code units as walking the postings does, restored or in the index that wrote them", () => {
+    const catalog = generatedCatalog(300, 11);
+    const short = new Set<string>(["a", "e", "in", "th", "天", "天气"]);
+    for (const tool of catalog.tools) {
+      for (const text of [tool.name, tool.description].map((value) => value.toLowerCase())) {
+        for (let i = 0; i + 1 < text.length; i++) {
+          short.add(text.charAt(i));
+          short.add(text.slice(i, i + 2));
+        }
+      }
+    }
+    // Single keywords, and sentences of them (their weights add up per tool).
+    const keywords = [...short].filter((keyword) => !/\s/u.test(keyword));
+    const queries = [...keywords, ...keywords.slice(0, 60).map((keyword, i) => `${keyword} ${keywords[(i * 7) % keywords.length] ?? ""} the a`)];
+    const written = createSearchIndex("substring", catalog.tools);
+    const bytes = snapshotOf(written);
+    const walking = createSearchIndex("substring", catalog.tools);
+    assertSameRanking(restored("substring", catalog.tools, bytes), walking, queries);
+    assertSameRanking(written, walking, queries);
+  });
+});
+
 describe("a minisearch snapshot and the ranking's settings", () => {
   it("is refused by an index whose postings need word pairs when it was written without them (and the other way round)", () => {
     const catalog = generatedCatalog(120, 3);

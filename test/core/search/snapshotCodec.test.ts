@@ -1,7 +1,7 @@
 // The snapshot checksum changes with any changed, lost, added or moved word or byte (what a torn or damaged write does).
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { byteParts, collectBytes, SnapshotError, SnapshotReader, SnapshotWriter, snapshotChecksum } from "../../../src/core/search/snapshotCodec.ts";
+import { byteParts, collectBytes, SnapshotError, SnapshotReader, SnapshotWriter, snapshotChecksum, textsChecksum } from "../../../src/core/search/snapshotCodec.ts";
 
 describe("snapshotChecksum", () => {
   it("is 16 hex digits, the same for the same bytes wherever they lie in a buffer", () => {
@@ -31,6 +31,15 @@ describe("snapshotChecksum", () => {
       // Two different words traded: another checksum (equal words, or too few bytes for two, trade nothing).
       expect(same || word + 8 > bytes.length || snapshotChecksum(swapped) !== sum).toBe(true);
     }), { numRuns: 500 });
+  });
+
+  it("of texts laid out directly (textsChecksum) is that of a writer's text sections, and differs where they do", () => {
+    fc.assert(fc.property(fc.array(fc.string({ unit: "grapheme", maxLength: 40 }), { maxLength: 4 }), fc.string({ minLength: 1, maxLength: 5 }), (texts, extra) => {
+      const writer = new SnapshotWriter();
+      for (const text of texts) writer.text(text);
+      expect(textsChecksum(texts)).toBe(snapshotChecksum(writer.finish()));
+      expect(textsChecksum([...texts.slice(0, -1), `${texts.at(-1) ?? ""}${extra}`])).not.toBe(textsChecksum(texts));
+    }), { numRuns: 200 });
   });
 });
 

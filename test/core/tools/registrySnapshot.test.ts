@@ -60,8 +60,8 @@ describe("registry snapshots", () => {
     const at = text.indexOf('"format":');
     expect(at).toBeGreaterThan(0);
     const older = bytes.slice();
-    older[at + '"format":'.length] = "4".charCodeAt(0);
-    expect(() => decodeRegistrySnapshot(older, binding)).toThrow(/snapshot format 4, not 5/);
+    older[at + '"format":'.length] = "5".charCodeAt(0);
+    expect(() => decodeRegistrySnapshot(older, binding)).toThrow(/snapshot format 5, not 6/);
   });
 
   it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", () => {
@@ -129,22 +129,36 @@ describe("registry snapshots", () => {
         }
       }
     }
+    // As written, a keyword of one or two code units that hits many tools reads the hits carried for it; once the
+    // index is updated (a tool removed), the same keywords walk their lists and postings.
     const searchAll = (snapshot: Uint8Array): void => {
       const { index } = decodeRegistrySnapshot(snapshot, substring);
       for (const keyword of keywords) index.searchPage(keyword, 5);
+      const updated = index.update?.(definitions.slice(1));
+      if (updated === undefined) throw new Error("the substring index was not updated in place");
+      for (const keyword of keywords) updated.searchPage(keyword, 5);
     };
     expect(() => searchAll(bytes)).not.toThrow();
     const fresh = createSearchIndex("substring", definitions);
     const intact = decodeRegistrySnapshot(bytes, substring).index;
     for (const keyword of keywords) expect(intact.searchPage(keyword, 5)).toEqual(fresh.searchPage(keyword, 5));
-    // The deferred area's last sections are the vocabulary's postings, then its character and pair lists: a byte
-    // changed in each (the snapshot still decodes: they are checked when read) fails the search that reads it.
-    for (const fromEnd of [16, 3_000, 9_000]) {
+    // The deferred area's last sections are the vocabulary's postings, its character and pair lists, then the hits
+    // it carries: a byte changed in each (the snapshot still decodes: they are checked when read) fails the search
+    // that reads it.
+    const refused = new Set<string>();
+    // From the end backwards until a byte of each has been changed (the sections run to tens of kilobytes).
+    for (let fromEnd = 16; refused.size < 4 && fromEnd < 200_000; fromEnd += 1_000) {
       const broken = bytes.slice();
       flip(broken, bytes.length - fromEnd, 0x02);
       expect(() => decodeRegistrySnapshot(broken, substring)).not.toThrow();
-      expect(() => searchAll(broken)).toThrow(/corrupt snapshot: chunk \d+ of its (vocabulary's postings|character lists|character pair lists)/);
+      expect(() => searchAll(broken)).toThrow(/corrupt snapshot: chunk \d+ of its (vocabulary's postings|character lists|character pair lists|carried hits)/);
+      try {
+        searchAll(broken);
+      } catch (error) {
+        refused.add(String(error).replace(/.* of its (.*) does not match.*/u, "$1"));
+      }
     }
+    expect([...refused].toSorted()).toEqual(["carried hits", "character lists", "character pair lists", "vocabulary's postings"]);
     // Written again only whole: a restored index writing its snapshot checks every list first.
     const broken = bytes.slice();
     flip(broken, bytes.length - 16, 0x02);
@@ -160,8 +174,8 @@ describe("registry snapshots", () => {
     const fixed = { epoch: "epoch-1", version: 7, mode: "minisearch" as const, fingerprint: "f".repeat(16) };
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
-      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_304, "0683638a0311a538"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_040_240, "8c5dd4e87f546bb8"],
+      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_304, "df60708a9056cd38"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_040_240, "0d5dd4e82f546bb8"],
     ];
     for (const [written, length, checksum] of kinds) {
       const whole = encodeRegistrySnapshot(written) ?? new Uint8Array();
