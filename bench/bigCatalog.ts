@@ -21,7 +21,7 @@ import { decodeWholeSnapshot, encodeWholeSnapshot } from "../src/core/search/who
 import { decodeSnapshotOfEitherKind, registrySnapshotStream, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
 import type { RegistrySnapshotContent } from "../src/core/tools/registrySnapshot.ts";
 import { byteParts, collectBytes } from "../src/core/search/snapshotCodec.ts";
-import { registerStoredTools } from "../src/core/tools/storedTools.ts";
+import { StoredToolsReader, type StoredTool } from "../src/core/tools/storedTools.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
@@ -55,8 +55,8 @@ export interface BigCatalogInProcess {
     readHeapMiB: number | null;
     /**
      * The writer isolate's heap: its registry built from the stored texts as src/isolate/registryCache.ts builds it
-     * (the texts kept to compare the next version's with), and its peak while it writes the snapshot in 4 MiB parts
-     * (sampled after each part, garbage collected first), above what it held before the texts came.
+     * (page by page, no text kept), and its peak while it reads the pages and writes the snapshot in 4 MiB parts
+     * (sampled after each page and each part, garbage collected first), above what it held before the texts came.
      */
     writerRegistryHeapMiB: number | null;
     writePeakHeapMiB: number | null;
@@ -182,10 +182,31 @@ function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect
   return { MiB: mib(bytes.length), writeCpuMs, readCpuMs, readHeapMiB, writerRegistryHeapMiB, writePeakHeapMiB, readPeakHeapMiB };
 }
 
+/** Bytes of stored texts per page the registry object sends (src/durable/registryObject.ts, PAGE_BYTES). */
+const STORED_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** The stored texts of `definitions` as the registry object sends them to an isolate that holds none: page by page. */
+function* storedPages(definitions: readonly ToolDefinition[]): Generator<StoredTool[]> {
+  let page: StoredTool[] = [];
+  let bytes = 0;
+  for (const tool of definitions) {
+    const text = JSON.stringify(tool);
+    if (bytes > 0 && bytes + text.length > STORED_PAGE_BYTES) {
+      yield page;
+      page = [];
+      bytes = 0;
+    }
+    page.push({ name: tool.name, definition: text, context: "bench", revision: 1 });
+    bytes += text.length;
+  }
+  if (page.length > 0) yield page;
+}
+
 /**
- * The writer isolate's heap (null without a garbage collector to ask): its registry built from the stored texts (the
- * texts as the registry object keeps them, registered as registryCache.ts's buildFromTexts registers them), then its
- * peak while the snapshot of that registry is written in parts, each part dropped once handed on.
+ * The writer isolate's heap (null without a garbage collector to ask): its registry built from the stored texts as
+ * registryCache.ts's buildFromTexts builds it (a page of texts at a time, each validated before the next comes; no
+ * text kept), then the snapshot of that registry written in parts, each part dropped once handed on. The peak is
+ * sampled after each page (while it is held) and after each part.
  */
 function writerHeap(
   definitions: readonly ToolDefinition[],
@@ -194,13 +215,19 @@ function writerHeap(
 ): { writerRegistryHeapMiB: number | null; writePeakHeapMiB: number | null } {
   if (collect === undefined) return { writerRegistryHeapMiB: null, writePeakHeapMiB: null };
   const before = heapNow(collect);
+  let peak = before;
   const registry = new ToolRegistry({ locale: "en" });
-  registerStoredTools(registry, definitions.map((tool) => ({ name: tool.name, definition: JSON.stringify(tool), context: "bench", revision: 1 })), new Map(), (name) => {
+  const reader = new StoredToolsReader(new Map(), "en");
+  for (const page of storedPages(definitions)) {
+    reader.add(page);
+    peak = Math.max(peak, heapNow(collect));
+  }
+  reader.register(registry, (name) => {
     throw new Error(`the bench's tool ${name} did not validate`);
   });
   const built = registry.getDefinitions({ groups: ["*"] });
   const registryHeap = heapNow(collect);
-  let peak = registryHeap;
+  peak = Math.max(peak, registryHeap);
   const stream = registrySnapshotStream(content(built));
   if (stream === undefined) throw new Error("the registry snapshot was not written");
   peak = Math.max(peak, heapNow(collect));

@@ -210,12 +210,15 @@ export class RegistryObject extends DurableObject<Env> {
     }
     this.ctx.storage.transactionSync(() => {
       let seq = this.ctx.storage.kv.get<number>("seq") ?? 0;
+      // A tool written again with the same text keeps its revision, as an upstream refresh keeps it: the isolates
+      // compare revisions, not texts (core/tools/storedTools.ts), and are not sent a text they hold.
       const revision = this.current.version + 1;
       for (const { definition, context } of entries) {
         seq += 1;
         sql.exec(
           `INSERT INTO tools (name, context, definition, seq, revision) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (name) DO UPDATE SET context = excluded.context, definition = excluded.definition, revision = excluded.revision`,
+           ON CONFLICT (name) DO UPDATE SET context = excluded.context, definition = excluded.definition,
+             revision = CASE WHEN tools.definition = excluded.definition THEN tools.revision ELSE excluded.revision END`,
           definition.name,
           context,
           JSON.stringify(definition),

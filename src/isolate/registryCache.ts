@@ -22,14 +22,14 @@ import { createSearchIndex } from "../core/search/createIndex.ts";
 import { byteParts, SnapshotError } from "../core/search/snapshotCodec.ts";
 import { decodeSnapshotOfEitherKind, encodeRegistrySnapshot, registrySnapshotStream, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
 import type { DecodedSnapshot, RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
-import { missingTexts, registerStoredTools, skippedTools, storedFromSnapshot } from "../core/tools/storedTools.ts";
-import type { StoredDefinitions } from "../core/tools/storedTools.ts";
+import { missingTexts, skippedTools, storedFromSnapshot, StoredToolsReader } from "../core/tools/storedTools.ts";
+import type { StoredDefinition, StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import { catalogFigures, firstTurnMetaToolTexts, rememberCatalogFigures } from "../core/turn/prepare.ts";
-import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
-import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
+import type { ExecutionGuard, ExecutorRunner, Locale, ToolDefinition } from "../core/types.ts";
+import type { RegistryPage, RegistryVersion, SnapshotRead } from "../durable/registryObject.ts";
 import { orRefusal, refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
@@ -60,9 +60,9 @@ let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry>
 /** The registry version this isolate last learned, and when (Date.now()). */
 let known: { key: string; version: RegistryVersion; at: number } | undefined;
 /**
- * The stored tools of the last registry built, by name: their stored text and the definition it validated to. A new
- * version re-parses only the tools whose text changed; the others keep their definition objects (toolRegistry.ts),
- * so the search index update, token counts and compiled schemas see them as unchanged at the cost of a text compare.
+ * The stored tools of the last registry built, by name: the revision that wrote each and the definition it validated
+ * to (no text). A new version validates only the tools written since; the others keep their definition objects
+ * (toolRegistry.ts), so the search index update, token counts and compiled schemas see them as unchanged.
  */
 let storedDefinitions: StoredDefinitions = new Map();
 /** The version storedDefinitions was read at: the registry object leaves out the texts of tools unchanged since. */
@@ -165,24 +165,40 @@ function isWholeCatalog(view: readonly ToolDefinition[], catalog: readonly ToolD
   return whole;
 }
 
-/** Every page of the registry at one version; `holding`: the version whose texts the isolate holds (not sent again). */
-async function readSnapshot(env: Env, holding: RegistryVersion | undefined): Promise<RegistryPage & { all: StoredToolText[] }> {
+/** What a registry version's pages say besides its tools. */
+type RegistryHead = Omit<RegistryPage, "tools" | "next">;
+
+/**
+ * Every page of the registry at one version, each page's texts validated into a reader as it comes (never all the
+ * texts at once); `holding`: the version whose definitions `previous` holds (their texts are not sent again). A text
+ * left out that `previous` does not hold (its version was replaced meanwhile) makes it read every text.
+ */
+async function readStoredTools(env: Env, holding: RegistryVersion | undefined, previous: StoredDefinitions, locale: Locale): Promise<RegistryHead & { reader: StoredToolsReader }> {
   const stub = registryStub(env);
+  let since = holding;
   for (let attempt = 0; attempt < MAX_SNAPSHOT_ATTEMPTS; attempt++) {
-    const first = await stub.snapshot(0, holding);
-    const all = [...first.tools];
-    let next = first.next;
+    let page: RegistryPage = await stub.snapshot(0, since);
+    const { epoch, version, removedBuiltins, demoDisposed } = page;
+    // Revisions name texts within one epoch only: after another (storage recreated) nothing is compared.
+    const held = holding?.epoch === epoch ? previous : new Map<string, StoredDefinition>();
+    const reader = new StoredToolsReader(held, locale);
     let consistent = true;
-    while (next !== undefined) {
-      const page = await stub.snapshot(next, holding);
-      if (page.epoch !== first.epoch || page.version !== first.version) {
+    for (;;) {
+      if (page.epoch !== epoch || page.version !== version) {
         consistent = false;
         break;
       }
-      all.push(...page.tools);
-      next = page.next;
+      if (since !== undefined && missingTexts(page.tools, held).length > 0) {
+        // A text left out that this isolate does not hold: every text, from the first page again.
+        since = undefined;
+        consistent = false;
+        break;
+      }
+      reader.add(page.tools);
+      if (page.next === undefined) break;
+      page = await stub.snapshot(page.next, since);
     }
-    if (consistent) return { ...first, all };
+    if (consistent) return { epoch, version, removedBuiltins, demoDisposed, reader };
   }
   throw new Error("the registry kept changing while it was read");
 }
@@ -357,31 +373,28 @@ function forgetCorruptSnapshot(key: string, version: RegistryVersion, error: Sna
 }
 
 async function buildFromTexts(env: Env, settings: Settings): Promise<LoadedRegistry> {
-  const previous = storedDefinitions;
-  let snapshot = await readSnapshot(env, storedFrom);
-  // A text left out that this isolate does not hold (its previous version was replaced meanwhile): read them all.
-  if (missingTexts(snapshot.all, previous).length > 0) snapshot = await readSnapshot(env, undefined);
   const { config } = settings;
+  const read = await readStoredTools(env, storedFrom, storedDefinitions, config.locale);
   const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
-
-  if (settings.demoCatalog && !snapshot.demoDisposed) {
+  const names = read.reader.names;
+  if (settings.demoCatalog && !read.demoDisposed) {
     // Only here: without the demo catalog (a deployment), no set of every stored name is built per registry version.
-    const persisted = new Set(snapshot.all.map((tool) => tool.name));
-    const removed = new Set(snapshot.removedBuiltins);
+    const persisted = new Set(names);
+    const removed = new Set(read.removedBuiltins);
     // Demo tools that a persisted tool replaces are left out, rather than registered and replaced (one warning each).
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
   }
-  storedDefinitions = registerStoredTools(registry, snapshot.all, previous, (name, error) => {
+  storedDefinitions = read.reader.register(registry, (name, error) => {
     // A stored tool that no longer validates (stricter code) must not take the whole registry down.
     console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
   }, current?.loaded.registry);
-  storedFrom = { epoch: snapshot.epoch, version: snapshot.version };
-  storedNames = snapshot.all.map((tool) => tool.name);
+  storedFrom = { epoch: read.epoch, version: read.version };
+  storedNames = names;
   registry.setExecutionGuard(executionGuard(env, settings));
   return {
-    key: versionKey(snapshot),
-    version: { epoch: snapshot.epoch, version: snapshot.version },
+    key: versionKey(read),
+    version: { epoch: read.epoch, version: read.version },
     registry,
     definitions: registry.getDefinitions({ groups: ["*"] }),
     source: "texts",
