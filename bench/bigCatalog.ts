@@ -19,9 +19,9 @@ import { ShardedSearch, shardsInMemory, wholeStatistics, type IndexShard } from 
 import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
 import { decodeWholeSnapshot, encodeWholeSnapshot } from "../src/core/search/wholeSnapshot.ts";
 import { decodeSnapshotOfEitherKind, registrySnapshotStream, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
-import type { RegistrySnapshotContent } from "../src/core/tools/registrySnapshot.ts";
+import type { RegistrySnapshotContent, SnapshotBinding } from "../src/core/tools/registrySnapshot.ts";
 import { byteParts, collectBytes } from "../src/core/search/snapshotCodec.ts";
-import { StoredToolsReader, type StoredTool } from "../src/core/tools/storedTools.ts";
+import { storedFromSnapshot, StoredToolsSnapshot, type StoredTool } from "../src/core/tools/storedTools.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
@@ -54,9 +54,10 @@ export interface BigCatalogInProcess {
     readCpuMs: number;
     readHeapMiB: number | null;
     /**
-     * The writer isolate's heap: its registry built from the stored texts as src/isolate/registryCache.ts builds it
-     * (page by page, no text kept), and its peak while it reads the pages and writes the snapshot in 4 MiB parts
-     * (sampled after each page and each part, garbage collected first), above what it held before the texts came.
+     * The writer isolate's heap: its registry as src/isolate/registryCache.ts builds a sharded one from the stored
+     * texts (page by page into the snapshot, then read back from it), and its peak while it reads the pages, lays the
+     * snapshot out, reads its registry and writes the snapshot in 4 MiB parts (sampled after each step, garbage
+     * collected first), above what it held before the texts came.
      */
     writerRegistryHeapMiB: number | null;
     writePeakHeapMiB: number | null;
@@ -163,7 +164,7 @@ function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect
   if (written === undefined) throw new Error("the registry snapshot was not written");
   const parts = [...byteParts(written, SNAPSHOT_WRITE_BYTES)];
   const writeCpuMs = Math.round(threadCpuMs() - writeStarted);
-  const { writerRegistryHeapMiB, writePeakHeapMiB } = writerHeap(definitions, collect, content);
+  const { writerRegistryHeapMiB, writePeakHeapMiB } = writerHeap(definitions, collect, binding);
   // The reader: the parts as received (one buffer, as readStoredSnapshot assembles them), then read into a registry.
   let before = heapNow(collect);
   const bytes = collectBytes({ byteLength: written.byteLength, pieces: () => parts });
@@ -203,38 +204,42 @@ function* storedPages(definitions: readonly ToolDefinition[]): Generator<StoredT
 }
 
 /**
- * The writer isolate's heap (null without a garbage collector to ask): its registry built from the stored texts as
- * registryCache.ts's buildFromTexts builds it (a page of texts at a time, each validated before the next comes; no
- * text kept), then the snapshot of that registry written in parts, each part dropped once handed on. The peak is
- * sampled after each page (while it is held) and after each part.
+ * The writer isolate's heap (null without a garbage collector to ask), as registryCache.ts's buildFromTexts makes it
+ * for a sharded registry in an isolate that holds nothing: the stored texts a page at a time, each page validated
+ * into the snapshot's bytes (StoredToolsSnapshot) and let go; the snapshot laid out in one buffer; the registry read
+ * from it as a cold isolate reads it; the buffer handed on in 4 MiB parts. `writerRegistryHeapMiB`: that registry
+ * (the snapshot's bytes included); the peak is sampled after each page (while it is held), after the layout, after
+ * the registry is read and after each part.
  */
 function writerHeap(
   definitions: readonly ToolDefinition[],
   collect: Collect,
-  content: (tools: readonly ToolDefinition[]) => RegistrySnapshotContent,
+  binding: SnapshotBinding,
 ): { writerRegistryHeapMiB: number | null; writePeakHeapMiB: number | null } {
   if (collect === undefined) return { writerRegistryHeapMiB: null, writePeakHeapMiB: null };
   const before = heapNow(collect);
   let peak = before;
-  const registry = new ToolRegistry({ locale: "en" });
-  const reader = new StoredToolsReader(new Map(), "en");
+  // Held to the end, as the isolate's build may hold it: what it keeps once laid out counts too.
+  const pages = new StoredToolsSnapshot("en");
   for (const page of storedPages(definitions)) {
-    reader.add(page);
+    pages.add(page);
     peak = Math.max(peak, heapNow(collect));
   }
-  reader.register(registry, (name) => {
-    throw new Error(`the bench's tool ${name} did not validate`);
-  });
-  const built = registry.getDefinitions({ groups: ["*"] });
+  if (pages.skipped.length > 0) throw new Error(`the bench's tool ${pages.skipped[0]?.name ?? ""} did not validate`);
+  const bytes = pages.snapshot.finish(binding, []);
+  peak = Math.max(peak, heapNow(collect));
+  const registry = new ToolRegistry({ locale: "en" });
+  const content = decodeSnapshotOfEitherKind(bytes, binding);
+  registry.registerTable(content.tools);
+  const stored = storedFromSnapshot(content.tools, content.skipped);
   const registryHeap = heapNow(collect);
   peak = Math.max(peak, registryHeap);
-  const stream = registrySnapshotStream(content(built));
-  if (stream === undefined) throw new Error("the registry snapshot was not written");
-  peak = Math.max(peak, heapNow(collect));
-  for (const part of byteParts(stream, SNAPSHOT_WRITE_BYTES)) {
+  for (const part of byteParts({ byteLength: bytes.byteLength, pieces: () => [bytes] }, SNAPSHOT_WRITE_BYTES)) {
     if (part.byteLength === 0) throw new Error("an empty part");
     peak = Math.max(peak, heapNow(collect));
   }
+  if (registry.getDefinitions({ groups: ["*"] }).length !== definitions.length || stored.size !== definitions.length) throw new Error("the writer's registry lost tools");
+  if (pages.snapshot.size !== 0) throw new Error("the snapshot kept its columns once laid out");
   return { writerRegistryHeapMiB: mib(registryHeap - before), writePeakHeapMiB: mib(peak - before) };
 }
 

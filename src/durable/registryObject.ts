@@ -37,6 +37,8 @@ export interface RegistryPage extends RegistryVersion {
   tools: StoredToolText[];
   /** Pass as `after` for the next page; absent on the last page. */
   next?: number;
+  /** How many tools are stored (the first page of `snapshot` only): a reader sizes its build before reading them. */
+  stored?: number;
 }
 
 export type ReplaceOutcome =
@@ -150,7 +152,9 @@ export class RegistryObject extends DurableObject<Env> {
       bytes += size;
       next = row.seq;
     }
-    return this.#page(tools, next);
+    const page = this.#page(tools, next);
+    if (after !== 0) return page;
+    return { ...page, stored: this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM tools").one().n };
   }
 
   /** A page of `tools` at the current version; `next` (the last seq looked at) unless it was the last row. */

@@ -7,6 +7,7 @@
 // tool that comes without its text (the registry object leaves out the text of a tool the reader's previous version
 // already had) is the previous version's tool. A version is read page by page (StoredToolsReader): each page's texts
 // are validated into definitions and dropped before the next page is read, so that the texts are never held whole.
+import { PagedRegistrySnapshot, type SnapshotTool } from "./registrySnapshot.ts";
 import { validateForRegistry } from "./toolRegistry.ts";
 import type { ToolRegistry } from "./toolRegistry.ts";
 import type { Locale, ToolDefinition } from "../types.ts";
@@ -80,9 +81,34 @@ export function missingTexts(stored: readonly StoredTool[], previous: StoredDefi
 }
 
 /** One stored tool read: its definition (validated, or the previous version's) or why it did not validate. */
-type ReadTool =
+export type ReadStoredTool =
   | { name: string; context: string; revision: number; definition: ToolDefinition }
   | { name: string; context: string; revision: number; error: unknown };
+
+/**
+ * One page of stored tools read: each tool whose revision `previous` (of the same registry epoch) does not hold is
+ * parsed and validated as a registry of `locale` stores it. Throws when a tool comes without its text and `previous`
+ * does not hold it at that revision (missingTexts says so beforehand).
+ */
+export function readStoredPage(page: readonly StoredTool[], previous: StoredDefinitions, locale: Locale): ReadStoredTool[] {
+  const read: ReadStoredTool[] = [];
+  for (const { name, definition: text, context, revision = 0 } of page) {
+    const previously = previous.get(name);
+    // Within an epoch a revision names one text: the previous version's definition of it is this one's.
+    if (previously?.revision === revision) {
+      read.push({ name, context, ...previously });
+      continue;
+    }
+    if (text === undefined) throw new Error(`stored tool "${name}" came without its text, which the previous version does not hold`);
+    try {
+      // The stored text is parsed into `unknown` and validated as register would (the definition it registers).
+      read.push({ name, context, revision, definition: validateForRegistry(JSON.parse(text), locale) });
+    } catch (error) {
+      read.push({ name, context, revision, error });
+    }
+  }
+  return read;
+}
 
 /**
  * A registry version's stored tools, read a page at a time (`add`): each tool whose revision `previous` does not hold
@@ -92,7 +118,7 @@ type ReadTool =
 export class StoredToolsReader {
   readonly #previous: StoredDefinitions;
   readonly #locale: Locale;
-  readonly #tools: ReadTool[] = [];
+  readonly #tools: ReadStoredTool[] = [];
 
   /** `previous`: what the version before kept, of the same registry epoch (an empty Map for none). */
   constructor(previous: StoredDefinitions, locale: Locale) {
@@ -110,21 +136,7 @@ export class StoredToolsReader {
    * (missingTexts says so beforehand).
    */
   add(page: readonly StoredTool[]): void {
-    for (const { name, definition: text, context, revision = 0 } of page) {
-      const previously = this.#previous.get(name);
-      // Within an epoch a revision names one text: the previous version's definition of it is this one's.
-      if (previously?.revision === revision) {
-        this.#tools.push({ name, context, ...previously });
-        continue;
-      }
-      if (text === undefined) throw new Error(`stored tool "${name}" came without its text, which the previous version does not hold`);
-      try {
-        // The stored text is parsed into `unknown` and validated as register would (the definition it registers).
-        this.#tools.push({ name, context, revision, definition: validateForRegistry(JSON.parse(text), this.#locale) });
-      } catch (error) {
-        this.#tools.push({ name, context, revision, error });
-      }
-    }
+    for (const tool of readStoredPage(page, this.#previous, this.#locale)) this.#tools.push(tool);
   }
 
   /**
@@ -140,7 +152,7 @@ export class StoredToolsReader {
   ): StoredDefinitions {
     /** This version's own entries (StoredVersion): usually none. */
     const own = new Map<string, StoredDefinition>();
-    const valid: Extract<ReadTool, { definition: ToolDefinition }>[] = [];
+    const valid: Extract<ReadStoredTool, { definition: ToolDefinition }>[] = [];
     for (const tool of this.#tools) {
       if ("error" in tool) {
         skipped(tool.name, tool.error);
@@ -161,6 +173,30 @@ export class StoredToolsReader {
       else if (first.revision !== tool.revision) own.set(tool.name, { revision: tool.revision, definition });
     });
     return new StoredVersion(registry, own, this.#tools.length);
+  }
+}
+
+/**
+ * A registry version's stored tools read a page at a time straight into its snapshot (PagedRegistrySnapshot, which a
+ * registry is then read from): each page validated, its definitions written into the snapshot's bytes and let go;
+ * what did not validate kept for the snapshot's skipped tools. For a reader that holds no version yet (every text comes).
+ */
+export class StoredToolsSnapshot {
+  readonly snapshot = new PagedRegistrySnapshot();
+  readonly skipped: { name: string; revision: number; error: unknown }[] = [];
+  readonly #locale: Locale;
+
+  constructor(locale: Locale) {
+    this.#locale = locale;
+  }
+
+  add(page: readonly StoredTool[]): void {
+    const valid: SnapshotTool[] = [];
+    for (const tool of readStoredPage(page, new Map(), this.#locale)) {
+      if ("error" in tool) this.skipped.push({ name: tool.name, revision: tool.revision, error: tool.error });
+      else valid.push({ definition: tool.definition, context: tool.context, revision: tool.revision });
+    }
+    this.snapshot.add(valid);
   }
 }
 
