@@ -10,7 +10,9 @@
 // as validated, their token counts, the search index: core/tools/registrySnapshot.ts), kept by the registry object:
 // nothing is validated, tokenized or indexed again. Without one (or with a stale or corrupt one, which is refused and
 // dropped), it builds from the texts as before and, when the registry object names it the writer (the first to ask),
-// writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts. The
+// writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts (a
+// registry searched through shards, built by an isolate that holds nothing, goes page by page into its snapshot and
+// is read back from it: the definitions are never all held as objects, which would not fit an isolate at 100,000). The
 // large sections of a snapshot are checked when first read: one found corrupt then fails the request that read it
 // (503 index_rebuilding: retry) and is dropped, and the isolate builds from the texts on its next request
 // (forgetCorruptSnapshot).
