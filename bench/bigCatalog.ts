@@ -19,9 +19,9 @@ import { ShardedSearch, shardsInMemory, wholeStatistics, type IndexShard } from 
 import { decodePartSnapshot, encodePartSnapshot } from "../src/core/tools/partSnapshot.ts";
 import { decodeWholeSnapshot, encodeWholeSnapshot } from "../src/core/search/wholeSnapshot.ts";
 import { decodeSnapshotOfEitherKind, registrySnapshotStream, snapshotFingerprint } from "../src/core/tools/registrySnapshot.ts";
-import type { RegistrySnapshotContent } from "../src/core/tools/registrySnapshot.ts";
+import type { RegistrySnapshotContent, SnapshotBinding } from "../src/core/tools/registrySnapshot.ts";
 import { byteParts, collectBytes } from "../src/core/search/snapshotCodec.ts";
-import { registerStoredTools } from "../src/core/tools/storedTools.ts";
+import { storedFromSnapshot, StoredToolsSnapshot, type StoredTool } from "../src/core/tools/storedTools.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
@@ -54,9 +54,10 @@ export interface BigCatalogInProcess {
     readCpuMs: number;
     readHeapMiB: number | null;
     /**
-     * The writer isolate's heap: its registry built from the stored texts as src/isolate/registryCache.ts builds it
-     * (the texts kept to compare the next version's with), and its peak while it writes the snapshot in 4 MiB parts
-     * (sampled after each part, garbage collected first), above what it held before the texts came.
+     * The writer isolate's heap: its registry as src/isolate/registryCache.ts builds a sharded one from the stored
+     * texts (page by page into the snapshot, then read back from it), and its peak while it reads the pages, lays the
+     * snapshot out, reads its registry and writes the snapshot in 4 MiB parts (sampled after each step, garbage
+     * collected first), above what it held before the texts came.
      */
     writerRegistryHeapMiB: number | null;
     writePeakHeapMiB: number | null;
@@ -163,7 +164,7 @@ function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect
   if (written === undefined) throw new Error("the registry snapshot was not written");
   const parts = [...byteParts(written, SNAPSHOT_WRITE_BYTES)];
   const writeCpuMs = Math.round(threadCpuMs() - writeStarted);
-  const { writerRegistryHeapMiB, writePeakHeapMiB } = writerHeap(definitions, collect, content);
+  const { writerRegistryHeapMiB, writePeakHeapMiB } = writerHeap(definitions, collect, binding);
   // The reader: the parts as received (one buffer, as readStoredSnapshot assembles them), then read into a registry.
   let before = heapNow(collect);
   const bytes = collectBytes({ byteLength: written.byteLength, pieces: () => parts });
@@ -182,32 +183,63 @@ function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect
   return { MiB: mib(bytes.length), writeCpuMs, readCpuMs, readHeapMiB, writerRegistryHeapMiB, writePeakHeapMiB, readPeakHeapMiB };
 }
 
+/** Bytes of stored texts per page the registry object sends (src/durable/registryObject.ts, PAGE_BYTES). */
+const STORED_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** The stored texts of `definitions` as the registry object sends them to an isolate that holds none: page by page. */
+function* storedPages(definitions: readonly ToolDefinition[]): Generator<StoredTool[]> {
+  let page: StoredTool[] = [];
+  let bytes = 0;
+  for (const tool of definitions) {
+    const text = JSON.stringify(tool);
+    if (bytes > 0 && bytes + text.length > STORED_PAGE_BYTES) {
+      yield page;
+      page = [];
+      bytes = 0;
+    }
+    page.push({ name: tool.name, definition: text, context: "bench", revision: 1 });
+    bytes += text.length;
+  }
+  if (page.length > 0) yield page;
+}
+
 /**
- * The writer isolate's heap (null without a garbage collector to ask): its registry built from the stored texts (the
- * texts as the registry object keeps them, registered as registryCache.ts's buildFromTexts registers them), then its
- * peak while the snapshot of that registry is written in parts, each part dropped once handed on.
+ * The writer isolate's heap (null without a garbage collector to ask), as registryCache.ts's buildFromTexts makes it
+ * for a sharded registry in an isolate that holds nothing: the stored texts a page at a time, each page validated
+ * into the snapshot's bytes (StoredToolsSnapshot) and let go; the snapshot laid out in one buffer; the registry read
+ * from it as a cold isolate reads it; the buffer handed on in 4 MiB parts. `writerRegistryHeapMiB`: that registry
+ * (the snapshot's bytes included); the peak is sampled after each page (while it is held), after the layout, after
+ * the registry is read and after each part.
  */
 function writerHeap(
   definitions: readonly ToolDefinition[],
   collect: Collect,
-  content: (tools: readonly ToolDefinition[]) => RegistrySnapshotContent,
+  binding: SnapshotBinding,
 ): { writerRegistryHeapMiB: number | null; writePeakHeapMiB: number | null } {
   if (collect === undefined) return { writerRegistryHeapMiB: null, writePeakHeapMiB: null };
   const before = heapNow(collect);
-  const registry = new ToolRegistry({ locale: "en" });
-  registerStoredTools(registry, definitions.map((tool) => ({ name: tool.name, definition: JSON.stringify(tool), context: "bench", revision: 1 })), new Map(), (name) => {
-    throw new Error(`the bench's tool ${name} did not validate`);
-  });
-  const built = registry.getDefinitions({ groups: ["*"] });
-  const registryHeap = heapNow(collect);
-  let peak = registryHeap;
-  const stream = registrySnapshotStream(content(built));
-  if (stream === undefined) throw new Error("the registry snapshot was not written");
+  let peak = before;
+  // Held to the end, as the isolate's build may hold it: what it keeps once laid out counts too.
+  const pages = new StoredToolsSnapshot("en");
+  for (const page of storedPages(definitions)) {
+    pages.add(page);
+    peak = Math.max(peak, heapNow(collect));
+  }
+  if (pages.skipped.length > 0) throw new Error(`the bench's tool ${pages.skipped[0]?.name ?? ""} did not validate`);
+  const bytes = pages.snapshot.finish(binding, []);
   peak = Math.max(peak, heapNow(collect));
-  for (const part of byteParts(stream, SNAPSHOT_WRITE_BYTES)) {
+  const registry = new ToolRegistry({ locale: "en" });
+  const content = decodeSnapshotOfEitherKind(bytes, binding);
+  registry.registerTable(content.tools);
+  const stored = storedFromSnapshot(content.tools, content.skipped);
+  const registryHeap = heapNow(collect);
+  peak = Math.max(peak, registryHeap);
+  for (const part of byteParts({ byteLength: bytes.byteLength, pieces: () => [bytes] }, SNAPSHOT_WRITE_BYTES)) {
     if (part.byteLength === 0) throw new Error("an empty part");
     peak = Math.max(peak, heapNow(collect));
   }
+  if (registry.getDefinitions({ groups: ["*"] }).length !== definitions.length || stored.size !== definitions.length) throw new Error("the writer's registry lost tools");
+  if (pages.snapshot.size !== 0) throw new Error("the snapshot kept its columns once laid out");
   return { writerRegistryHeapMiB: mib(registryHeap - before), writePeakHeapMiB: mib(peak - before) };
 }
 

@@ -37,6 +37,8 @@ export interface RegistryPage extends RegistryVersion {
   tools: StoredToolText[];
   /** Pass as `after` for the next page; absent on the last page. */
   next?: number;
+  /** How many tools are stored (the first page of `snapshot` only): a reader sizes its build before reading them. */
+  stored?: number;
 }
 
 export type ReplaceOutcome =
@@ -150,7 +152,9 @@ export class RegistryObject extends DurableObject<Env> {
       bytes += size;
       next = row.seq;
     }
-    return this.#page(tools, next);
+    const page = this.#page(tools, next);
+    if (after !== 0) return page;
+    return { ...page, stored: this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM tools").one().n };
   }
 
   /** A page of `tools` at the current version; `next` (the last seq looked at) unless it was the last row. */
@@ -210,12 +214,15 @@ export class RegistryObject extends DurableObject<Env> {
     }
     this.ctx.storage.transactionSync(() => {
       let seq = this.ctx.storage.kv.get<number>("seq") ?? 0;
+      // A tool written again with the same text keeps its revision, as an upstream refresh keeps it: the isolates
+      // compare revisions, not texts (core/tools/storedTools.ts), and are not sent a text they hold.
       const revision = this.current.version + 1;
       for (const { definition, context } of entries) {
         seq += 1;
         sql.exec(
           `INSERT INTO tools (name, context, definition, seq, revision) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (name) DO UPDATE SET context = excluded.context, definition = excluded.definition, revision = excluded.revision`,
+           ON CONFLICT (name) DO UPDATE SET context = excluded.context, definition = excluded.definition,
+             revision = CASE WHEN tools.definition = excluded.definition THEN tools.revision ELSE excluded.revision END`,
           definition.name,
           context,
           JSON.stringify(definition),

@@ -10,7 +10,9 @@
 // as validated, their token counts, the search index: core/tools/registrySnapshot.ts), kept by the registry object:
 // nothing is validated, tokenized or indexed again. Without one (or with a stale or corrupt one, which is refused and
 // dropped), it builds from the texts as before and, when the registry object names it the writer (the first to ask),
-// writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts. The
+// writes the snapshot for the isolates after it; so does an isolate that rebuilt a new version from the texts (a
+// registry searched through shards, built by an isolate that holds nothing, goes page by page into its snapshot and
+// is read back from it: the definitions are never all held as objects, which would not fit an isolate at 100,000). The
 // large sections of a snapshot are checked when first read: one found corrupt then fails the request that read it
 // (503 index_rebuilding: retry) and is dropped, and the isolate builds from the texts on its next request
 // (forgetCorruptSnapshot).
@@ -19,17 +21,17 @@ import type { SearchMode } from "../core/config.ts";
 import { createExecutionGuard } from "../core/guard/executionGuard.ts";
 import { SearchIndexCache } from "../core/search/indexCache.ts";
 import { createSearchIndex } from "../core/search/createIndex.ts";
-import { byteParts, SnapshotError } from "../core/search/snapshotCodec.ts";
+import { byteParts, SnapshotError, type ByteStream } from "../core/search/snapshotCodec.ts";
 import { decodeSnapshotOfEitherKind, encodeRegistrySnapshot, registrySnapshotStream, snapshotFingerprint } from "../core/tools/registrySnapshot.ts";
 import type { DecodedSnapshot, RegistrySnapshotContent } from "../core/tools/registrySnapshot.ts";
-import { missingTexts, registerStoredTools, skippedTools, storedFromSnapshot } from "../core/tools/storedTools.ts";
-import type { StoredDefinitions } from "../core/tools/storedTools.ts";
+import { missingTexts, skippedTools, storedFromSnapshot, StoredToolsReader, StoredToolsSnapshot } from "../core/tools/storedTools.ts";
+import type { StoredDefinition, StoredDefinitions } from "../core/tools/storedTools.ts";
 import type { SearchIndex } from "../core/search/types.ts";
 import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import { catalogFigures, firstTurnMetaToolTexts, rememberCatalogFigures } from "../core/turn/prepare.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
-import type { RegistryPage, RegistryVersion, SnapshotRead, StoredToolText } from "../durable/registryObject.ts";
+import type { RegistryPage, RegistryVersion, SnapshotRead } from "../durable/registryObject.ts";
 import { orRefusal, refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
@@ -60,9 +62,9 @@ let pending: { settings: Settings; key: string; promise: Promise<LoadedRegistry>
 /** The registry version this isolate last learned, and when (Date.now()). */
 let known: { key: string; version: RegistryVersion; at: number } | undefined;
 /**
- * The stored tools of the last registry built, by name: their stored text and the definition it validated to. A new
- * version re-parses only the tools whose text changed; the others keep their definition objects (toolRegistry.ts),
- * so the search index update, token counts and compiled schemas see them as unchanged at the cost of a text compare.
+ * The stored tools of the last registry built, by name: the revision that wrote each and the definition it validated
+ * to (no text). A new version validates only the tools written since; the others keep their definition objects
+ * (toolRegistry.ts), so the search index update, token counts and compiled schemas see them as unchanged.
  */
 let storedDefinitions: StoredDefinitions = new Map();
 /** The version storedDefinitions was read at: the registry object leaves out the texts of tools unchanged since. */
@@ -165,24 +167,52 @@ function isWholeCatalog(view: readonly ToolDefinition[], catalog: readonly ToolD
   return whole;
 }
 
-/** Every page of the registry at one version; `holding`: the version whose texts the isolate holds (not sent again). */
-async function readSnapshot(env: Env, holding: RegistryVersion | undefined): Promise<RegistryPage & { all: StoredToolText[] }> {
+/** What a registry version's pages say besides its tools (`stored`: how many, from the first page). */
+type RegistryHead = Omit<RegistryPage, "tools" | "next">;
+
+/** Where a registry version's pages go as they are read (StoredToolsReader, StoredToolsSnapshot). */
+interface PageSink {
+  add(page: RegistryPage["tools"]): void;
+}
+
+/**
+ * Every page of the registry at one version, each page's texts read into a sink as it comes (never all the texts at
+ * once); `holding`: the version whose definitions `previous` holds (their texts are not sent again). `sinkFor` makes
+ * the sink of each attempt, given the first page and what is held of its epoch. A text left out that `previous` does
+ * not hold (its version was replaced meanwhile) makes it read every text.
+ */
+async function readStoredTools<Sink extends PageSink>(
+  env: Env,
+  holding: RegistryVersion | undefined,
+  previous: StoredDefinitions,
+  sinkFor: (head: RegistryHead, held: StoredDefinitions) => Sink,
+): Promise<RegistryHead & { sink: Sink }> {
   const stub = registryStub(env);
+  let since = holding;
   for (let attempt = 0; attempt < MAX_SNAPSHOT_ATTEMPTS; attempt++) {
-    const first = await stub.snapshot(0, holding);
-    const all = [...first.tools];
-    let next = first.next;
+    let page: RegistryPage = await stub.snapshot(0, since);
+    const { epoch, version, removedBuiltins, demoDisposed, stored } = page;
+    const head: RegistryHead = { epoch, version, removedBuiltins, demoDisposed, ...(stored === undefined ? {} : { stored }) };
+    // Revisions name texts within one epoch only: after another (storage recreated) nothing is compared.
+    const held = holding?.epoch === epoch ? previous : new Map<string, StoredDefinition>();
+    const sink = sinkFor(head, held);
     let consistent = true;
-    while (next !== undefined) {
-      const page = await stub.snapshot(next, holding);
-      if (page.epoch !== first.epoch || page.version !== first.version) {
+    for (;;) {
+      if (page.epoch !== epoch || page.version !== version) {
         consistent = false;
         break;
       }
-      all.push(...page.tools);
-      next = page.next;
+      if (since !== undefined && missingTexts(page.tools, held).length > 0) {
+        // A text left out that this isolate does not hold: every text, from the first page again.
+        since = undefined;
+        consistent = false;
+        break;
+      }
+      sink.add(page.tools);
+      if (page.next === undefined) break;
+      page = await stub.snapshot(page.next, since);
     }
-    if (consistent) return { ...first, all };
+    if (consistent) return { ...head, sink };
   }
   throw new Error("the registry kept changing while it was read");
 }
@@ -264,11 +294,15 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
     : encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
       ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
   if (snapshot === undefined) return;
+  await writeSnapshotParts(env, key, loaded.version, snapshot instanceof Uint8Array ? { byteLength: snapshot.byteLength, pieces: () => [snapshot] } : snapshot);
+}
+
+/** Hands `stream` to the registry object in parts (one held at a time); stops at the first part it refuses. */
+async function writeSnapshotParts(env: Env, key: string, version: RegistryVersion, stream: ByteStream): Promise<void> {
   const stub = registryStub(env);
-  const stream = snapshot instanceof Uint8Array ? { byteLength: snapshot.byteLength, pieces: () => [snapshot] } : snapshot;
   let from = 0;
   for (const part of byteParts(stream, SNAPSHOT_WRITE_BYTES)) {
-    if (!(await stub.writeRegistrySnapshot(key, loaded.version, stream.byteLength, from, part.buffer))) return;
+    if (!(await stub.writeRegistrySnapshot(key, version, stream.byteLength, from, part.buffer))) return;
     from += part.byteLength;
   }
 }
@@ -332,9 +366,12 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
       }
     } else claimed = read.claimed;
   }
-  const loaded = await buildFromTexts(env, settings);
+  const { loaded, snapshot } = await buildFromTexts(env, settings, key);
   claimed ??= await registryStub(env).claimRegistrySnapshot(key, loaded.version);
-  if (claimed) await writeSnapshot(env, settings, key, loaded);
+  if (claimed) {
+    if (snapshot === undefined) await writeSnapshot(env, settings, key, loaded);
+    else await writeSnapshotParts(env, key, loaded.version, { byteLength: snapshot.byteLength, pieces: () => [snapshot] });
+  }
   return loaded;
 }
 
@@ -356,36 +393,74 @@ function forgetCorruptSnapshot(key: string, version: RegistryVersion, error: Sna
   storedNames = [];
 }
 
-async function buildFromTexts(env: Env, settings: Settings): Promise<LoadedRegistry> {
-  const previous = storedDefinitions;
-  let snapshot = await readSnapshot(env, storedFrom);
-  // A text left out that this isolate does not hold (its previous version was replaced meanwhile): read them all.
-  if (missingTexts(snapshot.all, previous).length > 0) snapshot = await readSnapshot(env, undefined);
-  const { config } = settings;
-  const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
+/** A registry built from the stored texts, and the snapshot's bytes when it was made as the texts were read. */
+interface BuiltFromTexts {
+  loaded: LoadedRegistry;
+  snapshot?: Uint8Array;
+}
 
-  if (settings.demoCatalog && !snapshot.demoDisposed) {
+async function buildFromTexts(env: Env, settings: Settings, key: string): Promise<BuiltFromTexts> {
+  const { config } = settings;
+  // An isolate that holds nothing yet, of a registry searched through shards (no demo tools to place first): the texts
+  // go straight into the snapshot, and the registry is read from it, as a cold isolate reads it; the definitions are
+  // never all held as objects (at 100,000 tools more than an isolate's memory with the snapshot being written).
+  const holdsNothing = current === undefined && storedDefinitions.size === 0;
+  const read = await readStoredTools(env, storedFrom, storedDefinitions, (head, held) =>
+    holdsNothing && !(settings.demoCatalog && !head.demoDisposed) && shardsPast(settings, head.stored ?? 0)
+      ? new StoredToolsSnapshot(config.locale)
+      : new StoredToolsReader(held, config.locale));
+  if (read.sink instanceof StoredToolsSnapshot) return registryOfSnapshot(env, settings, key, read, read.sink);
+  const reader = read.sink;
+  const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
+  const names = reader.names;
+  if (settings.demoCatalog && !read.demoDisposed) {
     // Only here: without the demo catalog (a deployment), no set of every stored name is built per registry version.
-    const persisted = new Set(snapshot.all.map((tool) => tool.name));
-    const removed = new Set(snapshot.removedBuiltins);
+    const persisted = new Set(names);
+    const removed = new Set(read.removedBuiltins);
     // Demo tools that a persisted tool replaces are left out, rather than registered and replaced (one warning each).
     const demo = demoCatalog().filter((tool) => !removed.has(tool.name) && !persisted.has(tool.name));
     registry.registerMany(demo, DEMO_CONTEXT);
   }
-  storedDefinitions = registerStoredTools(registry, snapshot.all, previous, (name, error) => {
-    // A stored tool that no longer validates (stricter code) must not take the whole registry down.
-    console.error(`registry: skipped stored tool "${name}": ${error instanceof Error ? error.message : String(error)}`);
-  }, current?.loaded.registry);
-  storedFrom = { epoch: snapshot.epoch, version: snapshot.version };
-  storedNames = snapshot.all.map((tool) => tool.name);
+  storedDefinitions = reader.register(registry, logSkipped, current?.loaded.registry);
+  storedFrom = { epoch: read.epoch, version: read.version };
+  storedNames = names;
   registry.setExecutionGuard(executionGuard(env, settings));
   return {
-    key: versionKey(snapshot),
-    version: { epoch: snapshot.epoch, version: snapshot.version },
-    registry,
-    definitions: registry.getDefinitions({ groups: ["*"] }),
-    source: "texts",
+    loaded: {
+      key: versionKey(read),
+      version: { epoch: read.epoch, version: read.version },
+      registry,
+      definitions: registry.getDefinitions({ groups: ["*"] }),
+      source: "texts",
+    },
   };
+}
+
+/** A stored tool that no longer validates (stricter code) must not take the whole registry down. */
+function logSkipped(name: string, error: unknown): void {
+  console.error(`registry: skipped stored tool "${name}": ${errorMessage(error)}`);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The registry of a version whose texts were read into its snapshot (StoredToolsSnapshot): the snapshot laid out in
+ * one buffer, then read as a cold isolate reads it (registryFromSnapshot). Its bytes are written when this isolate
+ * holds the claim (buildRegistry).
+ */
+function registryOfSnapshot(env: Env, settings: Settings, key: string, read: RegistryHead, pages: StoredToolsSnapshot): BuiltFromTexts {
+  const binding = { epoch: read.epoch, version: read.version, mode: settings.config.searchMode, fingerprint: key.slice(key.indexOf(":") + 1) };
+  for (const { name, error } of pages.skipped) logSkipped(name, error);
+  const bytes = pages.snapshot.finish(binding, pages.skipped.map(({ name, revision, error }) => ({ name, revision, error: errorMessage(error) })));
+  const version = { epoch: read.epoch, version: read.version };
+  const content = decodeSnapshotOfEitherKind(bytes, binding, (error) => forgetCorruptSnapshot(key, version, error));
+  const loaded = registryFromSnapshot(env, settings, content);
+  // The stored names the registry does not hold (storedNamesBesides): those that did not validate. Not every name:
+  // the snapshot's table holds them.
+  storedNames = pages.skipped.map(({ name }) => name);
+  return { loaded: { ...loaded, source: "texts" }, snapshot: bytes };
 }
 
 function executorRunner(env: Env, settings: Settings): ExecutorRunner {

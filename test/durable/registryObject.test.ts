@@ -58,6 +58,23 @@ describe("RegistryObject snapshot with a known version", () => {
     });
   });
 
+  it("a bulk write keeps the revision of a tool written again with the same text, and moves a changed one's", async () => {
+    const stub = registry("rewrite");
+    const first = await stub.put([{ context: "runtime", definition: tool("same") }, { context: "runtime", definition: tool("edited") }], 100, false);
+    if (!first.ok) throw new Error("put failed");
+    const second = await stub.put([{ context: "runtime", definition: tool("same") }, { context: "runtime", definition: tool("edited", "Edited, second text.") }], 100, false);
+    if (!second.ok) throw new Error("put failed");
+    // Every write moves the version; only the changed text is new to a reader of the version before.
+    expect(second.version).toBe(first.version + 1);
+    expect(shape(await stub.snapshot(0, { epoch: first.epoch, version: first.version }))).toEqual({ same: [first.version, false], edited: [second.version, true] });
+    const edited = (await stub.snapshot(0, { epoch: first.epoch, version: first.version })).tools.find((stored) => stored.name === "edited");
+    expect(edited?.definition).toBe(JSON.stringify(tool("edited", "Edited, second text.")));
+    // Written back to its first text: a new revision again (the reader holds the second).
+    const third = await stub.put([{ context: "other", definition: tool("edited") }], 100, false);
+    if (!third.ok) throw new Error("put failed");
+    expect(shape(await stub.snapshot(0, { epoch: first.epoch, version: second.version }))).toEqual({ same: [first.version, false], edited: [third.version, true] });
+  });
+
   it("gives the tools of storage from before revisions were kept revision 0, unchanged whatever a reader holds", async () => {
     const stub = registry("legacy");
     const put = await stub.put([{ context: "runtime", definition: tool("old") }], 100, false);

@@ -68,6 +68,20 @@ describe("currentRegistry across registry versions", () => {
     expect(newBeta?.description).toBe("Beta tool, second version: counts quasars.");
     expect(Object.isFrozen(newBeta)).toBe(true);
 
+    // The same text written again (a new registry version): not sent to this isolate again, the same object; a tool
+    // written back to an earlier text is a change, validated anew.
+    await put("reuse_alpha", "Alpha tool: measures alpha things.");
+    await put("reuse_beta", "Beta tool, second version: counts quasars.");
+    const again = await latest();
+    expect(again.key).not.toBe(second.key);
+    expect(again.registry.get("reuse_alpha")?.definition).toBe(alpha);
+    expect(again.registry.get("reuse_beta")?.definition).toBe(newBeta);
+    await put("reuse_beta", "Beta tool: counts beta things.");
+    const back = await latest();
+    expect(back.registry.get("reuse_alpha")?.definition).toBe(alpha);
+    expect(back.registry.get("reuse_beta")?.definition).not.toBe(newBeta);
+    expect(back.registry.get("reuse_beta")?.definition.description).toBe("Beta tool: counts beta things.");
+
     // A removed tool is gone from the next version; the others stay the same objects.
     expect((await api("/v1/tools/reuse_beta", { method: "DELETE", token: owner })).status).toBe(200);
     const third = await latest();

@@ -5,6 +5,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { catalogNameLookup } from "../../src/core/tools/toolRegistry.ts";
 import { toolListTokens } from "../../src/core/tools/toolTokens.ts";
 import { registryStub } from "../../src/durable/stubs.ts";
 import { currentRegistry, registrySearchIndex, resetIsolateRegistry } from "../../src/isolate/registryCache.ts";
@@ -101,5 +102,37 @@ describe("the registry snapshot of a sharded registry", () => {
     expect((await cold(sharded)).source).toBe("texts");
     expect(await storedHeader()).toContain("without index");
     expect((await cold(sharded)).source).toBe("snapshot");
+  });
+
+  it("is made as the texts are read by an isolate that holds nothing, which serves the registry read back from it", async () => {
+    // Without the demo catalog (a deployment's registry: only stored tools). The same registry built by an isolate
+    // that searches in itself (every definition validated and held as before) is what the pages must give.
+    const inIsolate = { ...shardedPast(10_000), demoCatalog: false };
+    const reference = await cold(inIsolate);
+    expect(reference.definitions.length).toBe(TOOLS);
+    expect(catalogNameLookup(reference.definitions)).toBeUndefined();
+    const sharded = { ...shardedPast(10), demoCatalog: false };
+    const built = await cold(sharded);
+    expect(built.source).toBe("texts");
+    // Read from the snapshot it made (a table of definitions, decoded when read), not a list of validated objects.
+    expect(catalogNameLookup(built.definitions)).toBeDefined();
+    expect(built.definitions.map((tool) => tool.name)).toEqual(reference.definitions.map((tool) => tool.name));
+    expect(built.definitions).toEqual(reference.definitions);
+    expect(built.definitions.map((tool) => built.registry.get(tool.name)?.contextId)).toEqual(reference.definitions.map((tool) => reference.registry.get(tool.name)?.contextId));
+    const expected = await servedBy(sharded, built);
+    // Written whole for the isolates after it, which read it and answer the same.
+    expect(await storedHeader()).toContain("toolgate registry snapshot without index");
+    const read = await cold(sharded);
+    expect(read.source).toBe("snapshot");
+    expect(await servedBy(sharded, read)).toEqual(expected);
+
+    // The next version, in the isolate that holds this one: one tool changed, read as after any snapshot.
+    const owner = await token({ sub: "owner-sharded-snapshot", owner: true });
+    const changed = { description: "Sharded probe 5, second text: weighs comets.", parameters: { type: "object" } };
+    expect((await api("/v1/tools/sharded_probe_5", { method: "PUT", token: owner, body: changed })).status).toBeLessThan(300);
+    const next = await currentRegistry(env, sharded);
+    expect(next.key).not.toBe(read.key);
+    expect(next.registry.get("sharded_probe_5")?.definition.description).toBe("Sharded probe 5, second text: weighs comets.");
+    expect(next.registry.get("sharded_probe_4")?.definition.description).toBe("Sharded probe 4: measures quasars for snapshot 4.");
   });
 });

@@ -67,44 +67,145 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Interns values by their JSON as they come: one table of distinct values and, per item, its value's place (-1: none). */
+export class Interner<T> {
+  readonly table: T[] = [];
+  readonly ids: number[] = [];
+  readonly #byKey = new Map<string, number>();
+
+  add(item: T | undefined): void {
+    if (item === undefined) {
+      this.ids.push(-1);
+      return;
+    }
+    const key = JSON.stringify(item);
+    let id = this.#byKey.get(key);
+    if (id === undefined) {
+      id = this.table.length;
+      this.table.push(item);
+      this.#byKey.set(key, id);
+    }
+    this.ids.push(id);
+  }
+
+  clear(): void {
+    this.table.length = 0;
+    this.ids.length = 0;
+    this.#byKey.clear();
+  }
+}
+
 /** Interns values by their JSON: one table of distinct values and, per item, its value's place in the table (-1: none). */
 export function interned<T>(items: readonly (T | undefined)[]): { table: T[]; ids: Int32Array } {
-  const byKey = new Map<string, number>();
-  const table: T[] = [];
-  const ids = Int32Array.from(items, (item) => {
-    if (item === undefined) return -1;
-    const key = JSON.stringify(item);
-    let id = byKey.get(key);
-    if (id === undefined) {
-      id = table.length;
-      table.push(item);
-      byKey.set(key, id);
-    }
-    return id;
-  });
-  return { table, ids };
+  const interner = new Interner<T>();
+  for (const item of items) interner.add(item);
+  return { table: interner.table, ids: Int32Array.from(interner.ids) };
+}
+
+/** What readDefinitions reads, in its order: per row the eager fields, then every definition's text and where it ends. */
+interface DefinitionColumnsOut {
+  names: readonly string[];
+  originalNames: readonly (readonly [number, string])[];
+  groups: { table: readonly (readonly string[])[]; ids: Int32Array };
+  keys: { table: readonly string[][]; ids: Int32Array };
+  /** The definitions' texts (UTF-8 JSON) one after another, the same on every call (deferredU8Pieces). */
+  texts: () => Iterable<Uint8Array>;
+  /** Where each text starts, and the last one ends (filled by the time the snapshot is laid out). */
+  offsets: Int32Array;
+}
+
+function writeColumns(out: SnapshotWriter, columns: DefinitionColumnsOut): void {
+  out.strings(columns.names);
+  out.text(JSON.stringify(columns.originalNames));
+  out.text(JSON.stringify(columns.groups.table));
+  out.i32(columns.groups.ids);
+  out.text(JSON.stringify(columns.keys.table));
+  out.i32(columns.keys.ids);
+  out.deferredU8Pieces(columns.texts);
+  out.i32(columns.offsets);
 }
 
 /** Writes `definitions` (validated ones: plain JSON values) for readDefinitions. */
 export function writeDefinitions(out: SnapshotWriter, definitions: readonly ToolDefinition[]): void {
-  out.strings(definitions.map((definition) => definition.name));
-  out.text(JSON.stringify(definitions.flatMap((definition, row) => (definition.originalName === undefined ? [] : [[row, definition.originalName]]))));
-  const groups = interned(definitions.map((definition) => definition.groups));
-  out.text(JSON.stringify(groups.table));
-  out.i32(groups.ids);
-  const keys = interned(definitions.map((definition) => Object.keys(definition)));
-  out.text(JSON.stringify(keys.table));
-  out.i32(keys.ids);
   // Each text made when the snapshot is gone over (twice: its checksums, then its layout), never all held at once.
   const offsets = new Int32Array(definitions.length + 1);
-  out.deferredU8Pieces(function* () {
-    for (let row = 0; row < definitions.length; row++) {
-      const text = encoder.encode(JSON.stringify(definitions[row]));
-      offsets[row + 1] = (offsets[row] ?? 0) + text.length;
-      yield text;
-    }
+  writeColumns(out, {
+    names: definitions.map((definition) => definition.name),
+    originalNames: definitions.flatMap((definition, row) => (definition.originalName === undefined ? [] : [[row, definition.originalName] as const])),
+    groups: interned(definitions.map((definition) => definition.groups)),
+    keys: interned(definitions.map((definition) => Object.keys(definition))),
+    *texts() {
+      for (let row = 0; row < definitions.length; row++) {
+        const text = encoder.encode(JSON.stringify(definitions[row]));
+        offsets[row + 1] = (offsets[row] ?? 0) + text.length;
+        yield text;
+      }
+    },
+    offsets,
   });
-  out.i32(offsets);
+}
+
+/**
+ * Definitions taken a page at a time and kept as writeDefinitions writes them (each page's texts in one buffer, the
+ * eager fields by row), so that the definitions themselves are not held: what a writer that validates page by page
+ * keeps (registrySnapshot.ts, PagedRegistrySnapshot). `write` writes writeDefinitions' bytes for them; the snapshot
+ * it is written into can be laid out once only: each page's buffer is let go as it is laid out.
+ */
+export class DefinitionPages {
+  readonly names: string[] = [];
+  readonly #originalNames: [number, string][] = [];
+  readonly #groups = new Interner<readonly string[]>();
+  readonly #keys = new Interner<string[]>();
+  readonly #pages: (Uint8Array | undefined)[] = [];
+  readonly #offsets: number[] = [0];
+
+  add(definitions: readonly ToolDefinition[]): void {
+    const texts = definitions.map((definition) => encoder.encode(JSON.stringify(definition)));
+    const page = new Uint8Array(texts.reduce((sum, text) => sum + text.length, 0));
+    let at = 0;
+    definitions.forEach((definition, i) => {
+      const text = texts[i] ?? new Uint8Array(0);
+      page.set(text, at);
+      at += text.length;
+      if (definition.originalName !== undefined) this.#originalNames.push([this.names.length, definition.originalName]);
+      this.names.push(definition.name);
+      this.#groups.add(definition.groups);
+      this.#keys.add(Object.keys(definition));
+      this.#offsets.push((this.#offsets.at(-1) ?? 0) + text.length);
+    });
+    this.#pages.push(page);
+  }
+
+  write(out: SnapshotWriter): void {
+    const pages = this.#pages;
+    let passes = 0;
+    writeColumns(out, {
+      names: this.names,
+      originalNames: this.#originalNames,
+      groups: { table: this.#groups.table, ids: Int32Array.from(this.#groups.ids) },
+      keys: { table: this.#keys.table, ids: Int32Array.from(this.#keys.ids) },
+      // Gone over for the checksums, then laid out: each page let go once laid out.
+      texts: function* () {
+        const laidOut = ++passes > 1;
+        for (let at = 0; at < pages.length; at++) {
+          const page = pages[at];
+          if (page === undefined) throw new Error("a page of definitions was laid out already");
+          yield page;
+          if (laidOut) pages[at] = undefined;
+        }
+      },
+      offsets: Int32Array.from(this.#offsets),
+    });
+  }
+
+  /** Lets go of the columns by row once written (`write` encoded them); the pages go as they are laid out. */
+  releaseColumns(): void {
+    this.names.length = 0;
+    this.#originalNames.length = 0;
+    this.#groups.clear();
+    this.#keys.clear();
+    this.#offsets.length = 0;
+  }
 }
 
 function parsedJson(text: string, what: string): unknown {

@@ -18,7 +18,7 @@ import { TOOL_SHAPES } from "./shapes.ts";
 import type { ToolShape } from "./shapes.ts";
 import { countTokens, rememberTokenCount, tokenMemoKey } from "./tokens.ts";
 import { carryToolTokenCounts, hasToolTokenCount, rememberSeams, seamsOf, toolTokenCount } from "./toolTokens.ts";
-import { interned, readDefinitions, snapshotRow, useRowLookup, writeDefinitions } from "./definitionTable.ts";
+import { DefinitionPages, interned, Interner, readDefinitions, snapshotRow, useRowLookup, writeDefinitions } from "./definitionTable.ts";
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
@@ -184,13 +184,27 @@ export function registrySnapshotStream(content: RegistrySnapshotContent): ByteSt
   const { tools } = content;
   const definitions = tools.map((tool) => tool.definition);
   writeDefinitions(body, definitions);
-  // Where each name is: a cold isolate finds a tool by name without a map of every name (SnapshotTools.rowOf).
-  body.i32(nameSlots(definitions));
-  writeInterned(body, tools.map((tool) => tool.context));
-  body.i32(Int32Array.from(tools, (tool) => tool.revision));
-  body.text(JSON.stringify(content.skipped));
+  writeToolColumns(body, definitions.map((definition) => definition.name), interned(tools.map((tool) => tool.context)), Int32Array.from(tools, (tool) => tool.revision));
   const always = content.countTools === false ? [] : ALWAYS_COUNTED;
   const shapes = [...always, ...[...ALWAYS_COUNTED, ...OTHER_SHAPES].filter((shape) => !always.includes(shape) && definitions.every((tool) => hasToolTokenCount(tool, shape)))];
+  return sealedSnapshot(body, content, shapes, definitions);
+}
+
+/** What every snapshot holds per tool after its definitions: where each name is, its context, its revision. */
+function writeToolColumns(body: SnapshotWriter, names: readonly string[], contexts: { table: readonly string[]; ids: Int32Array }, revisions: Int32Array): void {
+  // Where each name is: a cold isolate finds a tool by name without a map of every name (SnapshotTools.rowOf).
+  body.i32(nameSlots(names));
+  body.strings(contexts.table);
+  body.i32(contexts.ids);
+  body.i32(revisions);
+}
+
+/**
+ * The rest of a snapshot after its tools (the skipped tools, the token counts of `shapes`, counted texts, seams, views
+ * and index), then its header: the snapshot in pieces, or undefined when the index cannot write one.
+ */
+function sealedSnapshot(body: SnapshotWriter, content: Omit<RegistrySnapshotContent, "tools">, shapes: readonly ToolShape[], definitions: readonly ToolDefinition[]): ByteStream | undefined {
+  body.text(JSON.stringify(content.skipped));
   body.strings(shapes);
   for (const shape of shapes) {
     const counts = definitions.map((tool) => toolTokenCount(tool, shape));
@@ -216,6 +230,49 @@ export function registrySnapshotStream(content: RegistrySnapshotContent): ByteSt
   return out.stream();
 }
 
+/**
+ * The snapshot of a registry searched through shards, made as its tools are read a page at a time (`add`: the tools
+ * of a page, as validated), so that the writer never holds every definition: only the snapshot's bytes of them (their
+ * texts, a page per buffer) and the columns by row. `finish` lays it out in one buffer, the same bytes
+ * registrySnapshotStream writes for these tools without an index and with `countTools: false` when none of them was
+ * counted (none here: these definitions were just validated, so it carries no token counts), letting each page go as
+ * it is laid out; a registry is then read from that buffer as a cold isolate reads it. Once only.
+ */
+export class PagedRegistrySnapshot {
+  readonly #definitions = new DefinitionPages();
+  readonly #contexts = new Interner<string>();
+  readonly #revisions: number[] = [];
+  #finished = false;
+
+  add(tools: readonly SnapshotTool[]): void {
+    if (this.#finished) throw new Error("the snapshot was laid out already");
+    this.#definitions.add(tools.map((tool) => tool.definition));
+    for (const { context, revision } of tools) {
+      this.#contexts.add(context);
+      this.#revisions.push(revision);
+    }
+  }
+
+  get size(): number {
+    return this.#revisions.length;
+  }
+
+  finish(binding: SnapshotBinding, skipped: SnapshotSkippedTool[]): Uint8Array {
+    if (this.#finished) throw new Error("the snapshot was laid out already");
+    this.#finished = true;
+    const body = new SnapshotWriter();
+    this.#definitions.write(body);
+    writeToolColumns(body, this.#definitions.names, { table: this.#contexts.table, ids: Int32Array.from(this.#contexts.ids) }, Int32Array.from(this.#revisions));
+    // Encoded now: only the pages' texts are left to lay out (each let go as it is).
+    this.#definitions.releaseColumns();
+    this.#contexts.clear();
+    this.#revisions.length = 0;
+    const stream = sealedSnapshot(body, { ...binding, skipped, countTools: false }, [], []);
+    if (stream === undefined) throw new Error("a snapshot without an index was not written");
+    return collectBytes(stream);
+  }
+}
+
 /** Strings that repeat (contexts, the punctuation a tool's JSON starts and ends with): each distinct one once. */
 function writeInterned(out: SnapshotWriter, values: readonly string[]): void {
   const { table, ids } = interned(values);
@@ -237,12 +294,12 @@ function nameHash(name: string): number {
  * An open-addressing table of the definitions' rows by their names' hashes (row + 1; 0 is empty), at least twice as
  * many places as names (a power of two), each name at its hash or the next free place after it.
  */
-function nameSlots(definitions: readonly ToolDefinition[]): Int32Array {
+function nameSlots(names: readonly string[]): Int32Array {
   let size = 2;
-  while (size < definitions.length * 2) size *= 2;
+  while (size < names.length * 2) size *= 2;
   const slots = new Int32Array(size);
-  definitions.forEach((definition, row) => {
-    let at = nameHash(definition.name) & (size - 1);
+  names.forEach((name, row) => {
+    let at = nameHash(name) & (size - 1);
     while (slots[at] !== 0) at = (at + 1) & (size - 1);
     slots[at] = row + 1;
   });

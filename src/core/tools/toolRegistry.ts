@@ -129,6 +129,16 @@ function validated(tool: unknown, locale: Locale): ToolDefinition {
   return validateToolDefinition(tool, { locale });
 }
 
+/**
+ * `tool` validated as a registry of `locale` stores it (frozen), and known as such: registering it later in a registry
+ * of that locale keeps it as it is, without validating it again. Throws ToolDefinitionError.
+ */
+export function validateForRegistry(tool: unknown, locale: Locale): ToolDefinition {
+  const definition = deepFreeze(validated(tool, locale));
+  if (validatedFor.get(definition)?.locale !== locale) validatedFor.set(definition, { locale, definition });
+  return definition;
+}
+
 /** Per catalog array a registry listed from a table (registerTable): its tools by name, without a map of every name. */
 const tableLookups = new WeakMap<readonly ToolDefinition[], (name: string) => ToolDefinition | undefined>();
 
@@ -189,6 +199,11 @@ export class ToolRegistry {
     this.#runner = options.runner;
     this.#locale = options.locale ?? "en";
     this.#texts = texts(this.#locale);
+  }
+
+  /** The locale its definitions are validated for. */
+  get locale(): Locale {
+    return this.#locale;
   }
 
   /** Grows by one on every change; search indexes are cached per version. */

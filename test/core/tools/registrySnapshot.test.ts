@@ -5,7 +5,7 @@ import { defaultConfig, SEARCH_MODES, type GatewayConfig } from "../../../src/co
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { byteParts, collectBytes, snapshotChecksum, SnapshotError } from "../../../src/core/search/snapshotCodec.ts";
 import { validateToolDefinition } from "../../../src/core/tools/definition.ts";
-import { decodeRegistrySnapshot, decodeSnapshotOfEitherKind, encodeRegistrySnapshot, PROBE_INDEX_CHECKSUMS, probeIndexChecksum, registrySnapshotStream, snapshotFingerprint } from "../../../src/core/tools/registrySnapshot.ts";
+import { decodeRegistrySnapshot, decodeSnapshotOfEitherKind, encodeRegistrySnapshot, PagedRegistrySnapshot, PROBE_INDEX_CHECKSUMS, probeIndexChecksum, registrySnapshotStream, snapshotFingerprint } from "../../../src/core/tools/registrySnapshot.ts";
 import type { RegistrySnapshotContent, SnapshotBinding } from "../../../src/core/tools/registrySnapshot.ts";
 import { ToolRegistry } from "../../../src/core/tools/toolRegistry.ts";
 import { toolListTokens, toolTokens } from "../../../src/core/tools/toolTokens.ts";
@@ -186,6 +186,17 @@ describe("registry snapshots", () => {
         const parts = [...byteParts(stream, partBytes)];
         expect(sameBytes(collectBytes({ byteLength: stream.byteLength, pieces: () => parts }), whole)).toBe(true);
       }
+    }
+    // Made page by page (the writer of a sharded registry: PagedRegistrySnapshot), in pages of any size: the same bytes.
+    for (const pageTools of [1, 7, 250, listed.length]) {
+      const paged = new PagedRegistrySnapshot();
+      for (let at = 0; at < listed.length; at += pageTools) paged.add(listed.slice(at, at + pageTools));
+      expect(paged.size).toBe(listed.length);
+      const bytes = paged.finish(fixed, [{ name: "broken_tool", revision: 4, error: "x" }]);
+      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([254_304, "0683638a0311a538"]);
+      // Laid out once: its pages were let go as they were.
+      expect(() => paged.finish(fixed, [])).toThrow(/laid out already/u);
+      expect(() => paged.add(listed.slice(0, 1))).toThrow(/laid out already/u);
     }
     // Read back from its parts: the same tools, in the same order, with the same contexts and revisions.
     const [without] = kinds[0] ?? [];

@@ -1,6 +1,6 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { missingTexts, registerStoredTools, storedFromSnapshot } from "../../../src/core/tools/storedTools.ts";
+import { missingTexts, registerStoredTools, storedFromSnapshot, StoredToolsReader } from "../../../src/core/tools/storedTools.ts";
 import type { StoredDefinitions, StoredTool } from "../../../src/core/tools/storedTools.ts";
 import { ToolRegistry } from "../../../src/core/tools/toolRegistry.ts";
 import type { Locale } from "../../../src/core/types.ts";
@@ -27,15 +27,18 @@ const nextVersion = (from: readonly StoredTool[], how: readonly string[], revisi
   for (const { name, body, context } of added) if (!held.has(name)) listed.push({ name, definition: toolText(name, body), context, revision });
   return listed;
 };
+/** `tool` as written by registry version `revision`. */
+const writtenAt = (revision: number, tool: StoredTool): StoredTool => ({ ...tool, revision });
 const registry = (locale: Locale = "en"): ToolRegistry => new ToolRegistry({ logger: { warn: () => undefined }, locale });
 
 describe("registerStoredTools", () => {
-  it("keeps the definitions of unchanged texts, validates changed and new ones, forgets removed ones", () => {
+  it("keeps the definitions of unchanged revisions, validates changed and new ones, forgets removed ones", () => {
     const skipped: string[] = [];
     const first = registry();
-    const v1 = registerStoredTools(first, [stored("a", "Tool a."), stored("b", "Tool b."), stored("c", "Tool c.")], new Map(), (name) => skipped.push(name));
+    const v1 = registerStoredTools(first, [writtenAt(1, stored("a", "Tool a.")), writtenAt(1, stored("b", "Tool b.")), writtenAt(1, stored("c", "Tool c."))], new Map(), (name) => skipped.push(name));
     const second = registry();
-    const v2 = registerStoredTools(second, [stored("a", "Tool a."), stored("b", "Tool b, changed."), stored("d", "Tool d.")], v1, (name) => skipped.push(name));
+    // Every text sent (a reader that asked for all of them): "a" at the revision v1 read, "b" rewritten, "d" new.
+    const v2 = registerStoredTools(second, [writtenAt(1, stored("a", "Tool a.")), writtenAt(2, stored("b", "Tool b, changed.")), writtenAt(2, stored("d", "Tool d."))], v1, (name) => skipped.push(name));
     expect(skipped).toEqual([]);
     expect(second.get("a")?.definition).toBe(first.get("a")?.definition);
     expect(second.get("b")?.definition).not.toBe(first.get("b")?.definition);
@@ -43,9 +46,41 @@ describe("registerStoredTools", () => {
     expect(second.get("d")?.definition.description).toBe("Tool d.");
     // What the next version compares with: the three stored now, not the one removed.
     expect(v2.size).toBe(3);
-    expect(["a", "b", "c", "d"].map((name) => v2.get(name)?.text === undefined)).toEqual([false, false, true, false]);
+    expect(["a", "b", "c", "d"].map((name) => v2.get(name)?.revision)).toEqual([1, 2, undefined, 2]);
     const kept = v2.get("a");
     expect(kept && "definition" in kept ? kept.definition : undefined).toBe(first.get("a")?.definition);
+    // Nothing of a text is kept: what a version compares with is the revision and the definition only.
+    expect(Object.keys(kept ?? {}).toSorted()).toEqual(["definition", "revision"]);
+  });
+
+  it("validates a tool anew when its revision changed, whatever its text: a revision names one text", () => {
+    const first = registry();
+    const v1 = registerStoredTools(first, [{ ...stored("a", "Tool a."), revision: 1 }], new Map(), () => undefined);
+    const second = registry();
+    const v2 = registerStoredTools(second, [{ ...stored("a", "Tool a."), revision: 2 }], v1, () => undefined);
+    expect(second.get("a")?.definition).not.toBe(first.get("a")?.definition);
+    expect(second.get("a")?.definition).toEqual(first.get("a")?.definition);
+    expect(v2.get("a")?.revision).toBe(2);
+  });
+
+  it("reads a version page by page: the same registry as from one page, the texts not kept between pages", () => {
+    const tools = ["a", "b", "bad", "c", "d"].map((name, i) => ({ ...stored(name, name === "bad" ? "" : `Tool ${name}.`), revision: i + 1 }));
+    const whole = registry();
+    const skippedWhole: string[] = [];
+    registerStoredTools(whole, tools, new Map(), (name) => skippedWhole.push(name));
+    const reader = new StoredToolsReader(new Map(), "en");
+    for (let at = 0; at < tools.length; at += 2) reader.add(tools.slice(at, at + 2));
+    expect(reader.names).toEqual(["a", "b", "bad", "c", "d"]);
+    const paged = registry();
+    const skippedPaged: string[] = [];
+    const kept = reader.register(paged, (name) => skippedPaged.push(name));
+    expect(skippedPaged).toEqual(skippedWhole);
+    expect(skippedPaged).toEqual(["bad"]);
+    expect(paged.list().map((tool) => tool.definition)).toEqual(whole.list().map((tool) => tool.definition));
+    expect(kept.size).toBe(5);
+    expect(kept.get("bad")).toMatchObject({ revision: 3 });
+    // A page whose tool comes without its text that the previous version does not hold: refused at once.
+    expect(() => reader.add([{ name: "e", context: "runtime", revision: 9 }])).toThrow(/"e" came without its text/u);
   });
 
   it("registers a tool that comes without its text as the previous version's, and names one the previous lacks", () => {
@@ -128,22 +163,27 @@ describe("registerStoredTools", () => {
     );
     /** How the next version lists each tool (nextVersion). */
     const changes = fc.array(fc.constantFrom("same", "sameWithText", "rewritten", "otherContext", "dropped"), { minLength: 6, maxLength: 6 });
-    /** Each name's reading: its text, revision, and the registry's definition or that it did not validate. */
+    /** Each name's reading: its revision, and the registry's definition's description or that it did not validate. */
     const reading = (target: ToolRegistry, kept: StoredDefinitions) => ({
       size: kept.size,
       byName: names.map((name) => {
         const entry = kept.get(name);
-        return entry && [entry.text, entry.revision, "definition" in entry ? entry.definition === target.get(name)?.definition : "error"];
+        if (!entry) return undefined;
+        if (!("definition" in entry)) return [entry.revision, "error"];
+        return [entry.revision, entry.definition === target.get(name)?.definition ? entry.definition.description : "another object"];
       }),
     });
-    /** What a version should answer: each stored tool's text and revision, and whether it validates. */
+    /** What a version should answer: each stored tool's revision, and its text's description or that it does not validate. */
     const expected = (listed: readonly StoredTool[]) => ({
       size: listed.length,
       byName: names.map((name) => {
         const tool = listed.find((other) => other.name === name);
         if (!tool) return undefined;
         const body = tool.definition ?? "";
-        return [body, tool.revision, body.startsWith("{not") || body.includes('"description":""') ? "error" : true];
+        if (body.startsWith("{not") || body.includes('"description":""')) return [tool.revision, "error"];
+        // A changed text is read anew: the definition says what the text says.
+        const parsed: unknown = JSON.parse(body);
+        return [tool.revision, typeof parsed === "object" && parsed !== null && "description" in parsed ? parsed.description : "no description"];
       }),
     });
     fc.assert(
@@ -195,10 +235,10 @@ describe("storedFromSnapshot", () => {
     const kept = storedFromSnapshot(table, [{ name: "bad", revision: 1, error: "description: must not be empty" }]);
     expect(asked).toEqual([]);
     expect(kept.size).toBe(3);
-    expect(kept.get("kept")).toEqual({ text: "", revision: 1, definition: definitions[0] });
+    expect(kept.get("kept")).toEqual({ revision: 1, definition: definitions[0] });
     expect(kept.get("demo")).toBeUndefined();
     expect(kept.get("absent")).toBeUndefined();
-    expect(kept.get("bad")).toMatchObject({ text: "", revision: 1, error: new Error("description: must not be empty") });
+    expect(kept.get("bad")).toMatchObject({ revision: 1, error: new Error("description: must not be empty") });
     // The next version: "kept" unchanged (no text), "rewritten" written again, "bad" still stored.
     const v2: StoredTool[] = [
       { name: "kept", context: "runtime", revision: 1 },
@@ -211,7 +251,7 @@ describe("storedFromSnapshot", () => {
     expect(skipped).toEqual(["bad"]);
     expect(next.get("kept")).toBe(read.get("kept"));
     expect(next.get("rewritten")?.definition.description).toBe("New.");
-    expect(k2.get("kept")).toEqual({ text: "", revision: 1, definition: definitions[0] });
+    expect(k2.get("kept")).toEqual({ revision: 1, definition: definitions[0] });
     expect(k2.get("rewritten")?.revision).toBe(2);
   });
 });
