@@ -6,7 +6,7 @@
 // match; at 10,000 tools a 20-word query took 15 ms. Here scores accumulate in typed arrays and only the asked-for
 // top k are ranked (MaxScore over per-term score bounds, topK.ts).
 import type { ToolDefinition } from "../types.ts";
-import { emptyFieldParts, FIELDS, isPhraseTerm, leadSentenceSpan, toolFieldPartsInto } from "./fields.ts";
+import { FieldTextsBuffer, FIELDS, isPhraseTerm, leadSentenceSpan, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
 import { OneEditIndex } from "./oneEditIndex.ts";
 import { PairTable } from "./pairTable.ts";
@@ -95,7 +95,7 @@ export class Bm25Postings {
 
   /** Word → its term id; a pair of terms (fields.ts, phraseTerm) is found by its two words' ids in #pairIds instead. */
   readonly #termIds = new Map<string, number>();
-  readonly #pairIds = new PairTable();
+  #pairIds = new PairTable();
   #terms: string[] = [];
   /**
    * Per term: `[slot * 8 + field, frequency, …]` sorted by key. A build's lists are runs of one buffer; a list that
@@ -180,7 +180,7 @@ export class Bm25Postings {
     const collector = new PostingCollector(words?.of, this.#phrases);
     const lengths = new Int32Array(tools.length * FIELD_COUNT);
     // Plain loops: a callback per tool and field costs a build at 10,000 tools a sixth of its time.
-    const parts = emptyFieldParts();
+    const parts = new FieldTextsBuffer();
     for (let tool = 0; tool < tools.length; tool++) {
       const definition = tools[tool] ?? { name: "", description: "", parameters: {} };
       // The lead sentence is a span of the description: where it starts and ends between pieces (as good as always),
@@ -194,7 +194,8 @@ export class Bm25Postings {
         if (repeatSpan && field === DESCRIPTION_FIELD) {
           distinct = collector.addTextRepeatingSpan(definition.description, tool, field, wordsInto, lead.start, lead.end, this.#leadRepeats);
         } else {
-          for (const text of parts[field] ?? []) distinct += collector.addText(text, tool, field, wordsInto);
+          const texts = parts.texts[field] ?? [];
+          for (let i = 0, count = parts.counts[field] ?? 0; i < count; i++) distinct += collector.addText(texts[i] ?? "", tool, field, wordsInto);
         }
         lengths[tool * FIELD_COUNT + field] = distinct;
       }
@@ -206,15 +207,19 @@ export class Bm25Postings {
       const field = i % FIELD_COUNT;
       this.#lengthSum[field] = (this.#lengthSum[field] ?? 0) + length;
     }
-    // Local term ids → global ones.
+    // Local term ids → global ones. In an index that holds no term yet (a build) they are the same: every term is
+    // new, each takes the next id, and the collector's table of pairs is this index's.
     const localTerms = collector.terms;
     const globalIds = new Int32Array(localTerms.length);
     const pairs = collector.pairs();
+    const fresh = this.#terms.length === 0;
+    if (fresh) this.#pairIds = collector.pairTable();
     for (let local = 0; local < localTerms.length; local++) {
       const term = localTerms[local] ?? "";
       // A pair's terms come before it.
       const first = pairs.first[local] ?? -1;
-      globalIds[local] = first === -1 ? this.#intern(term) : this.#internPair(globalIds[first] ?? 0, globalIds[pairs.second[local] ?? 0] ?? 0, term);
+      if (fresh) globalIds[local] = first === -1 ? this.#addWord(term) : this.#newTerm(term);
+      else globalIds[local] = first === -1 ? this.#intern(term) : this.#internPair(globalIds[first] ?? 0, globalIds[pairs.second[local] ?? 0] ?? 0, term);
     }
     // The new terms' statistics per field, all at once (no term is added below: the views stay valid).
     const cells = this.#terms.length * FIELD_COUNT;
@@ -314,8 +319,11 @@ export class Bm25Postings {
 
   /** The id of a word, added if new. */
   #intern(term: string): number {
-    const known = this.#termIds.get(term);
-    if (known !== undefined) return known;
+    return this.#termIds.get(term) ?? this.#addWord(term);
+  }
+
+  /** The id of a word the index does not hold, added. */
+  #addWord(term: string): number {
     const id = this.#newTerm(term);
     this.#termIds.set(term, id);
     if (term.length > this.#longestTermLength) this.#longestTermLength = term.length;

@@ -38,24 +38,30 @@ export const FIELD_BOOST: Readonly<Record<FieldName, number>> = {
 /** How many levels of nested properties (and array items) the parameter fields read. */
 const PARAMETER_DEPTH = 2;
 
+const NAME_FIELD = FIELDS.indexOf("name");
+const DESCRIPTION_FIELD = FIELDS.indexOf("description");
+const PARAMETER_NAMES_FIELD = FIELDS.indexOf("parameterNames");
+const PARAMETER_TEXTS_FIELD = FIELDS.indexOf("parameterDescriptions");
+const GROUPS_FIELD = FIELDS.indexOf("groups");
+
 /** Collects parameter names and texts (descriptions, titles, string enum values), `depth` levels deep. */
-function collectParameters(schema: unknown, depth: number, names: string[], texts: string[]): void {
+function collectParameters(schema: unknown, depth: number, into: FieldTextsBuffer): void {
   if (!isRecord(schema)) return;
   const properties = schema.properties;
   if (!isRecord(properties)) return;
   for (const name in properties) {
     if (!Object.hasOwn(properties, name)) continue;
-    names.push(name);
+    into.push(PARAMETER_NAMES_FIELD, name);
     const property = properties[name];
     if (!isRecord(property)) continue;
-    if (typeof property.description === "string") texts.push(property.description);
-    if (typeof property.title === "string") texts.push(property.title);
+    if (typeof property.description === "string") into.push(PARAMETER_TEXTS_FIELD, property.description);
+    if (typeof property.title === "string") into.push(PARAMETER_TEXTS_FIELD, property.title);
     if (Array.isArray(property.enum)) {
-      for (const value of property.enum) if (typeof value === "string") texts.push(value);
+      for (const value of property.enum) if (typeof value === "string") into.push(PARAMETER_TEXTS_FIELD, value);
     }
     if (depth > 1) {
-      collectParameters(property, depth - 1, names, texts);
-      collectParameters(property.items, depth - 1, names, texts);
+      collectParameters(property, depth - 1, into);
+      collectParameters(property.items, depth - 1, into);
     }
   }
 }
@@ -135,16 +141,30 @@ export function sameFieldTexts(a: ToolDefinition, b: ToolDefinition): boolean {
  * spaces; the index reads them one by one, which analyzes the same (a space always separates terms).
  */
 export function toolFieldParts(tool: ToolDefinition): (readonly string[])[] {
-  const parts = emptyFieldParts();
-  toolFieldPartsInto(tool, parts);
-  return parts;
+  const buffer = new FieldTextsBuffer();
+  toolFieldPartsInto(tool, buffer);
+  return buffer.texts.map((texts, field) => texts.slice(0, buffer.counts[field] ?? 0));
 }
 
 /** One array of texts per field, in FIELDS order. */
-export type FieldParts = [name: string[], description: string[], parameterNames: string[], parameterDescriptions: string[], groups: string[]];
+type FieldParts = [name: string[], description: string[], parameterNames: string[], parameterDescriptions: string[], groups: string[]];
 
-export function emptyFieldParts(): FieldParts {
-  return [[], [], [], [], []];
+/**
+ * The texts of one tool's fields, refilled tool after tool by an index build: field f's are `texts[f][0 .. counts[f])`
+ * (past that, an earlier tool's). Refilled in place: emptying an array (`length = 0`) drops its storage, and a build
+ * of 10,000 tools then allocated 50,000 small arrays.
+ */
+export class FieldTextsBuffer {
+  readonly texts: FieldParts = [[], [], [], [], []];
+  readonly counts = new Int32Array(FIELDS.length);
+
+  push(field: number, text: string): void {
+    const texts = this.texts[field];
+    if (texts === undefined) return;
+    const count = this.counts[field] ?? 0;
+    texts[count] = text;
+    this.counts[field] = count + 1;
+  }
 }
 
 /**
@@ -174,19 +194,18 @@ export function leadSentenceSpan(description: string): { start: number; end: num
 }
 
 /**
- * toolFieldParts into `parts` (emptied first): an index build reuses the same arrays for every tool rather than
+ * toolFieldParts into `into` (emptied first): an index build reuses the same arrays for every tool rather than
  * allocating five per tool. `leadRepeats`: the description's lead sentence (leadSentence) is read that many times
  * more (RankingTuning.leadSentenceRepeats), so its words count more in the description than the rest's.
  */
-export function toolFieldPartsInto(tool: ToolDefinition, parts: FieldParts, leadRepeats = 0): void {
-  const [name, description, names, texts, groups] = parts;
-  for (const part of parts) part.length = 0;
-  name.push(tool.name);
-  description.push(tool.description);
+export function toolFieldPartsInto(tool: ToolDefinition, into: FieldTextsBuffer, leadRepeats = 0): void {
+  into.counts.fill(0);
+  into.push(NAME_FIELD, tool.name);
+  into.push(DESCRIPTION_FIELD, tool.description);
   const lead = leadRepeats > 0 ? leadSentence(tool.description) : undefined;
-  if (lead !== undefined) for (let i = 0; i < leadRepeats; i++) description.push(lead);
-  collectParameters(tool.parameters, PARAMETER_DEPTH, names, texts);
-  for (const group of tool.groups ?? []) groups.push(group);
+  if (lead !== undefined) for (let i = 0; i < leadRepeats; i++) into.push(DESCRIPTION_FIELD, lead);
+  collectParameters(tool.parameters, PARAMETER_DEPTH, into);
+  for (const group of tool.groups ?? []) into.push(GROUPS_FIELD, group);
 }
 
 /** The text of each indexed field of a tool (not yet analyzed). */

@@ -146,6 +146,11 @@ export class PostingCollector {
     return id;
   }
 
+  /** (first term id, second term id) → the pair's term id, for every pair recorded: the collector's own table. */
+  pairTable(): PairTable {
+    return this.#pairIds;
+  }
+
   /** Per term: the first and second term ids of a pair (first: -1 for a word). Views, valid until the next addText. */
   pairs(): { first: Int32Array; second: Int32Array } {
     return { first: this.#pairFirst.view(), second: this.#pairSecond.view() };
