@@ -18,7 +18,7 @@ import {
   type LearningOptions,
   MAX_SHOWN_ABOVE,
 } from "../src/core/learning/evidence.ts";
-import { DEFAULT_LEARNING_TUNING, LearnedOverlay, withLearning, type LearningTuning } from "../src/core/learning/overlay.ts";
+import { DEFAULT_LEARNING_TUNING, LearnedOverlay, ownTerms, withLearning, type LearningTuning } from "../src/core/learning/overlay.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import type { MetaToolSet } from "./catalog.ts";
 import { scoreRanking } from "./metrics.ts";
@@ -60,6 +60,73 @@ export interface LearningFigures {
    * while some queries gain and others lose: these say how many moved).
    */
   moved: { raised: number; lowered: number }[];
+  /** What any learner could reach here, and how far the evidence got (learningHeadroom). */
+  headroom: LearningHeadroom;
+}
+
+/** The index's depths the headroom's oracle looks at. */
+export const HEADROOM_DEPTHS = [2, 5, 10, 30] as const;
+
+/**
+ * The headroom of learning on a set's tested half, after the whole observed half: the nDCG@10 gain of an oracle that
+ * moves the index's best-placed right tool to the first place whenever it is among the index's first K (each of
+ * HEADROOM_DEPTHS), counting any right tool, a right tool that any call taught (before minPrincipals), or one with a
+ * learned term (minPrincipals principals taught it a term); then how many tools the calls reached, and how many tested
+ * queries share a learned term with a right tool. The oracle knows the answer; no learner gains more than its figure
+ * for the tools it has evidence of, and a rule that learns nothing of a tool (the bound) cannot lift it at all.
+ */
+export interface LearningHeadroom {
+  oracleGain: Record<"anyTool" | "calledTool" | "learnedTool", Record<`top${(typeof HEADROOM_DEPTHS)[number]}`, number>>;
+  /** Tools that any call taught, that minPrincipals distinct principals called, and with a learned term. */
+  toolsCalled: number;
+  toolsCalledByMinPrincipals: number;
+  toolsWithLearnedTerm: number;
+  /** Tested queries that share a learned term with a right tool; of them, with a right tool among the index's first 5, and first. */
+  queriesSharingLearnedTerm: { all: number; rightInTop5: number; rightFirst: number };
+}
+
+/** learningHeadroom's figures for one set and mode, from the index before learning and the evidence at the end. */
+export function learningHeadroom(
+  index: { searchPage(query: string, count: number): { names: string[] } },
+  tested: readonly { query: string; tools: readonly string[] }[],
+  rows: Iterable<EvidenceRow>,
+  learned: Readonly<Record<string, readonly { term: string }[]>>,
+  minPrincipals: number,
+): LearningHeadroom {
+  const callers = new Map<string, Set<string>>();
+  for (const row of rows) {
+    if (row.passedOver === true) continue;
+    let principals = callers.get(row.tool);
+    if (!principals) callers.set(row.tool, (principals = new Set()));
+    principals.add(row.principal);
+  }
+  const learnedTerms = new Map(Object.entries(learned).map(([tool, terms]) => [tool, new Set(terms.map(({ term }) => term))]));
+  const heads = tested.map(({ query }) => index.searchPage(query, Math.max(...HEADROOM_DEPTHS)).names);
+  const before = tested.map(({ tools }, i) => scoreRanking((heads[i] ?? []).slice(0, 10), tools).ndcgAt10);
+  const oracle = (depth: number, counts: (tool: string) => boolean): number => mean(tested.map(({ tools }, i) => {
+    const head = heads[i] ?? [];
+    const at = head.slice(0, depth).findIndex((name) => tools.includes(name) && counts(name));
+    const moved = at <= 0 ? head : [head[at] ?? "", ...head.filter((_, rank) => rank !== at)];
+    return scoreRanking(moved.slice(0, 10), tools).ndcgAt10 - (before[i] ?? 0);
+  }));
+  const gains = (counts: (tool: string) => boolean): Record<`top${(typeof HEADROOM_DEPTHS)[number]}`, number> =>
+    ({ top2: oracle(2, counts), top5: oracle(5, counts), top10: oracle(10, counts), top30: oracle(30, counts) });
+  const sharing = { all: 0, rightInTop5: 0, rightFirst: 0 };
+  tested.forEach(({ query, tools }, i) => {
+    const terms = new Set(evidenceTerms(query));
+    if (!tools.some((tool) => [...(learnedTerms.get(tool) ?? [])].some((term) => terms.has(term)))) return;
+    const rank = (heads[i] ?? []).findIndex((name) => tools.includes(name));
+    sharing.all++;
+    if (rank >= 0 && rank < 5) sharing.rightInTop5++;
+    if (rank === 0) sharing.rightFirst++;
+  });
+  return {
+    oracleGain: { anyTool: gains(() => true), calledTool: gains((tool) => callers.has(tool)), learnedTool: gains((tool) => learnedTerms.has(tool)) },
+    toolsCalled: callers.size,
+    toolsCalledByMinPrincipals: [...callers.values()].filter((principals) => principals.size >= minPrincipals).length,
+    toolsWithLearnedTerm: learnedTerms.size,
+    queriesSharingLearnedTerm: sharing,
+  };
 }
 
 export type LearningSection = Partial<Record<SetName, Record<SearchMode, LearningFigures>>>;
@@ -93,6 +160,12 @@ export function learningSection(
     split?: boolean;
     /** How much of a call's share a tool shown above the called one and passed over learns against its terms. */
     passedOverShare?: number;
+    /**
+     * A design measured, not the product's: each fold also builds the index again with every tool's learned terms
+     * that its own text lacks as a field of its own (the `groups` field, which weighs as a description and which the
+     * substring mode does not read), so that the index's own scoring weighs them beside the overlay.
+     */
+    learnedField?: boolean;
   } = {},
 ): LearningSection {
   const split = options.split ?? true;
@@ -111,7 +184,8 @@ export function learningSection(
     const definitionOf = (name: string): ToolDefinition | undefined => definitions.get(name);
     const run = (mode: SearchMode): LearningFigures => {
       log(`learning: ${set.name} in ${mode}`);
-      const index = createSearchIndex(mode, set.catalog);
+      const plain = createSearchIndex(mode, set.catalog);
+      let index = plain;
       const rows = new Map<string, EvidenceRow>();
       let overlay: LearnedOverlay | undefined;
       let calls = 0;
@@ -120,7 +194,7 @@ export function learningSection(
       const measured = tested.filter(({ tools }) => tools.length > 0 && tools.every((name) => names.has(name)));
       /** Each measured tested query's nDCG@10 with what has been learned so far. */
       const perQuery = (): number[] => {
-        const learned = withLearning(index, overlay, definitionOf);
+        const learned = withLearning(index, overlay, definitionOf, mode);
         return measured.map(({ query, tools }) => scoreRanking(learned.searchPage(query, 10).names, tools).ndcgAt10);
       };
       const beforeByQuery = perQuery();
@@ -128,14 +202,16 @@ export function learningSection(
       const moved: { raised: number; lowered: number }[] = [];
       const after: number[] = [];
       const fold = (): void => {
-        overlay = new LearnedOverlay(foldEvidence(rows.values(), 0, learningOptions, ++version), tuning);
+        const state = foldEvidence(rows.values(), 0, learningOptions, ++version);
+        overlay = new LearnedOverlay(state, tuning);
+        if (options.learnedField === true) index = createSearchIndex(mode, withLearnedField(set.catalog, state.tools));
       };
       for (const step of LEARNING_STEPS) {
         const until = Math.round(observed.length * step);
         for (; done < until; done++) {
           // A fold every LEARNING_FOLD_EVERY of the observed half: later searches see what earlier calls taught.
           if (done > 0 && done % Math.max(1, Math.round(observed.length * LEARNING_FOLD_EVERY)) === 0) fold();
-          const learned = withLearning(index, overlay, definitionOf);
+          const learned = withLearning(index, overlay, definitionOf, mode);
           const query = observed[done];
           if (query === undefined) break;
           const principal = `principal-${done % LEARNING_PRINCIPALS}`;
@@ -179,11 +255,21 @@ export function learningSection(
         calls,
         toolsLearned: Object.keys(state.tools).length,
         moved,
+        headroom: learningHeadroom(plain, measured, rows.values(), state.tools, learningOptions.minPrincipals),
       };
     };
     section[set.name] = { substring: run("substring"), minisearch: run("minisearch") };
   }
   return section;
+}
+
+/** `catalog` with each tool's learned terms that its own text lacks in its `groups` field (learningSection's learnedField). */
+function withLearnedField(catalog: readonly ToolDefinition[], learned: Readonly<Record<string, readonly { term: string }[]>>): ToolDefinition[] {
+  return catalog.map((tool) => {
+    const own = ownTerms(tool);
+    const terms = (learned[tool.name] ?? []).map(({ term }) => term).filter((term) => !own.has(term));
+    return terms.length === 0 ? tool : { ...tool, groups: [...(tool.groups ?? []), ...terms] };
+  });
 }
 
 export interface LearningTarget {

@@ -65,7 +65,7 @@ async function isolateSearch(
     loaded,
     { index: registrySearchIndex(loaded, mode, enabledGroups), catalog, mode, query: params.query },
   );
-  const ranked = runSearchTools(params, { catalog, index: withLearning(index, learned, (name) => loaded.registry.get(name)?.definition), enabledGroups: undefined, config: call.settings.config });
+  const ranked = runSearchTools(params, { catalog, index: withLearning(index, learned, (name) => loaded.registry.get(name)?.definition, mode), enabledGroups: undefined, config: call.settings.config });
   return stats === undefined ? ranked : { ...ranked, stats };
 }
 

@@ -24,6 +24,11 @@ const TEACHING = "convert currency for the payroll spreadsheet totals ledger";
 const PLANNER = "lt_trip_plan";
 const ADVISER = "lt_trip_advice";
 const PLANNING = "plan a trip for the family holiday weekend";
+/** One of six like fillers, sixth for FILING; its teachers' search shows it first (by its number). */
+const FILER = "lt_filler_5";
+const FILER_TEACHING = "filler 5 audit ledger";
+/** A request of the fillers' words, one learned word ("audit") and many words no tool holds: a small learned part. */
+const FILING = "files a record of the weather audit for the northern branch yellow folder signed urgent";
 
 function vars(settings: Record<string, unknown>): Record<string, string> {
   const base: unknown = JSON.parse(env.TOOL_SEARCH_CONFIG);
@@ -159,6 +164,26 @@ describe("learning from calls", { timeout: 30_000 }, () => {
     expect(await searchNames(settings, await caller("lt-look"), REQUEST, mode)).toEqual(before);
   });
 
+  it.each([["minisearch", true], ["substring", false]] as const)("a small learned part moves a tool into the ranked mode's first five places, not past the substring mode's first two (%s)", async (mode, joins) => {
+    const settings = { learning: LEARNING, searchMode: mode };
+    const before = await searchNames(settings, await caller("lt-look"), FILING, mode);
+    expect(before).toHaveLength(5);
+    expect(before).not.toContain(FILER);
+    for (const label of ["lt-file-a", "lt-file-b", "lt-file-c"]) {
+      const { shown, result } = await searchAndCall(settings, await caller(label), FILER_TEACHING, FILER, mode);
+      expect(shown[0]).toBe(FILER);
+      expect(result.isError).toBe(false);
+    }
+    const applied = await apply(settings);
+    expect(applied.tools.find((entry) => entry.tool === FILER)?.terms.map((term) => term.term)).toContain(analyze("audit")[0]);
+    const after = await searchNames(settings, await caller("lt-look"), FILING, mode);
+    // Its part passes the fifth tool, not the second: in the ranked mode it joins the first five below the index's
+    // first two, and the rest keep the index's order; in substring mode the page is the index's.
+    expect(after.includes(FILER)).toBe(joins);
+    expect(after.slice(0, 2)).toEqual(before.slice(0, 2));
+    expect(after.filter((name) => name !== FILER)).toEqual(before.slice(0, joins ? 4 : 5));
+  });
+
   it("the same searches and calls from one principal change nothing", async () => {
     const settings = { learning: LEARNING, searchMode: "minisearch" };
     const before = await searchNames(settings, await caller("lt-look"), REQUEST, "minisearch");
@@ -232,7 +257,10 @@ describe("learning from calls", { timeout: 30_000 }, () => {
     expect(against?.terms.map((term) => term.term).toSorted()).toEqual([...new Set(analyze(PLANNING))].toSorted());
     // Three principals, each half a call of evidence against the planner (the fourth is the one alone, capped).
     expect(against?.terms.every((term) => term.principals === 4)).toBe(true);
-    expect(three.names.slice(0, 2)).toEqual([ADVISER, PLANNER]);
+    // The planner, lowered, falls below the adviser and each tool of the first places (two in substring mode, five in
+    // the ranked mode) that its score lets pass, and no further.
+    expect(three.names[0]).toBe(ADVISER);
+    expect(three.names.slice(0, mode === "substring" ? 2 : 5)).toContain(PLANNER);
     expect(JSON.stringify(three.report)).not.toContain(PLANNING);
 
     expect((await send(settings, "/v1/learning", owner, { method: "DELETE" })).status).toBe(200);

@@ -12,12 +12,13 @@
 // Evidence against a tool (principals passed it over, for a search's terms, to call a tool shown below it) lowers it
 // for a query of those terms, in a vote with the term's other evidence.
 // The index's own ranking is read as scores by rank; the learned parts are added, each weighted and capped, and may move
-// a tool only into the first `learnedPlaces` places (the rest keep the index's order). Learned
+// a tool only into the first `learnedPlaces` places of the index's mode (the rest keep the index's order). Learned
 // terms move ranks only: they never appear in an answer (the index's `scored`, which says how much of a query a tool
 // matches, is the index's own).
 import { analyze } from "../search/analyze.ts";
 import { namedTools } from "../search/exactNames.ts";
 import { toolFieldTexts } from "../search/fields.ts";
+import type { SearchMode } from "../config.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "../search/types.ts";
 import type { ToolDefinition } from "../types.ts";
 import type { CallerProfile, LearnedState } from "./evidence.ts";
@@ -53,11 +54,13 @@ export interface LearningTuning {
    */
   explainedShare: number;
   /**
-   * The first places a learned part may move a tool into (Infinity: any): a tool whose score with its learned part
-   * passes the index's tool at rank `learnedPlaces` − 1 (with that tool's own learned part) joins the index's first
-   * `learnedPlaces` tools, sorted with them by score; every other tool keeps the index's order.
+   * Per index mode, the first places a learned part may move a tool into (Infinity: any): a tool whose score with its
+   * learned part passes the index's tool at rank `learnedPlaces` − 1 (with that tool's own learned part) joins the
+   * index's first `learnedPlaces` tools, sorted with them by score; every other tool keeps the index's order. The
+   * substring index shows fewer of a request's right tools among the five a model sees, so fewer of them learn and
+   * the tools that did learn pass them: its learned parts move tools into fewer places.
    */
-  learnedPlaces: number;
+  learnedPlaces: Readonly<Record<SearchMode, number>>;
   /**
    * How much the evidence against a tool weighs, as a share of `weight`: principals that a search showed the tool above
    * a tool they called, and did not call it, passed it over for the search's terms; a query of those terms lowers it
@@ -66,11 +69,14 @@ export interface LearningTuning {
   passedOverWeight: number;
 }
 
+/** learnedPlaces of the ranked index (the minisearch mode). */
+const RANKED_LEARNED_PLACES = 5;
+
 /** Chosen by the bench's learning section (`node --expose-gc bench/run.ts --learning`) on the four sets. */
 export const DEFAULT_LEARNING_TUNING: Readonly<LearningTuning> = Object.freeze({
   weight: 4, rankScale: 3, saturation: 2, depth: 30, unlearnedShare: 0.5, scoring: "vote",
   ownTermShare: 0.15, vectorWeight: 1, vectorFloor: 0.5, vectorConfidence: 3, explainedShare: 0.3,
-  learnedPlaces: 2, passedOverWeight: 1,
+  learnedPlaces: Object.freeze({ substring: 2, minisearch: RANKED_LEARNED_PLACES }), passedOverWeight: 1,
 });
 
 /** The tools nearest a query's vector that a profile may lift (the others count nothing). */
@@ -273,9 +279,11 @@ export class LearnedOverlay {
 
 /**
  * `index` with `overlay` folded into its ranking: the same catalog, pages and totals (a tool that only its learned
- * terms match joins the matches), ranks moved by the learned field. An empty overlay returns `index` itself.
+ * terms match joins the matches), ranks moved by the learned field, into the first places that the tuning's
+ * `learnedPlaces` gives the index's `mode` (the substring mode's when not said: the fewer). An empty overlay returns
+ * `index` itself.
  */
-export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undefined, definitionOf?: DefinitionOf): SearchIndex {
+export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undefined, definitionOf?: DefinitionOf, mode: SearchMode = "substring"): SearchIndex {
   if (overlay === undefined || overlay.empty) return index;
   const { weight, rankScale, depth, vectorWeight } = overlay.tuning;
   const searchPage = (query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage => {
@@ -322,7 +330,7 @@ export function withLearning(index: SearchIndex, overlay: LearnedOverlay | undef
     const fused = [...scores.keys()].filter((name) => !named.has(name)).toSorted((a, b) =>
       (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
     const first = head.names.filter((name) => named.has(name));
-    return { names: [...first, ...limitedToFirstPlaces(fused, head.names.filter((name) => !named.has(name)), scores, overlay.tuning.learnedPlaces)].slice(0, count), total: head.total + added };
+    return { names: [...first, ...limitedToFirstPlaces(fused, head.names.filter((name) => !named.has(name)), scores, overlay.tuning.learnedPlaces[mode])].slice(0, count), total: head.total + added };
   };
   return {
     size: index.size,

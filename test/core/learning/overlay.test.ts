@@ -1,11 +1,12 @@
 // The learned overlay: scored beside an index of either mode, moving ranks only; the index's pages and totals kept.
 import { describe, expect, it } from "vitest";
-import { SEARCH_MODES } from "../../../src/core/config.ts";
+import { SEARCH_MODES, type SearchMode } from "../../../src/core/config.ts";
 import type { LearnedState } from "../../../src/core/learning/evidence.ts";
 import { evidenceTerms } from "../../../src/core/learning/evidence.ts";
 import { DEFAULT_LEARNING_TUNING, LearnedOverlay, ownTerms, withLearning } from "../../../src/core/learning/overlay.ts";
 import { analyze } from "../../../src/core/search/analyze.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
+import type { SearchIndex } from "../../../src/core/search/types.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 
 const tool = (name: string, description: string): ToolDefinition => ({ name, description, parameters: { type: "object" } });
@@ -132,8 +133,8 @@ describe("the tool's own terms and its callers' profile", () => {
       filler_4: { principals: 5, terms: evidenceTerms("guitar piano music song").map((term) => ({ term, weight: 0.25 })) },
     };
     const state: LearnedState = { version: 1, appliedAt: 0, tools: {}, profiles };
-    // The profile's signal alone, wherever it lifts its tool (the default lifts only into the first two places).
-    const learned = withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, learnedPlaces: Infinity }), definitionOf);
+    // The profile's signal alone, wherever it lifts its tool (the default lifts only into the first places).
+    const learned = withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, learnedPlaces: { substring: Infinity, minisearch: Infinity } }), definitionOf, mode);
     // No caller said "tourism" or "resort", and no tool's text holds them.
     for (const [query, profiled] of [["tourism resort", "filler_3"], ["violin concert", "filler_4"]] as const) {
       expect(index.searchPage(query, 3).names).not.toContain(profiled);
@@ -151,28 +152,52 @@ describe("the tool's own terms and its callers' profile", () => {
 });
 
 describe("withLearning and learnedPlaces", () => {
+  const query = "files a record of invoices";
+  const term = analyze("invoices")[0] ?? "";
+  /** The page with filler_6 learning "invoices" at `weight`, in `places` first places (the default's when not said). */
+  const page = (index: SearchIndex, weight: number, places?: number, mode?: SearchMode): string[] => {
+    const state: LearnedState = { version: 1, appliedAt: 1, tools: { filler_6: [{ term, weight, principals: 3 }] } };
+    const tuning = places === undefined ? DEFAULT_LEARNING_TUNING : { ...DEFAULT_LEARNING_TUNING, learnedPlaces: { substring: places, minisearch: places } };
+    return withLearning(index, new LearnedOverlay(state, tuning), undefined, mode).searchPage(query, 10).names;
+  };
+
   it.each(SEARCH_MODES)("moves a learned tool only into the first two places; every other tool keeps the index's order (%s)", (mode) => {
     const index = createSearchIndex(mode, CATALOG);
-    const query = "files a record of invoices";
-    const term = analyze("invoices")[0] ?? "";
-    const page = (weight: number, learnedPlaces = DEFAULT_LEARNING_TUNING.learnedPlaces): string[] => {
-      const state: LearnedState = { version: 1, appliedAt: 1, tools: { filler_6: [{ term, weight, principals: 3 }] } };
-      return withLearning(index, new LearnedOverlay(state, { ...DEFAULT_LEARNING_TUNING, learnedPlaces })).searchPage(query, 10).names;
-    };
     const before = index.searchPage(query, 10).names;
     expect(before.indexOf("filler_6")).toBeGreaterThan(2);
     // A small learned part: with no limit it moves its tool up by a few places, not into the first two...
-    const unlimited = page(0.3, Infinity).indexOf("filler_6");
+    const unlimited = page(index, 0.3, Infinity, mode).indexOf("filler_6");
     expect(unlimited).toBeLessThan(before.indexOf("filler_6"));
     expect(unlimited).toBeGreaterThanOrEqual(2);
-    // ...and by default it moves nothing: the page is the index's.
-    expect(page(0.3)).toEqual(before);
+    // ...and within two places it moves nothing: the page is the index's.
+    expect(page(index, 0.3, 2, mode)).toEqual(before);
     // A part that passes the index's second tool joins the first two; the rest keep the index's order.
     for (const [weight, place] of [[1, 1], [3, 0]] as const) {
-      const moved = page(weight);
+      const moved = page(index, weight, 2, mode);
       expect(moved.indexOf("filler_6")).toBe(place);
       expect(moved.filter((name) => name !== "filler_6").slice(2)).toEqual(before.filter((name) => name !== "filler_6").slice(2));
     }
+  });
+
+  it("by default a learned tool joins the first five of the ranked index's page, the first two of the substring index's", () => {
+    const ranked = createSearchIndex("minisearch", CATALOG);
+    const before = ranked.searchPage(query, 10).names;
+    expect(before.indexOf("filler_6")).toBeGreaterThan(4);
+    // A part that passes the ranked index's fifth tool, not its second: it joins the first five, below the second...
+    const moved = page(ranked, 0.2, undefined, "minisearch");
+    expect(moved.indexOf("filler_6")).toBeGreaterThanOrEqual(2);
+    expect(moved.indexOf("filler_6")).toBeLessThan(5);
+    // ...and every tool after the first five keeps the index's order.
+    expect(moved.filter((name) => name !== "filler_6").slice(5)).toEqual(before.filter((name) => name !== "filler_6").slice(5));
+    // A smaller part that passes none of the first five moves nothing.
+    expect(page(ranked, 0.05, undefined, "minisearch")).toEqual(before);
+    // The same part in the substring mode's first two places moves nothing; an index whose mode is not said is held
+    // to those.
+    expect(page(ranked, 0.2, undefined, "substring")).toEqual(before);
+    expect(page(ranked, 0.2)).toEqual(before);
+    const substring = createSearchIndex("substring", CATALOG);
+    expect(page(substring, 0.3, undefined, "substring")).toEqual(substring.searchPage(query, 10).names);
+    expect(DEFAULT_LEARNING_TUNING.learnedPlaces).toEqual({ substring: 2, minisearch: 5 });
   });
 });
 
