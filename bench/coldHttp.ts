@@ -31,7 +31,8 @@ export interface ColdHttpMode {
 
 export type ColdHttpSection = { server: string; modes: Record<string, ColdHttpMode> } | { skipped: string };
 
-async function startServer(repository: string, state: string, mode: SearchMode): Promise<{ child: ChildProcess; base: string }> {
+/** `wrangler dev` of `repository` (bench/devServer.mjs) on `state`, configured for `mode`, once it answers health. */
+export async function startServer(repository: string, state: string, mode: SearchMode): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const base = `http://${HOST}:${port}`;
   const config = JSON.stringify({ searchMode: mode, limits: { rateLimitPerMinute: 0, maxSessionsPerPrincipal: 0 } });
@@ -46,7 +47,8 @@ async function startServer(repository: string, state: string, mode: SearchMode):
   return { child, base };
 }
 
-async function timedRequest(request: () => Promise<Response>): Promise<number> {
+/** Wall ms of one request, its body read; throws unless it answered 2xx. */
+export async function timedRequest(request: () => Promise<Response>): Promise<number> {
   const started = performance.now();
   const response = await request();
   await response.arrayBuffer();

@@ -134,7 +134,7 @@ function ratios(results: readonly LoadResult[], figure: (result: LoadResult) => 
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** CPU ms used so far by the workerd processes of a process group (Linux /proc), or null where that cannot be read. */
-function groupCpuMs(processGroup: number | undefined): number | null {
+export function groupCpuMs(processGroup: number | undefined): number | null {
   if (processGroup === undefined) return null;
   try {
     let ticks = 0;

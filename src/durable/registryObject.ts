@@ -70,8 +70,11 @@ export interface RegistryPartPage extends RegistryPage {
 }
 /** A registry snapshot (core/tools/registrySnapshot.ts) is kept in rows of this many bytes (SQLite's value cap is 2 MB)… */
 const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
-/** …and read this many bytes per RPC (its message cap is 32 MiB). */
-const SNAPSHOT_CALL_BYTES = 8 * 1024 * 1024;
+/**
+ * …and read this many bytes per RPC (its message cap is 32 MiB): a snapshot up to this size (the 10,000-tool ones are
+ * 12 and 26 MiB) comes in one call, which the isolate reads in place, without joining pages into a copy.
+ */
+export const SNAPSHOT_CALL_BYTES = 24 * 1024 * 1024;
 /** A claim to write a snapshot that was not completed in this long (its writer died) can be taken by another. */
 const SNAPSHOT_CLAIM_MS = 60_000;
 /** Snapshots bigger than this are not kept (the isolates then build from the texts). */
@@ -385,12 +388,12 @@ export class RegistryObject extends DurableObject<Env> {
     if (head !== undefined && head.version === this.current.version && head.complete === 1) {
       const first = Math.floor(from / SNAPSHOT_CHUNK_BYTES);
       const last = Math.min(Math.ceil(head.bytes / SNAPSHOT_CHUNK_BYTES), first + SNAPSHOT_CALL_BYTES / SNAPSHOT_CHUNK_BYTES);
-      const chunks = sql.exec<{ data: ArrayBuffer }>("SELECT data FROM snapshot_chunks WHERE key = ? AND part >= ? AND part < ? ORDER BY part", key, first, last).toArray();
       const start = first * SNAPSHOT_CHUNK_BYTES;
       const end = Math.min(head.bytes, last * SNAPSHOT_CHUNK_BYTES);
       const data = new Uint8Array(end - start);
       let at = 0;
-      for (const { data: chunk } of chunks) {
+      // Row by row into the page: one chunk's copy alive at a time, not the page's rows all at once besides the page.
+      for (const { data: chunk } of sql.exec<{ data: ArrayBuffer }>("SELECT data FROM snapshot_chunks WHERE key = ? AND part >= ? AND part < ? ORDER BY part", key, first, last)) {
         const bytes = new Uint8Array(chunk);
         data.set(bytes.subarray(0, Math.min(bytes.length, data.length - at)), at);
         at += bytes.length;

@@ -111,9 +111,23 @@ async function registryVersionKey(env: Env, ttlMs: number): Promise<string> {
   return versionRead;
 }
 
+/**
+ * A cold isolate's snapshot read, started beside its first version read rather than after it (both on the registry
+ * object: one round trip, not two in a row), and taken by the build that follows. The read answers its own version,
+ * which the registry built from it then has, as a read started after the version read would.
+ */
+let coldRead: { key: string; promise: Promise<StoredSnapshot> } | undefined;
+
 /** The registry as of the registry version the isolate knows (at most `registryVersionTtlMs` old). */
 export async function currentRegistry(env: Env, settings: Settings): Promise<LoadedRegistry> {
-  const key = await registryVersionKey(env, settings.config.registryVersionTtlMs);
+  if (current === undefined && pending === undefined && known === undefined && storedDefinitions.size === 0 && corruptSnapshot === undefined) {
+    coldRead ??= startColdRead(env, snapshotKey(settings));
+  }
+  const key = await registryVersionKey(env, settings.config.registryVersionTtlMs).catch((error: unknown) => {
+    // Not kept for a later request: what it read would be as old as that request's wait.
+    coldRead = undefined;
+    throw error;
+  });
   if (current?.settings === settings && current.loaded.key === key) return current.loaded;
   if (pending?.settings !== settings || pending.key !== key) {
     const promise = buildRegistry(env, settings).then((loaded) => {
@@ -217,18 +231,31 @@ async function readStoredTools<Sink extends PageSink>(
   throw new Error("the registry kept changing while it was read");
 }
 
+function startColdRead(env: Env, key: string): { key: string; promise: Promise<StoredSnapshot> } {
+  const promise = readStoredSnapshot(env, key);
+  // Its failure is the build's to answer, when it takes the read; one the version read's failure left untaken is dropped.
+  promise.then(undefined, () => { if (coldRead?.promise === promise) coldRead = undefined; });
+  return { key, promise };
+}
+
 /** The key of the registry snapshots this isolate reads and writes: its search mode and code fingerprint. */
 function snapshotKey(settings: Settings): string {
   const { searchMode, locale } = settings.config;
   return `${searchMode}:${snapshotFingerprint(searchMode, locale, settings.demoCatalog)}`;
 }
 
-/** The whole snapshot under `key` (several reads when it is large), or whether this isolate is to write it. */
-async function readStoredSnapshot(env: Env, key: string): Promise<{ bytes: Uint8Array; version: RegistryVersion } | { claimed: boolean }> {
+type StoredSnapshot = { bytes: Uint8Array; version: RegistryVersion } | { claimed: boolean };
+
+/**
+ * The whole snapshot under `key` (several reads when it is large: one up to SNAPSHOT_CALL_BYTES, taken as it came),
+ * or whether this isolate is to write it.
+ */
+async function readStoredSnapshot(env: Env, key: string): Promise<StoredSnapshot> {
   const stub = registryStub(env);
   let read: SnapshotRead = await stub.readRegistrySnapshot(key, 0);
   if (!read.found) return { claimed: read.claimed };
   const version = { epoch: read.epoch, version: read.version };
+  if (read.next === undefined && read.from === 0 && read.data.byteLength === read.bytes) return { bytes: new Uint8Array(read.data), version };
   const bytes = new Uint8Array(read.bytes);
   bytes.set(new Uint8Array(read.data), read.from);
   while (read.next !== undefined) {
@@ -345,8 +372,10 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     const dropped = await registryStub(env).dropRegistrySnapshot(corrupt.key, corrupt.version);
     if (corrupt.key === key) claimed = !dropped.found && dropped.claimed;
   } else if (current === undefined && storedDefinitions.size === 0) {
-    // A cold isolate: the version's snapshot, if there is a whole one.
-    const read = await readStoredSnapshot(env, key);
+    // A cold isolate: the version's snapshot, if there is a whole one (read already when started with the version's).
+    const early = coldRead?.key === key ? coldRead.promise : undefined;
+    coldRead = undefined;
+    const read = await (early ?? readStoredSnapshot(env, key));
     if ("bytes" in read) {
       try {
         const [mode, fingerprint] = [settings.config.searchMode, key.slice(key.indexOf(":") + 1)];
@@ -527,4 +556,5 @@ export function resetIsolateRegistry(): void {
   storedFrom = undefined;
   storedNames = [];
   corruptSnapshot = undefined;
+  coldRead = undefined;
 }

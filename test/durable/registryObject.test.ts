@@ -4,7 +4,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../src/core/types.ts";
-import { RegistryObject } from "../../src/durable/registryObject.ts";
+import { RegistryObject, SNAPSHOT_CALL_BYTES } from "../../src/durable/registryObject.ts";
 import type { RegistryPage } from "../../src/durable/registryObject.ts";
 
 const tool = (name: string, description = `Tool ${name}.`): ToolDefinition => ({
@@ -109,8 +109,8 @@ describe("RegistryObject registry snapshots", () => {
     // Another key (mode or fingerprint) is claimed apart.
     expect(await stub.claimRegistrySnapshot("substring:f", version)).toBe(true);
 
-    // 9 MiB and a bit: written in three calls, read in two (8 MiB a call).
-    const bytes = pattern(9 * 1024 * 1024 + 12_345, 7);
+    // A call's worth and a bit: written in 4 MiB calls, read in two (SNAPSHOT_CALL_BYTES a call).
+    const bytes = pattern(SNAPSHOT_CALL_BYTES + 12_345, 7);
     const step = 4 * 1024 * 1024;
     for (let from = 0; from < bytes.length; from += step) {
       expect(await stub.readRegistrySnapshot("minisearch:f", 0)).toMatchObject({ found: false });
@@ -119,7 +119,7 @@ describe("RegistryObject registry snapshots", () => {
     const read = await stub.readRegistrySnapshot("minisearch:f", 0);
     if (!read.found) throw new Error("not found");
     // Field by field: a failing match would print megabytes.
-    expect([read.bytes, read.from, read.next, read.version]).toEqual([bytes.length, 0, 8 * 1024 * 1024, version.version]);
+    expect([read.bytes, read.from, read.next, read.version]).toEqual([bytes.length, 0, SNAPSHOT_CALL_BYTES, version.version]);
     const rest = await stub.readRegistrySnapshot("minisearch:f", read.next);
     if (!rest.found) throw new Error("not found");
     expect(rest.next).toBeUndefined();
