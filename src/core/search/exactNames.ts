@@ -4,6 +4,7 @@
 // its identifier-like words is (`call get_weather for Paris`). Both indexes are wrapped alike (withExactNames): the
 // ranking below is the index's own, less the tools already placed.
 import type { ToolDefinition } from "../types.ts";
+import { catalogNames } from "./catalogNames.ts";
 import { CAMEL_BOUNDARIES } from "./text.ts";
 import { SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import type { ScoredMatch, SearchIndex, SearchPage } from "./types.ts";
@@ -114,7 +115,7 @@ function keyHash(text: string, from: number, ascii: boolean): number {
  * string is made per name); a query compares the hashes and works out the key of the few names that match.
  */
 export class NameLookup {
-  readonly #names: string[];
+  readonly #names: readonly string[];
   /** Per name, keyHash of its key, and of its own name's key (where it has one: #ownStart ≥ 0). */
   #hashes: Int32Array | undefined;
   #ownHashes: Int32Array | undefined;
@@ -122,7 +123,7 @@ export class NameLookup {
 
   /** `hashed`: the hashes a lookup over the same tools wrote (writeHashes), read instead of worked out again. */
   constructor(tools: readonly ToolDefinition[], hashed?: { hashes: Int32Array; ownHashes: Int32Array; ownStart: Int32Array }) {
-    this.#names = tools.map((tool) => tool.name);
+    this.#names = catalogNames(tools);
     if (hashed === undefined) return;
     const { hashes, ownHashes, ownStart } = hashed;
     if (hashes.length !== this.#names.length || ownHashes.length !== hashes.length || ownStart.length !== hashes.length) {

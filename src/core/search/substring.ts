@@ -7,6 +7,7 @@
 // where it starts a word than inside one. Ties keep catalog order.
 import type { ToolDefinition } from "../types.ts";
 import { diffCatalog } from "./catalogDiff.ts";
+import { catalogNames } from "./catalogNames.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { TopK } from "./topK.ts";
@@ -298,6 +299,8 @@ function startsAWord(word: string, keyword: string): boolean {
   return false;
 }
 
+const NO_WORDS = new Uint32Array(0);
+
 /** Where `keyword` lies in `text` (a word holding it): true where a word starts. */
 function startsIn(text: string, keyword: string, innerStart: boolean, exact: boolean): boolean {
   // Keywords of one or two characters weigh little and hit most words: only a word's own start counts for them.
@@ -530,9 +533,9 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   let updated = false;
   const added = new AddedWords();
 
-  /** Slot → the tool it holds (undefined once removed) and its name. */
-  const slotTools: (ToolDefinition | undefined)[] = tools.slice();
-  const slotNames = tools.map((tool) => tool.name);
+  /** Slot → the tool it holds (undefined once removed) and its name: the catalog's own lists until the first update. */
+  let slotTools: readonly (ToolDefinition | undefined)[] = tools;
+  let slotNames = catalogNames(tools);
   /** Name → slot, made on the first update (a cold isolate's restored index is searched without it). */
   let slotByNameMap: Map<string, number> | undefined;
   const slotByName = (): Map<string, number> => {
@@ -551,7 +554,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   // The catalog: its size, its names in order, each position's slot and each slot's position (-1: removed).
   let size = tools.length;
-  let names = slotNames.slice();
+  let names = slotNames;
   let catalogSlots = identity(new Uint32Array(size));
   let position = identity(new Int32Array(size));
 
@@ -640,7 +643,10 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     const built = candidates(keyword, byChar, byPair);
     // A restored vocabulary's list and postings are checked as they are read (a damaged chunk throws SnapshotError).
     if (built !== undefined) deferred?.[keyword.length === 1 ? "charLists" : "pairLists"].verifyView(built);
-    for (const word of built ?? []) {
+    const words = built ?? NO_WORDS;
+    // Indexed (a for-of's iterator runs slowly in code not compiled yet, as a cold isolate's first search runs it).
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i] ?? 0;
       const at = wordStarts[word] ?? 0;
       let start: boolean;
       // Every word of an exact keyword's list holds it, so is at least as long: compared in place, no string made.
@@ -854,20 +860,25 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     if (changes > Math.max(MIN_PATCH_LIMIT, MAX_PATCH_SHARE * next.length)) return undefined;
     debris = changes;
     updated = true;
+    // Copies: the lists the index was made with may be the catalog's own (catalogNames), which never change.
+    const grownTools = slotTools.slice();
+    const grownNames = slotNames.slice();
     for (const slot of diff.removed) {
       slotByName().delete(slotNames[slot] ?? "");
-      slotTools[slot] = undefined;
+      grownTools[slot] = undefined;
     }
     next.forEach((tool, i) => {
       if (diff.slotOfNew[i] !== -1) return;
-      const slot = slotTools.length;
-      slotTools.push(tool);
-      slotNames.push(tool.name);
+      const slot = grownTools.length;
+      grownTools.push(tool);
+      grownNames.push(tool.name);
       slotByName().set(tool.name, slot);
       added.add(tool.name, slot * 2 + 1);
       added.add(tool.description, slot * 2);
       diff.slotOfNew[i] = slot;
     });
+    slotTools = grownTools;
+    slotNames = grownNames;
     size = next.length;
     names = next.map((tool) => tool.name);
     catalogSlots = Uint32Array.from(diff.slotOfNew);

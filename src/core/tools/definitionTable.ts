@@ -8,6 +8,7 @@
 // use are accessors, one per table and field name, which find a definition's row by its name (nothing is kept per
 // definition). The definitions' texts are checked per chunk when decoded (snapshotCodec.ts, deferred sections).
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
+import { rememberCatalogNames } from "../search/catalogNames.ts";
 import type { ToolDefinition } from "../types.ts";
 import { deepFreeze } from "./toolRegistry.ts";
 
@@ -262,11 +263,42 @@ function lazyField(table: Table, key: string): PropertyDescriptor {
   return { enumerable: true, get };
 }
 
+const GROUPS = 0;
+const ORIGINAL_NAME = 1;
+
+/** How a list of fields is set on a definition after its name, in order: the eager ones' values, the others' accessors. */
+interface FieldPlan {
+  fields: readonly (typeof GROUPS | typeof ORIGINAL_NAME | { key: string; descriptor: PropertyDescriptor })[];
+  hasGroups: boolean;
+  hasOriginalName: boolean;
+}
+
+/** The plan of `keys` (the fields of definition `row`, first met there); SnapshotError when they cannot be a definition's. */
+function planOf(keys: readonly string[] | undefined, row: number, table: Table, lazyFields: Map<string, PropertyDescriptor>): FieldPlan {
+  if (keys === undefined || keys[0] !== "name") throw new SnapshotError(`the snapshot's definition ${row} does not match its fields`);
+  const fields: FieldPlan["fields"][number][] = [];
+  for (let k = 1; k < keys.length; k++) {
+    const key = keys[k] ?? "";
+    if (key === "groups") fields.push(GROUPS);
+    else if (key === "originalName") fields.push(ORIGINAL_NAME);
+    else if (EAGER.has(key)) throw new SnapshotError(`the snapshot's definition ${row} names ${key} twice`);
+    else {
+      let descriptor = lazyFields.get(key);
+      if (descriptor === undefined) {
+        descriptor = lazyField(table, key);
+        lazyFields.set(key, descriptor);
+      }
+      fields.push({ key, descriptor });
+    }
+  }
+  return { fields, hasGroups: keys.includes("groups"), hasOriginalName: keys.includes("originalName") };
+}
+
 /**
- * The definitions writeDefinitions wrote, in order: frozen, with name, originalName and groups as values and the
+ * The definitions writeDefinitions wrote, in order (a frozen list): frozen, with name, originalName and groups as values and the
  * other fields decoded on first use. Throws SnapshotError when the sections do not fit together.
  */
-export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
+export function readDefinitions(input: SnapshotReader): readonly ToolDefinition[] {
   const names = input.strings();
   const count = names.length;
   const originals = new Map<number, string>();
@@ -291,33 +323,31 @@ export function readDefinitions(input: SnapshotReader): ToolDefinition[] {
   const definitions: ToolDefinition[] = [];
   const table: Table = { bytes, offsets, decoded: [], definitions, rowOf: undefined, byName: undefined };
   const lazyFields = new Map<string, PropertyDescriptor>();
-  const lazyFieldOf = (key: string): PropertyDescriptor => {
-    let field = lazyFields.get(key);
-    if (field === undefined) {
-      field = lazyField(table, key);
-      lazyFields.set(key, field);
-    }
-    return field;
-  };
+  // Per distinct list of fields (a handful), worked out on its first row: no look-up per field and row.
+  const plans: (FieldPlan | undefined)[] = [];
   for (let row = 0; row < count; row++) {
-    const keys = keyLists[keyIds[row] ?? -1];
+    const keyId = keyIds[row] ?? -1;
+    const plan = plans[keyId] ?? planOf(keyLists[keyId], row, table, lazyFields);
+    plans[keyId] = plan;
     const groups = groupLists[groupIds[row] ?? -1];
     const name = names[row] ?? "";
-    const originalName = originals.get(row);
-    if (keys === undefined || keys[0] !== "name" || keys.includes("groups") !== (groups !== undefined) || keys.includes("originalName") !== (originalName !== undefined)) {
+    const originalName = originals.size === 0 ? undefined : originals.get(row);
+    if (plan.hasGroups !== (groups !== undefined) || plan.hasOriginalName !== (originalName !== undefined)) {
       throw new SnapshotError(`the snapshot's definition ${row} does not match its fields`);
     }
     const definition: Record<string, unknown> = { name };
-    for (let k = 1; k < keys.length; k++) {
-      const key = keys[k] ?? "";
-      if (key === "groups") definition["groups"] = groups;
-      else if (key === "originalName") definition["originalName"] = originalName;
-      else if (EAGER.has(key)) throw new SnapshotError(`the snapshot's definition ${row} names ${key} twice`);
-      else Object.defineProperty(definition, key, lazyFieldOf(key));
+    const { fields } = plan;
+    for (let k = 0; k < fields.length; k++) {
+      const field = fields[k];
+      if (field === GROUPS) definition["groups"] = groups;
+      else if (field === ORIGINAL_NAME) definition["originalName"] = originalName;
+      else if (field !== undefined) Object.defineProperty(definition, field.key, field.descriptor);
     }
     Object.freeze(definition);
     if (isWrittenDefinition(definition)) definitions.push(definition);
   }
+  // An index over these very definitions takes their names from this list (no copy of every name out of them).
+  rememberCatalogNames(Object.freeze(definitions), Object.freeze(names));
   return definitions;
 }
 
