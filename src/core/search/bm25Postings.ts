@@ -8,12 +8,13 @@
 import type { ToolDefinition } from "../types.ts";
 import { FieldTextsBuffer, FIELDS, isPhraseTerm, leadSentenceSpan, toolFieldPartsInto } from "./fields.ts";
 import { IntList } from "./intList.ts";
-import { OneEditIndex } from "./oneEditIndex.ts";
+import { CarriedOneEditIndex, type OneEditCandidates, OneEditIndex, oneEditTables } from "./oneEditIndex.ts";
 import { PairTable } from "./pairTable.ts";
 import { isPieceEnd } from "./pieces.ts";
 import { PostingCollector } from "./postings.ts";
 import { RunLists } from "./runLists.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
+import { TermText } from "./termText.ts";
 
 const FIELD_COUNT = FIELDS.length;
 /** Field ids fit in 3 bits of a posting's key (`slot * 8 + field`). */
@@ -153,7 +154,7 @@ export class Bm25Postings {
   }
 
   termId(term: string): number | undefined {
-    if (this.#frozen) return frozenTermId(this.#frozen, this.#terms, term);
+    if (this.#frozen) return frozenTermId(this.#frozen, term);
     const id = this.#termIds.get(term);
     if (id !== undefined || !isPhraseTerm(term)) return id;
     const space = term.indexOf(" ");
@@ -362,7 +363,16 @@ export class Bm25Postings {
    */
   toSnapshot(out: SnapshotWriter): void {
     this.#thaw();
-    out.strings(this.#terms);
+    // The terms end to end, and where each starts: a restored index reads them in place (termText.ts).
+    const termStarts = new Int32Array(this.#terms.length + 1);
+    let termEnd = 0;
+    this.#terms.forEach((term, id) => {
+      termStarts[id] = termEnd;
+      termEnd += term.length;
+    });
+    termStarts[this.#terms.length] = termEnd;
+    out.text(this.#terms.join(""));
+    out.deferredI32(termStarts, STAT_CHUNK_BYTES);
     out.int(this.#longestTermLength);
     const postingStarts = new Int32Array(this.#postings.length + 1);
     let total = 0;
@@ -385,8 +395,13 @@ export class Bm25Postings {
       for (const id of this.#byLength.get(length) ?? []) lengthOrder.push(id);
     }
     lengthStarts[this.#longestTermLength + 1] = lengthOrder.length;
+    // Each length's ids by first code unit, and by last: the one-edit table a restored index reads in place.
+    const oneEdit = oneEditTables(lengthStarts, lengthOrder, (id) => this.#terms[id] ?? "");
     out.i32(lengthStarts);
-    out.i32(Int32Array.from(lengthOrder));
+    out.i32(oneEdit.order);
+    out.deferredI32(oneEdit.firsts, STAT_CHUNK_BYTES);
+    out.deferredI32(oneEdit.lastOrder, STAT_CHUNK_BYTES);
+    out.deferredU32(oneEdit.lastKeys, STAT_CHUNK_BYTES);
     // Every term (pairs of words too), sorted: a restored index looks terms up here instead of in a map.
     out.i32(Int32Array.from([...this.#terms.keys()].toSorted((a, b) => compareStrings(this.#terms[a] ?? "", this.#terms[b] ?? ""))));
     // Forward lists: start of each slot's run, -1 for a removed slot.
@@ -433,22 +448,28 @@ export class Bm25Postings {
    */
   restore(input: SnapshotReader): void {
     if (this.#terms.length > 0 || this.#forward.length > 0 || this.#frozen) throw new Error("restore needs an empty Bm25Postings");
-    const terms = input.strings();
+    // A string per term is made only when a search hands it on (termText.ts); the text's length is checked against
+    // the last start (a lone surrogate written as U+FFFD keeps its length).
+    const text = input.text();
+    const termStarts = input.deferredI32("term starts");
+    const termCount = termStarts.values.length - 1;
+    if (termCount < 0 || termStarts.at(0) !== 0 || termStarts.at(termCount) !== text.length) throw new SnapshotError("the terms do not match their starts");
+    const terms = new TermText(text, termStarts);
     this.#longestTermLength = input.int();
     const postingStarts = input.i32();
     const postings = input.deferredI32("postings");
-    if (postingStarts.length !== terms.length + 1 || (postingStarts[0] ?? 0) !== 0 || (postingStarts[terms.length] ?? 0) !== postings.values.length) {
+    if (postingStarts.length !== termCount + 1 || (postingStarts[0] ?? 0) !== 0 || (postingStarts[termCount] ?? 0) !== postings.values.length) {
       throw new SnapshotError("the postings do not match the terms");
     }
-    this.#terms = terms;
     // Read in place, each record's chunk checked when first read (a first search reads a few terms').
     const stats = input.deferredI32("term statistics");
-    if (stats.values.length !== terms.length * STAT_WORDS) throw new SnapshotError("the term statistics do not match the terms");
+    if (stats.values.length !== termCount * STAT_WORDS) throw new SnapshotError("the term statistics do not match the terms");
     const sortedIds = input.i32();
     const lengthStarts = input.i32();
     const lengthOrder = input.i32();
+    const oneEdit = new CarriedOneEditIndex(lengthStarts, lengthOrder, input.deferredI32("one-edit firsts"), input.deferredI32("one-edit lasts"), input.deferredU32("one-edit keys"));
     const lookupIds = input.i32();
-    if (lookupIds.length !== terms.length || sortedIds.length > terms.length || lengthStarts.length !== this.#longestTermLength + 2 || (lengthStarts[lengthStarts.length - 1] ?? 0) !== lengthOrder.length) {
+    if (lookupIds.length !== termCount || sortedIds.length > termCount || lengthStarts.length !== this.#longestTermLength + 2 || (lengthStarts[lengthStarts.length - 1] ?? 0) !== lengthOrder.length) {
       throw new SnapshotError("the sorted terms do not match the terms");
     }
     // Their sizes are checked, not each id (a pass over every term): the checksum vouches for the bytes, and an id out
@@ -476,7 +497,7 @@ export class Bm25Postings {
       this.#lengthSum[field] = sum;
     });
     this.#live = input.int();
-    this.#frozen = { postingStarts, postings, stats, sortedIds, lookupIds, lengthStarts, lengthOrder, forwardStarts, forwardEnds, forward };
+    this.#frozen = { terms, oneEdit, postingStarts, postings, stats, sortedIds, lookupIds, lengthStarts, lengthOrder, forwardStarts, forwardEnds, forward };
   }
 
   /**
@@ -489,6 +510,7 @@ export class Bm25Postings {
     const postings = frozen.postings.verifyAll().slice();
     const forward = frozen.forward.verifyAll().slice();
     const stats = frozen.stats.verifyAll();
+    this.#terms = frozen.terms.all();
     this.#frozen = undefined;
     // The statistics' records back into the lists a build keeps (one per statistic).
     const termCount = this.#terms.length;
@@ -582,10 +604,10 @@ export class Bm25Postings {
 
   /** expand over a frozen index: the same terms in the same order, found in the snapshot's sorted and by-length tables. */
   #expandFrozen(frozen: FrozenPostings, term: string, prefix: boolean, fuzzy: boolean, prefixWeight: number, fuzzyWeight: number): Expansion {
-    const terms = this.#terms;
+    const terms = frozen.terms;
     const termIds: number[] = [];
     const weights: number[] = [];
-    const own = frozenTermId(frozen, terms, term);
+    const own = frozenTermId(frozen, term);
     if (own !== undefined) {
       termIds.push(own);
       weights.push(1);
@@ -594,18 +616,18 @@ export class Bm25Postings {
       const sorted = frozen.sortedIds;
       for (let at = lowerBoundIds(sorted, terms, term); at < sorted.length; at++) {
         const id = sorted[at] ?? 0;
-        const candidate = terms[id] ?? "";
-        if (!candidate.startsWith(term)) break;
-        const distance = candidate.length - term.length;
+        if (!terms.startsWith(id, term)) break;
+        const length = terms.lengthOf(id);
+        const distance = length - term.length;
         if (distance === 0) continue;
         termIds.push(id);
-        weights.push((prefixWeight * candidate.length) / (candidate.length + 0.3 * distance));
+        weights.push((prefixWeight * length) / (length + 0.3 * distance));
       }
     }
     if (fuzzy) {
       const found: { candidate: string; id: number }[] = [];
       this.#oneEditIndex().forEachCandidate(term, (id) => {
-        const candidate = terms[id] ?? "";
+        const candidate = terms.at(id);
         if (candidate === term || (prefix && candidate.startsWith(term))) return;
         if (withinOneEdit(term, candidate)) found.push({ candidate, id });
       });
@@ -618,16 +640,12 @@ export class Bm25Postings {
     return { termIds, weights };
   }
 
-  /** #oneEdit, made from the words held (a restored index's from its snapshot's) when first needed. */
-  #oneEditIndex(): OneEditIndex {
+  /** #oneEdit, made from the words held when first needed; a restored index's is its snapshot's, read in place. */
+  #oneEditIndex(): OneEditCandidates {
+    if (this.#frozen) return this.#frozen.oneEdit;
     if (this.#oneEdit) return this.#oneEdit;
     const index = new OneEditIndex();
-    const frozen = this.#frozen;
-    if (frozen) {
-      for (const id of frozen.lengthOrder) index.add(this.#terms[id] ?? "", id);
-    } else {
-      for (const ids of this.#byLength.values()) for (const id of ids) index.add(this.#terms[id] ?? "", id);
-    }
+    for (const ids of this.#byLength.values()) for (const id of ids) index.add(this.#terms[id] ?? "", id);
     this.#oneEdit = index;
     return index;
   }
@@ -720,12 +738,12 @@ export class Bm25Postings {
 
   /** How many terms have been interned (ids 0 … termCount − 1; a term no live tool holds any more counts 0). */
   get termCount(): number {
-    return this.#terms.length;
+    return this.#frozen ? this.#frozen.terms.count : this.#terms.length;
   }
 
   /** The term of `termId`. */
   term(termId: number): string {
-    return this.#terms[termId] ?? "";
+    return this.#frozen ? this.#frozen.terms.at(termId) : (this.#terms[termId] ?? "");
   }
 
   averageFieldLength(field: number): number {
@@ -748,6 +766,10 @@ const NO_POSTINGS = new Int32Array(0);
 
 /** A restored index's state as the snapshot holds it (Bm25Postings.restore; the postings and forward lists checked when read). */
 interface FrozenPostings {
+  /** Every term, read in place. */
+  terms: TermText;
+  /** The words' one-edit table, carried. */
+  oneEdit: CarriedOneEditIndex;
   postingStarts: Int32Array;
   postings: DeferredSection<Int32Array>;
   /** Per term, its statistics' record (STAT_WORDS). */
@@ -765,12 +787,12 @@ interface FrozenPostings {
 }
 
 /** The first place of `sortedIds` whose term is not below `value`. */
-function lowerBoundIds(sortedIds: Int32Array, terms: readonly string[], value: string): number {
+function lowerBoundIds(sortedIds: Int32Array, terms: TermText, value: string): number {
   let low = 0;
   let high = sortedIds.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((terms[sortedIds[middle] ?? 0] ?? "") < value) low = middle + 1;
+    if (terms.compare(sortedIds[middle] ?? 0, value) < 0) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -781,10 +803,10 @@ function compareStrings(a: string, b: string): number {
 }
 
 /** The id of `term` in a frozen index (binary search over every term, sorted), or undefined. */
-function frozenTermId(frozen: FrozenPostings, terms: readonly string[], term: string): number | undefined {
-  const at = lowerBoundIds(frozen.lookupIds, terms, term);
+function frozenTermId(frozen: FrozenPostings, term: string): number | undefined {
+  const at = lowerBoundIds(frozen.lookupIds, frozen.terms, term);
   const id = frozen.lookupIds[at];
-  if (id !== undefined && terms[id] === term) return id;
+  if (id !== undefined && frozen.terms.compare(id, term) === 0) return id;
   return undefined;
 }
 

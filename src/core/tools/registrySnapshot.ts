@@ -136,7 +136,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
   substring: "a27a66f244588628",
-  minisearch: "ef4d514c339f4cb0",
+  minisearch: "bc70134b45318614",
 };
 
 /** The checksum of an index of `mode` over the probe catalog, computed (PROBE_INDEX_CHECKSUMS holds the code's). */

@@ -136,3 +136,69 @@ describe("a minisearch snapshot and the ranking's settings", () => {
     expect(restoreMiniSearchIndex(catalog.tools, new SnapshotReader(withPairs)).search(query)).toEqual(createMiniSearchIndex(catalog.tools).search(query));
   });
 });
+
+/** One-edit variants of `word` (a letter changed, dropped or added; the first or last changed), and its prefix. */
+function typos(word: string): string[] {
+  if (word.length < 5) return [word.slice(0, 3)];
+  const middle = Math.floor(word.length / 2);
+  return [
+    `${word.slice(0, middle)}q${word.slice(middle + 1)}`,
+    `${word.slice(0, middle)}${word.slice(middle + 1)}`,
+    `${word.slice(0, middle)}x${word.slice(middle)}`,
+    `z${word.slice(1)}`,
+    `${word.slice(0, -1)}z`,
+    word.slice(0, 3),
+  ];
+}
+
+describe("a minisearch snapshot's terms and one-edit table, read in place", () => {
+  it("expand every typo and prefix as a fresh build does, past ASCII too (UTF-16 order)", () => {
+    const catalog = generatedCatalog(300, 11);
+    // Words whose UTF-16 and code point orders differ (a surrogate pair against U+FF21), accents, CJK.
+    const odd = ["café au lait", "naïve bayes", "天气预报 查询", "𝒜lpha 𝒜lphabet", "ｂeta ｂetamax", "\uE000private zone", "ab ac ad"];
+    const tools = [...catalog.tools, ...odd.map((words, i) => ({ name: `odd_tool_${i}`, description: `Reads the ${words} records.`, parameters: { type: "object" } }))];
+    const queries = [
+      ...catalog.words.slice(0, 150).flatMap(typos),
+      ...odd.flatMap((words) => words.split(" ").flatMap((word) => [word, word.slice(0, 2), word.slice(0, 3), `${word}s`])),
+    ];
+    const bytes = snapshotOf(createSearchIndex("minisearch", tools));
+    const index = restored("minisearch", tools, bytes);
+    const fresh = createSearchIndex("minisearch", tools);
+    expect(queries.map((query) => index.scored(query, 10))).toEqual(queries.map((query) => fresh.scored(query, 10)));
+    // Thawed by an update, the terms are the same strings.
+    const next = tools.slice(1);
+    const updated = index.update?.(next) ?? createSearchIndex("minisearch", next);
+    const freshNext = createSearchIndex("minisearch", next);
+    expect(queries.map((query) => updated.scored(query, 10))).toEqual(queries.map((query) => freshNext.scored(query, 10)));
+  });
+});
+
+describe("a minisearch snapshot's sections checked when read", () => {
+  it("refuses a changed byte of its term starts or one-edit table at the search that reads it, never answers", () => {
+    const catalog = generatedCatalog(60, 4);
+    const bytes = snapshotOf(createSearchIndex("minisearch", catalog.tools));
+    const queries = ["the data file", "create user list", ...catalog.words.slice(0, 40).flatMap((word) => [`${word}q`, `q${word.slice(1)}`, word.slice(0, 3)])];
+    const fresh = createSearchIndex("minisearch", catalog.tools);
+    const expected = queries.map((query) => fresh.scored(query, 5));
+    // The deferred area comes first in an index's own snapshot (its length after the section's kind), in the order
+    // written: the term starts, postings, statistics, the one-edit table's three lists, the forward lists.
+    const area = new DataView(bytes.buffer, bytes.byteOffset).getUint32(4, true);
+    const refused = new Set<string>();
+    for (let at = 8; at < 8 + area; at += 256) {
+      const broken = bytes.slice();
+      broken[at] = (broken[at] ?? 0) ^ 0x10;
+      // A search either fails (SnapshotError) or answers as the intact index does.
+      let answered: unknown;
+      let failure: unknown;
+      try {
+        const index = restored("minisearch", catalog.tools, broken);
+        answered = queries.map((query) => index.scored(query, 5));
+      } catch (error) {
+        failure = error;
+        refused.add(String(error).replace(/.* of its (.*) does not match.*/u, "$1"));
+      }
+      expect(failure === undefined ? answered : failure instanceof SnapshotError).toEqual(failure === undefined ? expected : true);
+    }
+    expect([...refused].filter((what) => what === "term starts" || what.startsWith("one-edit")).toSorted()).toEqual(["one-edit firsts", "one-edit keys", "one-edit lasts", "term starts"]);
+  });
+});

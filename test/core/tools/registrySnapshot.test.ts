@@ -175,7 +175,7 @@ describe("registry snapshots", () => {
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
       [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_304, "df60708a9056cd38"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_040_240, "0d5dd4e82f546bb8"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_117_984, "a0d86d0d271377ec"],
     ];
     for (const [written, length, checksum] of kinds) {
       const whole = encodeRegistrySnapshot(written) ?? new Uint8Array();
