@@ -385,10 +385,8 @@ export class RegistryObject extends DurableObject<Env> {
    */
   readRegistrySnapshot(key: string): SnapshotRead {
     const sql = this.ctx.storage.sql;
-    const head = this.#snapshotHead(key);
-    if (head === undefined || head.version !== this.current.version || head.complete !== 1) {
-      return { found: false, claimed: this.claimRegistrySnapshot(key, this.current), ...this.current };
-    }
+    const head = this.#wholeSnapshotHead(key);
+    if (head === undefined) return { found: false, claimed: this.claimRegistrySnapshot(key, this.current), ...this.current };
     let part = -1;
     let sent = 0;
     const stream = new ReadableStream({
@@ -411,6 +409,12 @@ export class RegistryObject extends DurableObject<Env> {
       },
     });
     return { found: true, ...this.current, bytes: head.bytes, stream };
+  }
+
+  /** The head of the whole snapshot of the current version under `key`, if there is one. */
+  #wholeSnapshotHead(key: string): { version: number; bytes: number; complete: number; claimed_at: number } | undefined {
+    const head = this.#snapshotHead(key);
+    return head?.version === this.current.version && head.complete === 1 ? head : undefined;
   }
 
   #snapshotHead(key: string): { version: number; bytes: number; complete: number; claimed_at: number } | undefined {
@@ -466,7 +470,7 @@ export class RegistryObject extends DurableObject<Env> {
    * Drops the snapshot under `key` of `version`, which a reader found corrupt, and gives the caller the claim to write
    * it again. Another version's is left alone.
    */
-  dropRegistrySnapshot(key: string, version: RegistryVersion): SnapshotRead {
+  dropRegistrySnapshot(key: string, version: RegistryVersion): { found: boolean; claimed: boolean } {
     const sql = this.ctx.storage.sql;
     if (version.epoch === this.current.epoch && version.version === this.current.version) {
       this.ctx.storage.transactionSync(() => {
@@ -474,7 +478,9 @@ export class RegistryObject extends DurableObject<Env> {
         sql.exec("DELETE FROM snapshot_heads WHERE key = ?", key);
       });
     }
-    return this.readRegistrySnapshot(key);
+    // Whether a whole one is still there (another version's was left alone), else whether the caller is to write it.
+    if (this.#wholeSnapshotHead(key) !== undefined) return { found: true, claimed: false };
+    return { found: false, claimed: this.claimRegistrySnapshot(key, this.current) };
   }
 
   private bump(): void {
