@@ -68,24 +68,24 @@ const PART_ROWS_PER_PAGE = 25_000;
 export interface RegistryPartPage extends RegistryPage {
   seqs: number[];
 }
-/** A registry snapshot (core/tools/registrySnapshot.ts) is kept in rows of this many bytes (SQLite's value cap is 2 MB)… */
-const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
 /**
- * …and read this many bytes per RPC (its message cap is 32 MiB): a snapshot up to this size (the 10,000-tool ones are
- * 12 and 26 MiB) comes in one call, which the isolate reads in place, without joining pages into a copy.
+ * A registry snapshot (core/tools/registrySnapshot.ts) is kept in rows of this many bytes (SQLite's value cap is 2 MB),
+ * and sent to a reader as a byte stream, a row at a time (readRegistrySnapshot): neither side holds a copy of the
+ * whole beside its own, and no RPC message cap bounds it.
  */
-export const SNAPSHOT_CALL_BYTES = 24 * 1024 * 1024;
+const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
 /** A claim to write a snapshot that was not completed in this long (its writer died) can be taken by another. */
 const SNAPSHOT_CLAIM_MS = 60_000;
 /** Snapshots bigger than this are not kept (the isolates then build from the texts). */
 export const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 
 /**
- * A part of the registry snapshot of the current version under one key (mode and code fingerprint), or why there is
- * none: `claimed` when the caller is the one to write it (single writer: the first to ask for a missing one).
+ * The registry snapshot of the current version under one key (mode and code fingerprint), as a stream of its `bytes`
+ * bytes, or why there is none: `claimed` when the caller is the one to write it (single writer: the first to ask for a
+ * missing one).
  */
 export type SnapshotRead =
-  | { found: true; epoch: string; version: number; bytes: number; from: number; data: ArrayBuffer; next?: number }
+  | { found: true; epoch: string; version: number; bytes: number; stream: ReadableStream<Uint8Array> }
   | { found: false; claimed: boolean } & RegistryVersion;
 
 let demoNamesCache: ReadonlySet<string> | undefined;
@@ -377,30 +377,49 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   /**
-   * The registry snapshot of the current version under `key`, from byte `from` (at most SNAPSHOT_CALL_BYTES a call:
-   * `next` says where the next call starts). Without a whole one, the first caller to ask is told to write it
-   * (`claimed`; another may claim it once SNAPSHOT_CLAIM_MS passed without the write completing).
+   * The whole registry snapshot of the current version under `key` as one byte stream of `bytes` bytes, its rows read
+   * as the reader takes them (one row held at a time, whatever the snapshot's size), or why there is none: `claimed`
+   * when the caller is the one to write it (single writer: the first to ask for a missing one; another may claim it
+   * once SNAPSHOT_CLAIM_MS passed without the write completing). A stream errors when the snapshot it carries is no
+   * longer the stored one (a registry write, or a drop, between two rows): it never mixes the rows of two.
    */
-  readRegistrySnapshot(key: string, from = 0): SnapshotRead {
+  readRegistrySnapshot(key: string): SnapshotRead {
     const sql = this.ctx.storage.sql;
-    const head = sql.exec<{ version: number; bytes: number; complete: number; claimed_at: number }>(
+    const head = this.#wholeSnapshotHead(key);
+    if (head === undefined) return { found: false, claimed: this.claimRegistrySnapshot(key, this.current), ...this.current };
+    let part = -1;
+    let sent = 0;
+    const stream = new ReadableStream({
+      type: "bytes",
+      pull: (controller: ReadableByteStreamController) => {
+        const now = this.#snapshotHead(key);
+        if (now?.version !== head.version || now.complete !== 1 || now.claimed_at !== head.claimed_at) {
+          controller.error(new Error("the registry snapshot changed while it was read"));
+          return;
+        }
+        const row = sql.exec<{ part: number; data: ArrayBuffer }>(
+          "SELECT part, data FROM snapshot_chunks WHERE key = ? AND part > ? ORDER BY part LIMIT 1", key, part).toArray()[0];
+        // Rows missing: the stream ends short, which the reader tells from `bytes` (and refuses).
+        if (row !== undefined) {
+          controller.enqueue(new Uint8Array(row.data));
+          part = row.part;
+          sent += row.data.byteLength;
+        }
+        if (row === undefined || sent >= head.bytes) controller.close();
+      },
+    });
+    return { found: true, ...this.current, bytes: head.bytes, stream };
+  }
+
+  /** The head of the whole snapshot of the current version under `key`, if there is one. */
+  #wholeSnapshotHead(key: string): { version: number; bytes: number; complete: number; claimed_at: number } | undefined {
+    const head = this.#snapshotHead(key);
+    return head?.version === this.current.version && head.complete === 1 ? head : undefined;
+  }
+
+  #snapshotHead(key: string): { version: number; bytes: number; complete: number; claimed_at: number } | undefined {
+    return this.ctx.storage.sql.exec<{ version: number; bytes: number; complete: number; claimed_at: number }>(
       "SELECT version, bytes, complete, claimed_at FROM snapshot_heads WHERE key = ?", key).toArray()[0];
-    if (head !== undefined && head.version === this.current.version && head.complete === 1) {
-      const first = Math.floor(from / SNAPSHOT_CHUNK_BYTES);
-      const last = Math.min(Math.ceil(head.bytes / SNAPSHOT_CHUNK_BYTES), first + SNAPSHOT_CALL_BYTES / SNAPSHOT_CHUNK_BYTES);
-      const start = first * SNAPSHOT_CHUNK_BYTES;
-      const end = Math.min(head.bytes, last * SNAPSHOT_CHUNK_BYTES);
-      const data = new Uint8Array(end - start);
-      let at = 0;
-      // Row by row into the page: one chunk's copy alive at a time, not the page's rows all at once besides the page.
-      for (const { data: chunk } of sql.exec<{ data: ArrayBuffer }>("SELECT data FROM snapshot_chunks WHERE key = ? AND part >= ? AND part < ? ORDER BY part", key, first, last)) {
-        const bytes = new Uint8Array(chunk);
-        data.set(bytes.subarray(0, Math.min(bytes.length, data.length - at)), at);
-        at += bytes.length;
-      }
-      return { found: true, ...this.current, bytes: head.bytes, from: start, data: data.buffer, ...(end < head.bytes ? { next: end } : {}) };
-    }
-    return { found: false, claimed: this.claimRegistrySnapshot(key, this.current), ...this.current };
   }
 
   /**
@@ -451,7 +470,7 @@ export class RegistryObject extends DurableObject<Env> {
    * Drops the snapshot under `key` of `version`, which a reader found corrupt, and gives the caller the claim to write
    * it again. Another version's is left alone.
    */
-  dropRegistrySnapshot(key: string, version: RegistryVersion): SnapshotRead {
+  dropRegistrySnapshot(key: string, version: RegistryVersion): { found: boolean; claimed: boolean } {
     const sql = this.ctx.storage.sql;
     if (version.epoch === this.current.epoch && version.version === this.current.version) {
       this.ctx.storage.transactionSync(() => {
@@ -459,7 +478,9 @@ export class RegistryObject extends DurableObject<Env> {
         sql.exec("DELETE FROM snapshot_heads WHERE key = ?", key);
       });
     }
-    return this.readRegistrySnapshot(key);
+    // Whether a whole one is still there (another version's was left alone), else whether the caller is to write it.
+    if (this.#wholeSnapshotHead(key) !== undefined) return { found: true, claimed: false };
+    return { found: false, claimed: this.claimRegistrySnapshot(key, this.current) };
   }
 
   private bump(): void {

@@ -31,7 +31,7 @@ import { ToolRegistry } from "../core/tools/toolRegistry.ts";
 import { viewKey, visibleCatalog } from "../core/tools/visibleCatalog.ts";
 import { catalogFigures, firstTurnMetaToolTexts, rememberCatalogFigures } from "../core/turn/prepare.ts";
 import type { ExecutionGuard, ExecutorRunner, ToolDefinition } from "../core/types.ts";
-import type { RegistryPage, RegistryVersion, SnapshotRead } from "../durable/registryObject.ts";
+import type { RegistryPage, RegistryVersion } from "../durable/registryObject.ts";
 import { orRefusal, refusalOfError, TOO_MANY_SESSIONS } from "../durable/sessionLimit.ts";
 import { registryStub, sessionStub, upstreamStub } from "../durable/stubs.ts";
 import { createExecutorRunner } from "../executors/index.ts";
@@ -244,27 +244,38 @@ function snapshotKey(settings: Settings): string {
   return `${searchMode}:${snapshotFingerprint(searchMode, locale, settings.demoCatalog)}`;
 }
 
-type StoredSnapshot = { bytes: Uint8Array; version: RegistryVersion } | { claimed: boolean };
+/** A stored snapshot's bytes (undefined: the stream held another count than its head gave), or whether to write it. */
+type StoredSnapshot = { bytes: Uint8Array | undefined; version: RegistryVersion } | { claimed: boolean };
+
+/** The whole snapshot under `key`, read from the registry object's stream into one buffer, or whether to write it. */
+async function readStoredSnapshot(env: Env, key: string): Promise<StoredSnapshot> {
+  const read = await registryStub(env).readRegistrySnapshot(key);
+  if (!read.found) return { claimed: read.claimed };
+  return { bytes: await readExactly(read.stream, read.bytes), version: { epoch: read.epoch, version: read.version } };
+}
 
 /**
- * The whole snapshot under `key` (several reads when it is large: one up to SNAPSHOT_CALL_BYTES, taken as it came),
- * or whether this isolate is to write it.
+ * The `length` bytes of `stream`, read straight into one buffer (no chunk of it copied again), or undefined when the
+ * stream holds fewer or more.
  */
-async function readStoredSnapshot(env: Env, key: string): Promise<StoredSnapshot> {
-  const stub = registryStub(env);
-  let read: SnapshotRead = await stub.readRegistrySnapshot(key, 0);
-  if (!read.found) return { claimed: read.claimed };
-  const version = { epoch: read.epoch, version: read.version };
-  if (read.next === undefined && read.from === 0 && read.data.byteLength === read.bytes) return { bytes: new Uint8Array(read.data), version };
-  const bytes = new Uint8Array(read.bytes);
-  bytes.set(new Uint8Array(read.data), read.from);
-  while (read.next !== undefined) {
-    read = await stub.readRegistrySnapshot(key, read.next);
-    // The registry moved on between two reads: this isolate builds from the texts (and the next one reads the new).
-    if (!read.found || read.epoch !== version.epoch || read.version !== version.version) return { claimed: false };
-    bytes.set(new Uint8Array(read.data), read.from);
+async function readExactly(stream: ReadableStream<Uint8Array>, length: number): Promise<Uint8Array | undefined> {
+  const reader = stream.getReader({ mode: "byob" });
+  try {
+    let buffer = new ArrayBuffer(length);
+    let at = 0;
+    while (at < length) {
+      const { done, value } = await reader.read(new Uint8Array(buffer, at, length - at));
+      if (done || value === undefined) return undefined;
+      // The view given is detached by the read: its bytes come back in `value`'s buffer, the same memory.
+      buffer = value.buffer;
+      at += value.byteLength;
+    }
+    // It must end here: a byte more is a longer snapshot than its head says.
+    const { done } = await reader.read(new Uint8Array(1));
+    return done ? new Uint8Array(buffer) : undefined;
+  } finally {
+    await reader.cancel().catch(() => undefined);
   }
-  return { bytes, version };
 }
 
 /**
@@ -378,6 +389,7 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
     const read = await (early ?? readStoredSnapshot(env, key));
     if ("bytes" in read) {
       try {
+        if (read.bytes === undefined) throw new SnapshotError("the stored snapshot is not of the length its head gives");
         const [mode, fingerprint] = [settings.config.searchMode, key.slice(key.indexOf(":") + 1)];
         const onCorrupt = (error: SnapshotError): void => forgetCorruptSnapshot(key, read.version, error);
         const content = decodeSnapshotOfEitherKind(read.bytes, { ...read.version, mode, fingerprint }, onCorrupt);

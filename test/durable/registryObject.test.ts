@@ -4,8 +4,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../src/core/types.ts";
-import { RegistryObject, SNAPSHOT_CALL_BYTES } from "../../src/durable/registryObject.ts";
-import type { RegistryPage } from "../../src/durable/registryObject.ts";
+import { RegistryObject } from "../../src/durable/registryObject.ts";
+import type { RegistryPage, SnapshotRead } from "../../src/durable/registryObject.ts";
 
 const tool = (name: string, description = `Tool ${name}.`): ToolDefinition => ({
   name,
@@ -88,6 +88,19 @@ describe("RegistryObject snapshot with a known version", () => {
   });
 });
 
+/** Every byte of a found snapshot's stream, joined. */
+async function streamed(read: SnapshotRead): Promise<Uint8Array> {
+  if (!read.found) throw new Error("not found");
+  return new Uint8Array(await new Response(read.stream).arrayBuffer());
+}
+
+/** Reads `reader` to its end; how many bytes it gave. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<number> {
+  let total = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) total += chunk.value.byteLength;
+  return total;
+}
+
 /** `length` bytes of a recognisable pattern. */
 const pattern = (length: number, seed: number): Uint8Array<ArrayBuffer> => {
   const bytes = new Uint8Array(length);
@@ -96,39 +109,67 @@ const pattern = (length: number, seed: number): Uint8Array<ArrayBuffer> => {
 };
 
 describe("RegistryObject registry snapshots", () => {
-  it("one writer per version: the first to ask writes, the others wait; a whole snapshot is served in parts", { timeout: 60_000 }, async () => {
+  it("one writer per version: the first to ask writes, the others wait; a whole snapshot is served as one stream", { timeout: 60_000 }, async () => {
     const stub = registry("snapshot-claims");
     const put = await stub.put([{ context: "runtime", definition: tool("alpha") }], 100, false);
     if (!put.ok) throw new Error("put failed");
     const version = { epoch: put.epoch, version: put.version };
-    const first = await stub.readRegistrySnapshot("minisearch:f", 0);
-    const second = await stub.readRegistrySnapshot("minisearch:f", 0);
+    const first = await stub.readRegistrySnapshot("minisearch:f");
+    const second = await stub.readRegistrySnapshot("minisearch:f");
     expect(first).toMatchObject({ found: false, claimed: true });
     expect(second).toMatchObject({ found: false, claimed: false });
     expect(await stub.claimRegistrySnapshot("minisearch:f", version)).toBe(false);
     // Another key (mode or fingerprint) is claimed apart.
     expect(await stub.claimRegistrySnapshot("substring:f", version)).toBe(true);
 
-    // A call's worth and a bit: written in 4 MiB calls, read in two (SNAPSHOT_CALL_BYTES a call).
-    const bytes = pattern(SNAPSHOT_CALL_BYTES + 12_345, 7);
+    // Larger than an RPC message may be (32 MiB), written in 4 MiB calls (rows of 1 MiB): one stream of every row.
+    const bytes = pattern(33 * 1024 * 1024 + 12_345, 7);
     const step = 4 * 1024 * 1024;
     for (let from = 0; from < bytes.length; from += step) {
-      expect(await stub.readRegistrySnapshot("minisearch:f", 0)).toMatchObject({ found: false });
+      expect(await stub.readRegistrySnapshot("minisearch:f")).toMatchObject({ found: false });
       expect(await stub.writeRegistrySnapshot("minisearch:f", version, bytes.length, from, bytes.slice(from, from + step).buffer)).toBe(true);
     }
-    const read = await stub.readRegistrySnapshot("minisearch:f", 0);
+    const read = await stub.readRegistrySnapshot("minisearch:f");
     if (!read.found) throw new Error("not found");
     // Field by field: a failing match would print megabytes.
-    expect([read.bytes, read.from, read.next, read.version]).toEqual([bytes.length, 0, SNAPSHOT_CALL_BYTES, version.version]);
-    const rest = await stub.readRegistrySnapshot("minisearch:f", read.next);
-    if (!rest.found) throw new Error("not found");
-    expect(rest.next).toBeUndefined();
-    const joined = new Uint8Array(bytes.length);
-    joined.set(new Uint8Array(read.data), read.from);
-    joined.set(new Uint8Array(rest.data), rest.from);
+    expect([read.bytes, read.version]).toEqual([bytes.length, version.version]);
+    const joined = await streamed(read);
+    expect(joined.length).toBe(bytes.length);
     expect(joined.every((byte, i) => byte === bytes[i])).toBe(true);
     // Whole: no second write is taken.
     expect(await stub.writeRegistrySnapshot("minisearch:f", version, bytes.length, 0, bytes.slice(0, 10).buffer)).toBe(false);
+  });
+
+  it("a stream whose snapshot is replaced while it is read errors rather than mix the rows of two", async () => {
+    const stub = registry("snapshot-stream-stale");
+    const put = await stub.put([{ context: "runtime", definition: tool("alpha") }], 100, false);
+    if (!put.ok) throw new Error("put failed");
+    const version = { epoch: put.epoch, version: put.version };
+    // More rows than the stream's flow control reads ahead of its reader.
+    const bytes = pattern(16 * 1024 * 1024 + 5, 3);
+    expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
+    expect(await stub.writeRegistrySnapshot("k", version, bytes.length, 0, bytes.buffer)).toBe(true);
+    const read = await stub.readRegistrySnapshot("k");
+    if (!read.found) throw new Error("not found");
+    const reader = read.stream.getReader();
+    expect((await reader.read()).done).toBe(false);
+    // A registry write between two rows: the snapshot read is of the version before, its rows gone. The stream errors
+    // (the reader sees the RPC stream cut short).
+    await stub.put([{ context: "runtime", definition: tool("beta") }], 100, false);
+    await expect(drain(reader)).rejects.toThrow(/disconnected prematurely/);
+
+    // Dropped and written again (the same version, another claim) between two rows: refused as well.
+    const now = await stub.getVersion();
+    expect(await stub.claimRegistrySnapshot("k", now)).toBe(true);
+    expect(await stub.writeRegistrySnapshot("k", now, bytes.length, 0, bytes.buffer)).toBe(true);
+    const again = await stub.readRegistrySnapshot("k");
+    if (!again.found) throw new Error("not found");
+    const secondReader = again.stream.getReader();
+    expect((await secondReader.read()).done).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await stub.dropRegistrySnapshot("k", now)).toMatchObject({ found: false, claimed: true });
+    expect(await stub.writeRegistrySnapshot("k", now, bytes.length, 0, bytes.buffer)).toBe(true);
+    await expect(drain(secondReader)).rejects.toThrow(/disconnected prematurely/);
   });
 
   it("a registry write makes every snapshot stale: deleted, and a write for the old version refused", async () => {
@@ -138,13 +179,15 @@ describe("RegistryObject registry snapshots", () => {
     const version = { epoch: put.epoch, version: put.version };
     expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
     expect(await stub.writeRegistrySnapshot("k", version, 100, 0, pattern(100, 1).buffer)).toBe(true);
-    expect((await stub.readRegistrySnapshot("k", 0)).found).toBe(true);
+    const found = await stub.readRegistrySnapshot("k");
+    expect(found.found).toBe(true);
+    if (found.found) await found.stream.cancel();
     await stub.put([{ context: "runtime", definition: tool("beta") }], 100, false);
     const rows = await runInDurableObject(stub, (_instance: RegistryObject, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM snapshot_chunks").one().n);
     expect(rows).toBe(0);
     expect(await stub.claimRegistrySnapshot("k", version)).toBe(false);
     expect(await stub.writeRegistrySnapshot("k", version, 100, 0, pattern(100, 1).buffer)).toBe(false);
-    const now = await stub.readRegistrySnapshot("k", 0);
+    const now = await stub.readRegistrySnapshot("k");
     expect(now).toMatchObject({ found: false, claimed: true, version: version.version + 1 });
   });
 
@@ -156,6 +199,6 @@ describe("RegistryObject registry snapshots", () => {
     expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
     expect(await stub.writeRegistrySnapshot("k", version, 64, 0, pattern(64, 2).buffer)).toBe(true);
     expect(await stub.dropRegistrySnapshot("k", version)).toMatchObject({ found: false, claimed: true });
-    expect(await stub.readRegistrySnapshot("k", 0)).toMatchObject({ found: false, claimed: false });
+    expect(await stub.readRegistrySnapshot("k")).toMatchObject({ found: false, claimed: false });
   });
 });

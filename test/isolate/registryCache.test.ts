@@ -200,6 +200,47 @@ describe("registry snapshots for cold isolates", () => {
     expect(servedBy(reread)).toEqual(expected);
   });
 
+  it("a snapshot streamed in many rows is read whole; one with a row missing is refused, dropped and written again", async () => {
+    await put("rows_probe", "Rows probe: read back from a snapshot of many rows.");
+    resetIsolateRegistry();
+    const expected = servedBy(await latest());
+    // The stored snapshot cut into rows of 4 KiB: the cold isolate's read fills its buffer from many stream chunks.
+    let rows = 0;
+    await onRegistryStorage((sql) => {
+      const stored = sql.exec<{ key: string; data: ArrayBuffer }>("SELECT key, data FROM snapshot_chunks ORDER BY key, part").toArray();
+      const keys = [...new Set(stored.map((row) => row.key))];
+      expect(keys).toHaveLength(1);
+      const whole = new Uint8Array(stored.reduce((sum, row) => sum + row.data.byteLength, 0));
+      let at = 0;
+      for (const row of stored) {
+        whole.set(new Uint8Array(row.data), at);
+        at += row.data.byteLength;
+      }
+      sql.exec("DELETE FROM snapshot_chunks");
+      for (let from = 0; from < whole.length; from += 4096) {
+        sql.exec("INSERT INTO snapshot_chunks (key, part, data) VALUES (?, ?, ?)", keys[0], from / 4096, whole.slice(from, from + 4096));
+        rows += 1;
+      }
+    });
+    expect(rows).toBeGreaterThan(10);
+    /** A cold isolate's registry: where it came from, and that it serves what the first one built. */
+    const cold = async (): Promise<LoadedRegistry["source"]> => {
+      resetIsolateRegistry();
+      const loaded = await latest();
+      expect(servedBy(loaded)).toEqual(expected);
+      return loaded.source;
+    };
+    expect(await cold()).toBe("snapshot");
+    // A row gone: the stream comes short of the length the head gives. Never decoded: refused, dropped, and written
+    // again by the isolate that refused it (whole again, in its own rows).
+    await onRegistryStorage((sql) => sql.exec("DELETE FROM snapshot_chunks WHERE part = 3"));
+    expect(await cold()).toBe("texts");
+    expect(await cold()).toBe("snapshot");
+    // A byte more than the head's length: refused as well.
+    await onRegistryStorage((sql) => sql.exec("UPDATE snapshot_heads SET bytes = bytes - 1"));
+    expect(await cold()).toBe("texts");
+  });
+
   it("a definition text found corrupt when first read is never answered: that request answers 503 (retry), the next is built from the texts", async () => {
     const description = "Late probe: its text is checked when it is first read.";
     await put("late_probe", description);
