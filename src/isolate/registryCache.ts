@@ -251,7 +251,15 @@ type StoredSnapshot = { bytes: Uint8Array | undefined; version: RegistryVersion 
 async function readStoredSnapshot(env: Env, key: string): Promise<StoredSnapshot> {
   const read = await registryStub(env).readRegistrySnapshot(key);
   if (!read.found) return { claimed: read.claimed };
-  return { bytes: await readExactly(read.stream, read.bytes), version: { epoch: read.epoch, version: read.version } };
+  const version = { epoch: read.epoch, version: read.version };
+  try {
+    return { bytes: await readExactly(read.stream, read.bytes), version };
+  } catch (error) {
+    // The object errors the stream when the snapshot changes under it (a registry write, a drop and a rewrite): the
+    // registry moved on, so this isolate builds from the texts, and the next cold isolate reads the new snapshot.
+    console.error(`registry: snapshot of version ${versionKey(version)} changed while it was read: ${error instanceof Error ? error.message : String(error)}`);
+    return { claimed: false };
+  }
 }
 
 /**

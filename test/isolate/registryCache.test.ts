@@ -121,6 +121,14 @@ function servedBy(loaded: LoadedRegistry): unknown {
 }
 
 /** Runs `edit` on the registry object's SQLite (a test's hand on the stored snapshot). */
+/** A cold isolate's registry: where it came from, after checking that it serves `expected` (servedBy). */
+async function coldSource(expected: unknown): Promise<LoadedRegistry["source"]> {
+  resetIsolateRegistry();
+  const loaded = await latest();
+  expect(servedBy(loaded)).toEqual(expected);
+  return loaded.source;
+}
+
 async function onRegistryStorage(edit: (sql: SqlStorage) => void): Promise<void> {
   await runInDurableObject(registryStub(env), (_instance, state) => {
     edit(state.storage.sql);
@@ -223,13 +231,7 @@ describe("registry snapshots for cold isolates", () => {
       }
     });
     expect(rows).toBeGreaterThan(10);
-    /** A cold isolate's registry: where it came from, and that it serves what the first one built. */
-    const cold = async (): Promise<LoadedRegistry["source"]> => {
-      resetIsolateRegistry();
-      const loaded = await latest();
-      expect(servedBy(loaded)).toEqual(expected);
-      return loaded.source;
-    };
+    const cold = (): Promise<LoadedRegistry["source"]> => coldSource(expected);
     expect(await cold()).toBe("snapshot");
     // A row gone: the stream comes short of the length the head gives. Never decoded: refused, dropped, and written
     // again by the isolate that refused it (whole again, in its own rows).
@@ -239,6 +241,23 @@ describe("registry snapshots for cold isolates", () => {
     // A byte more than the head's length: refused as well.
     await onRegistryStorage((sql) => sql.exec("UPDATE snapshot_heads SET bytes = bytes - 1"));
     expect(await cold()).toBe("texts");
+  });
+
+  it("a snapshot stream that errors while it is read is not served: the isolate builds from the texts, the snapshot stays", async () => {
+    await put("stream_probe", "Stream probe: its snapshot's stream fails while a cold isolate reads it.");
+    resetIsolateRegistry();
+    const expected = servedBy(await latest());
+    const cold = (): Promise<LoadedRegistry["source"]> => coldSource(expected);
+    expect(await cold()).toBe("snapshot");
+    // The rows' table out of reach: the head is found, the stream's first pull throws in the object.
+    await onRegistryStorage((sql) => sql.exec("ALTER TABLE snapshot_chunks RENAME TO snapshot_chunks_away"));
+    try {
+      expect(await cold()).toBe("texts");
+    } finally {
+      await onRegistryStorage((sql) => sql.exec("ALTER TABLE snapshot_chunks_away RENAME TO snapshot_chunks"));
+    }
+    // Not taken for corrupt: the stored snapshot was neither dropped nor written again, and the next cold isolate reads it.
+    expect(await cold()).toBe("snapshot");
   });
 
   it("a definition text found corrupt when first read is never answered: that request answers 503 (retry), the next is built from the texts", async () => {
