@@ -217,6 +217,9 @@ interface LexicalMatches {
 /** A ranking's first slots, their scores, how many it accepts in all, and its best lexical score (0 unless hybrid). */
 type RankedSlots = { slots: number[]; scores: number[]; total: number; bestLexical: number };
 
+/** More than a mixed cosine can be, rounding included: what #mixedPage bounds a cosine not worked out by. */
+const COSINE_CAP = 1 + 1e-6;
+
 /**
  * The two halves of a part's hybrid ranking (RankedIndex.halvesAsPart), per accepted tool it ranks: slot, name, place
  * in the index's catalog (the part's own order), lexical score (undefined: no lexical hit) and cosine (undefined: the
@@ -612,8 +615,8 @@ export class RankedIndex implements SearchIndex {
    * The first `count` accepted slots for a non-blank query searched by `terms` (a tool the query names is placed
    * before this ranking by exactNames.ts).
    */
-  #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
-    if (this.#tuning.semanticWeight > 0) return this.#hybridPage(query, terms, count, accept);
+  #page(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean, withTotal = true): RankedSlots {
+    if (this.#tuning.semanticWeight > 0) return this.#hybridPage(query, terms, count, accept, withTotal);
     const acceptSlot = (slot: number): boolean => accept(this.#slotNames[slot] ?? "");
     const ranked =
       count === Infinity
@@ -641,9 +644,11 @@ export class RankedIndex implements SearchIndex {
    * #page with the semantic half: every tool that matches the query's words (weighed by their centrality, with the near
    * words of those the catalog lacks), or whose vector is at least SEMANTIC_FLOOR from the query's, by its lexical
    * score over the best one (to the power lexicalExponent) plus semanticWeight × the cosine. The whole ranking is
-   * scored (brute force over the vectors), then `accept` filters it: the pages are its head.
+   * scored (brute force over the vectors), then `accept` filters it: the pages are its head. Without `withTotal`, the
+   * total is the accepted lexical hits' count only (a caller that reads the page alone).
    */
-  #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
+  #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean, withTotal: boolean): RankedSlots {
+    if (this.#tuning.fusion === "mix" && count !== Infinity && this.#tuning.lexicalExponent > 0) return this.#mixedPage(query, terms, count, accept, withTotal);
     // The mix reads a cosine only for a lexical hit or at SEMANTIC_FLOOR or more (rrf ranks every one).
     const { searched, lexical, cosines } = this.#halves(query, terms, this.#tuning.fusion === "mix");
     const weight = this.#tuning.semanticWeight;
@@ -676,8 +681,7 @@ export class RankedIndex implements SearchIndex {
       });
       return { ...top.sortedWithScores(), total, bestLexical: lexical.best };
     }
-    const coverageExponent = this.#tuning.coverageExponent;
-    const semanticWeight = coverageExponent === 0 || lexical.bestSlot === -1 ? weight : weight * (1 - this.#coverage(searched, lexical.bestSlot)) ** coverageExponent;
+    const semanticWeight = this.#semanticWeight(searched, lexical);
     const lexicalHit = this.#hitBuffer(this.#slotTools.length);
     // A hit's lexical share, (score / best) ^ e with score ≤ best, is at most (1 − e) + e × score / best for e ≤ 1 (the
     // power is concave: under its tangent at 1), at most score / best for e > 1. A hit whose share so bounded, plus its
@@ -706,6 +710,85 @@ export class RankedIndex implements SearchIndex {
     }
     for (let h = 0; h < hits.length; h++) lexicalHit[hits[h] ?? 0] = 0;
     return { ...top.sortedWithScores(), total, bestLexical: lexical.best };
+  }
+
+  /** The cosine's weight in the mix: semanticWeight, less as the best lexical match covers more (coverageExponent). */
+  #semanticWeight(searched: readonly QueryTerm[], lexical: LexicalMatches): number {
+    const weight = this.#tuning.semanticWeight;
+    const coverageExponent = this.#tuning.coverageExponent;
+    return coverageExponent === 0 || lexical.bestSlot === -1 ? weight : weight * (1 - this.#coverage(searched, lexical.bestSlot)) ** coverageExponent;
+  }
+
+  /**
+   * #hybridPage's mix for a page of `count` (lexicalExponent > 0), the same page, reading fewer cosines: a lexical
+   * hit's cosine is worked out only when its share's bound (as #hybridPage bounds it) plus the most a cosine can give
+   * reaches the lowest score of a full page, the `count` best hits by lexical score first, so that the page fills
+   * high early. The tools no word hits are read by the bounded pass over every vector (cosinesAtLeast, no slot read
+   * whole for its own sake) only when the total is asked for or the page could still take one (semanticWeight × 1
+   * reaches its lowest score): a page of a few tools for a query that matches well takes none.
+   */
+  #mixedPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean, withTotal: boolean): RankedSlots {
+    const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
+    const semantic = this.#semantic;
+    const sentenceShare = this.#tuning.sentenceShare;
+    const parts = sentenceShare > 0 && sentences.length > 1 ? sentences.map((sentence) => sentence.vector) : [];
+    const cosineAt = queryVector === undefined || semantic === undefined ? undefined : semantic.cosineReader(queryVector, parts, sentenceShare);
+    const semanticWeight = this.#semanticWeight(searched, lexical);
+    const cosineCap = cosineAt === undefined ? 0 : semanticWeight * COSINE_CAP;
+    const lexicalExponent = this.#tuning.lexicalExponent;
+    const tangent = lexicalExponent < 1 ? 1 - lexicalExponent : 0;
+    const slope = lexicalExponent < 1 ? lexicalExponent : 1;
+    const { slots: hits, scores, best } = lexical;
+    const slotNames = this.#slotNames;
+    const position = this.#position;
+    const byPosition = (slot: number): number => position[slot] ?? 0;
+    const top = new TopK(count, byPosition);
+    // Marks (none is 1: cosinesAtLeast below reads none of them whole for being marked): an accepted hit, one taken
+    // already, one not accepted.
+    const accepted = 2;
+    const taken = 3;
+    const refused = 4;
+    const marks = this.#hitBuffer(this.#slotTools.length);
+    const leaders = new TopK(count, byPosition);
+    let total = 0;
+    for (let h = 0; h < hits.length; h++) {
+      const slot = hits[h] ?? 0;
+      if (!accept(slotNames[slot] ?? "")) {
+        marks[slot] = refused;
+        continue;
+      }
+      marks[slot] = accepted;
+      total++;
+      leaders.offer(slot, scores[slot] ?? 0);
+    }
+    const offer = (slot: number, share: number): void => {
+      top.offer(slot, (best > 0 ? share ** lexicalExponent : 0) + semanticWeight * (cosineAt === undefined ? 0 : cosineAt(slot)));
+    };
+    for (const slot of leaders.sorted()) {
+      marks[slot] = taken;
+      offer(slot, best > 0 ? (scores[slot] ?? 0) / best : 0);
+    }
+    for (let h = 0; h < hits.length; h++) {
+      const slot = hits[h] ?? 0;
+      if (marks[slot] !== accepted) continue;
+      const share = best > 0 ? (scores[slot] ?? 0) / best : 0;
+      // The share's bound holds for best > 0; with best 0 every share is 0 and so is the bound's lexical part.
+      if (top.full && (best > 0 ? tangent + slope * share : 0) + cosineCap + SHARE_BOUND_MARGIN < top.lowest) continue;
+      offer(slot, share);
+    }
+    if (queryVector !== undefined && semantic !== undefined && (withTotal || !top.full || cosineCap + SHARE_BOUND_MARGIN >= top.lowest)) {
+      const cosines = this.#cosineBuffer(semantic.slotCount);
+      semantic.cosinesAtLeast(queryVector, parts, sentenceShare, SEMANTIC_FLOOR, marks, cosines);
+      const slotTools = this.#slotTools;
+      for (let slot = 0; slot < cosines.length; slot++) {
+        const cosine = cosines[slot] ?? 0;
+        if (cosine < SEMANTIC_FLOOR || marks[slot] !== 0 || slotTools[slot] === undefined || !accept(slotNames[slot] ?? "")) continue;
+        total++;
+        top.offer(slot, semanticWeight * cosine);
+      }
+    }
+    for (let h = 0; h < hits.length; h++) marks[hits[h] ?? 0] = 0;
+    return { ...top.sortedWithScores(), total, bestLexical: best };
   }
 
   /** A search's buffer of every slot's cosine (reused: a search runs to completion before the next). */
@@ -974,7 +1057,8 @@ export class RankedIndex implements SearchIndex {
     // The query is weighed once: its terms rank the page, its words measure each tool's relevance.
     const { weights, parts, pairs } = weighQuery(query, stats, this.#tuning);
     const terms = termsOf(weights, pairs, stats);
-    const page = this.#page(query, terms, limit, accept);
+    // The page alone: its total is not read.
+    const page = this.#page(query, terms, limit, accept, false);
     return { ...page, relevance: this.#relevance(terms, parts, stats, page.slots) };
   }
 

@@ -495,11 +495,7 @@ export class SemanticVectors {
   mixedCosinesInto(vector: Float32Array, parts: readonly Float32Array[], share: number, out: Float32Array): void {
     this.centre();
     const mean = this.#mean;
-    const offsetOf = (v: Float32Array): number => {
-      let offset = 0;
-      for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (v[d] ?? 0) * (mean[d] ?? 0);
-      return offset;
-    };
+    const offsetOf = (v: Float32Array): number => meanOffset(v, mean);
     const offset = offsetOf(vector);
     const mixed = parts.length > 0 && share > 0;
     const slots = this.#slots;
@@ -545,6 +541,30 @@ export class SemanticVectors {
       dot = (1 - share) * dot + share * best;
       out[slot] = dot * inverseNorm;
     }
+  }
+
+  /**
+   * One slot's cosine as mixedCosinesInto writes it (the same sums in the same order, rounded to float32 as its output
+   * holds them), for a ranking that reads the cosines of a few slots only: a reader per query, its offsets worked out once.
+   */
+  cosineReader(vector: Float32Array, parts: readonly Float32Array[], share: number): (slot: number) => number {
+    this.centre();
+    const mean = this.#mean;
+    const offset = meanOffset(vector, mean);
+    const mixed = parts.length > 0 && share > 0;
+    const partOffsets = mixed ? parts.map((part) => meanOffset(part, mean)) : [];
+    const tools = this.#vectors;
+    const inverseNorms = this.#inverseNorms;
+    return (slot) => {
+      const inverseNorm = inverseNorms[slot] ?? 0;
+      if (inverseNorm === 0) return 0;
+      const at = slot * EMBEDDING_DIMENSIONS;
+      const dot = dotWithRow(vector, tools, at) - offset;
+      if (!mixed) return Math.fround(dot * inverseNorm);
+      let best = -Infinity;
+      for (let p = 0; p < parts.length; p++) best = Math.max(best, dotWithRow(parts[p] ?? vector, tools, at) - (partOffsets[p] ?? 0));
+      return Math.fround(((1 - share) * dot + share * best) * inverseNorm);
+    };
   }
 
   /** Scratch for the dot products of one row (mixedCosinesInto). */
@@ -598,6 +618,13 @@ export class SemanticVectors {
     if (parts.length === 3) boundedCosines4(rows, queryTerms(vector, this.#mean), first, second, queryTerms(parts[2] ?? vector, this.#mean), share);
     else boundedCosines3(rows, queryTerms(vector, this.#mean), first, second, share);
   }
+}
+
+/** v · mean, summed in dimension order (what a centred cosine subtracts from v · the tool's vector). */
+function meanOffset(v: Float32Array, mean: Float32Array): number {
+  let offset = 0;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) offset += (v[d] ?? 0) * (mean[d] ?? 0);
+  return offset;
 }
 
 /** What the bounded cosine loops read: the tools' rows, their norms, and where the cosines go. */

@@ -89,6 +89,28 @@ describe("the minisearch mode's semantic half (word vectors)", () => {
     );
   });
 
+  it("ranks a page of a few tools as the head of the whole ranking, whatever its size and filter (a page reads few cosines)", { timeout: 60_000 }, () => {
+    const words = "weather rain forecast city email message letter invoice payment bank money stock market price share file folder disk photo image music song video movie ticket flight hotel travel recipe cooking food party gift birthday".split(" ");
+    const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 }).map((list) => list.join(" "));
+    // Requests of one to three sentences: a page mixes the whole's cosine with its sentences'.
+    const request = fc.array(text, { minLength: 1, maxLength: 3 }).map((sentences) => sentences.map((sentence) => `${sentence}.`).join(" "));
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 30 }), request, fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 3 }), (descriptions, query, count, every) => {
+        const tools = descriptions.map((description, i) => tool(`tool_${i}`, description));
+        const built = createMiniSearchIndex(tools);
+        const accept = (name: string): boolean => Number(name.slice(5)) % every === 0;
+        const whole = built.searchPage(query, Infinity, accept);
+        expect(built.searchPage(query, count, accept)).toEqual({ names: whole.names.slice(0, count), total: whole.total });
+        expect(built.scored(query, count, accept)).toEqual(built.scored(query, Infinity, accept).slice(0, count));
+      }),
+      { numRuns: 500 },
+    );
+    // A query that matches well (its page takes no tool through its vector alone) and one that matches through vectors only.
+    for (const query of ["What will the weather be tomorrow? Also find the latest stock price.", "celebrate our anniversary", "will it rain tomorrow"]) {
+      for (const count of [1, 2, 3]) expect(index.scored(query, count)).toEqual(index.scored(query, Infinity).slice(0, count));
+    }
+  });
+
   it("weighs a query word off the query's topic less in the lexical half (centralityExponent)", () => {
     const withMenu = [...catalog, tool("options_menu", "Lists the options of a settings menu.")];
     const query = "give me options: is rain in the forecast";
