@@ -644,11 +644,12 @@ export class RankedIndex implements SearchIndex {
    * #page with the semantic half: every tool that matches the query's words (weighed by their centrality, with the near
    * words of those the catalog lacks), or whose vector is at least SEMANTIC_FLOOR from the query's, by its lexical
    * score over the best one (to the power lexicalExponent) plus semanticWeight × the cosine. The whole ranking is
-   * scored (brute force over the vectors), then `accept` filters it: the pages are its head. Without `withTotal`, the
-   * total is the accepted lexical hits' count only (a caller that reads the page alone).
+   * scored (brute force over the vectors), then `accept` filters it: the pages are its head. Without `withTotal` (a
+   * caller that reads the page alone), a page of the mix reads fewer cosines (#mixedPage) and its total is the accepted
+   * lexical hits' count only.
    */
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean, withTotal: boolean): RankedSlots {
-    if (this.#tuning.fusion === "mix" && count !== Infinity && this.#tuning.lexicalExponent > 0) return this.#mixedPage(query, terms, count, accept, withTotal);
+    if (!withTotal && this.#tuning.fusion === "mix" && count !== Infinity && this.#tuning.lexicalExponent > 0) return this.#mixedPage(query, terms, count, accept);
     // The mix reads a cosine only for a lexical hit or at SEMANTIC_FLOOR or more (rrf ranks every one).
     const { searched, lexical, cosines } = this.#halves(query, terms, this.#tuning.fusion === "mix");
     const weight = this.#tuning.semanticWeight;
@@ -720,14 +721,16 @@ export class RankedIndex implements SearchIndex {
   }
 
   /**
-   * #hybridPage's mix for a page of `count` (lexicalExponent > 0), the same page, reading fewer cosines: a lexical
-   * hit's cosine is worked out only when its share's bound (as #hybridPage bounds it) plus the most a cosine can give
-   * reaches the lowest score of a full page, the `count` best hits by lexical score first, so that the page fills
-   * high early. The tools no word hits are read by the bounded pass over every vector (cosinesAtLeast, no slot read
-   * whole for its own sake) only when the total is asked for or the page could still take one (semanticWeight × 1
-   * reaches its lowest score): a page of a few tools for a query that matches well takes none.
+   * #hybridPage's mix for a page of `count` (lexicalExponent > 0) whose total is not read, the same page, reading
+   * fewer cosines: a lexical hit's cosine is worked out only when its share's bound (as #hybridPage bounds it) plus
+   * the most a cosine can give reaches the lowest score of a full page, the `count` best hits by lexical score first,
+   * so that the page fills high early. The tools no word hits are read by the bounded pass over every vector
+   * (cosinesAtLeast, no slot read whole for its own sake) only when the page could still take one (semanticWeight × 1
+   * reaches its lowest score): a page of a few tools for a request that matches well takes none, and skips the pass.
+   * The total counts the accepted lexical hits only. (A page whose total is read keeps #hybridPage's one pass: run
+   * cold, this one's extra loops over the hits cost a first search more than the rows it does not read whole.)
    */
-  #mixedPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean, withTotal: boolean): RankedSlots {
+  #mixedPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean): RankedSlots {
     const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
     const semantic = this.#semantic;
     const sentenceShare = this.#tuning.sentenceShare;
@@ -776,7 +779,7 @@ export class RankedIndex implements SearchIndex {
       if (top.full && (best > 0 ? tangent + slope * share : 0) + cosineCap + SHARE_BOUND_MARGIN < top.lowest) continue;
       offer(slot, share);
     }
-    if (queryVector !== undefined && semantic !== undefined && (withTotal || !top.full || cosineCap + SHARE_BOUND_MARGIN >= top.lowest)) {
+    if (queryVector !== undefined && semantic !== undefined && (!top.full || cosineCap + SHARE_BOUND_MARGIN >= top.lowest)) {
       const cosines = this.#cosineBuffer(semantic.slotCount);
       semantic.cosinesAtLeast(queryVector, parts, sentenceShare, SEMANTIC_FLOOR, marks, cosines);
       const slotTools = this.#slotTools;
