@@ -3,7 +3,8 @@
 // snapshot (decode, register the definitions as validated, restore the index: core/tools/registrySnapshot.ts), and,
 // for comparison, from the stored texts (parse, validate, index; the path without snapshots). The parent also times
 // writing the snapshot (the one isolate per version that writes it). Bounded: a few child processes per size and mode.
-// `node bench/coldIsolate.ts child <snapshot file> <mode> <search|prepare|texts-search>` is the child.
+// `node bench/coldIsolate.ts child <snapshot file> <mode> <search|prepare|texts-search>` is the child; with the task
+// `decode` it times the snapshot's decoding alone (decodeRegistrySnapshot, the fingerprint worked out before the clock).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,6 +77,12 @@ function child(file: string, mode: SearchMode, task: string): void {
   const warnings = new WarnOnce(quiet);
   // Node loads its performance timer on first use (a Worker has it built in): loaded before the clock starts.
   performance.now();
+  if (task === "decode") {
+    const binding = { epoch: EPOCH, version: VERSION, mode, fingerprint: snapshotFingerprint(mode, "en", false) };
+    const [, wall, cpu] = timed(() => decodeRegistrySnapshot(bytes, binding));
+    process.stdout.write(JSON.stringify({ wall, cpu }));
+    return;
+  }
   const [, wall, cpu] = timed(() => {
     if (task === "texts-search") {
       const texts: unknown = JSON.parse(new TextDecoder().decode(bytes));

@@ -25,6 +25,7 @@ import { Bm25Postings } from "./bm25Postings.ts";
 import { Bm25Ranker, IDF_SCOPES, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import type { WholeCatalog } from "./catalogParts.ts";
 import { diffCatalog } from "./catalogDiff.ts";
+import { catalogNames } from "./catalogNames.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
 import { isLoneDigit, questionsAmongStatements, withoutQuoted } from "./requestFocus.ts";
 import { nearWords, SemanticVectors, toolWords } from "./semantic.ts";
@@ -411,6 +412,12 @@ function relevanceOf(parts: readonly QueryPart[], matched: ReadonlySet<string>, 
   return unit <= 0 ? 0 : Math.min(1, hit / unit);
 }
 
+/** Whether every slot holds the catalog's tool of the same place (a loop, not a callback per slot: run once, cold). */
+function inPlace(position: Int32Array): boolean {
+  for (let slot = 0; slot < position.length; slot++) if (position[slot] !== slot) return false;
+  return true;
+}
+
 /** A catalog change this large (changed tools, or slots left empty) is rebuilt rather than patched. */
 const MAX_PATCH_SHARE = 0.25;
 const MIN_PATCH_LIMIT = 64;
@@ -421,12 +428,18 @@ export class RankedIndex implements SearchIndex {
   readonly #ranker: Bm25Ranker;
   readonly #options: ScoringOptions;
   readonly #tuning: RankingTuning;
-  /** Slot → the tool it holds (undefined once removed); names by slot. */
-  #slotTools: (ToolDefinition | undefined)[] = [];
-  #slotNames: string[] = [];
+  /**
+   * Slot → the tool it holds (undefined once removed); names by slot. A restored index whose slots are its catalog's
+   * places holds the catalog's own lists (its array and its names: catalogNames.ts), made its own on the first change
+   * (#ownSlots): a first search then makes no copy of 10,000 tools and names.
+   */
+  #slotTools: readonly (ToolDefinition | undefined)[] = [];
+  #slotNames: readonly string[] = [];
+  /** The slot lists as this index's own (changeable), once they are (#changeableSlots); undefined before. */
+  #ownSlots: { tools: (ToolDefinition | undefined)[]; names: string[] } | undefined;
   /** Slot → position in the catalog (ties rank in catalog order); the catalog's names in order. */
   #position: Int32Array = new Int32Array(0);
-  #names: string[] = [];
+  #names: readonly string[] = [];
   /**
    * Name → slot of every tool held, while names are unique (else the index is not patched: `#patchable`); made when
    * first needed (a restored index is searched without it: #slotMap).
@@ -542,6 +555,20 @@ export class RankedIndex implements SearchIndex {
     if (slotCount !== this.#postings.slotCount || position.length !== slotCount) {
       throw new SnapshotError("the snapshot's slots do not match its postings");
     }
+    const names = catalogNames(tools);
+    this.#names = names;
+    if (removedNames.length === 0 && slotCount === tools.length && inPlace(position)) {
+      // Slot i holds the catalog's tool i (no slot removed, none moved): the catalog's lists serve as they are.
+      this.#slotTools = tools;
+      this.#slotNames = names;
+    } else this.#restoreSlots(tools, position, removedNames);
+    if (this.#postings.liveCount !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
+    this.#position = position;
+  }
+
+  /** The slots' tools and names of a restored index whose slots are not its catalog's places. */
+  #restoreSlots(tools: readonly ToolDefinition[], position: Int32Array, removedNames: readonly string[]): void {
+    const slotCount = position.length;
     // Each live slot holds the catalog's tool at its position (each position once: a live slot per tool, counted below).
     const slotTools: (ToolDefinition | undefined)[] = [];
     const slotNames: string[] = [];
@@ -558,9 +585,17 @@ export class RankedIndex implements SearchIndex {
     }
     this.#slotNames = slotNames;
     this.#slotTools = slotTools;
-    if (this.#postings.liveCount !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
-    this.#position = position;
-    this.#names = tools.map((tool) => tool.name);
+    this.#ownSlots = { tools: slotTools, names: slotNames };
+  }
+
+  /** The slot lists, made this index's own first if they are still its catalog's (restored: #slotTools). */
+  #changeableSlots(): { tools: (ToolDefinition | undefined)[]; names: string[] } {
+    if (this.#ownSlots) return this.#ownSlots;
+    const own = { tools: [...this.#slotTools], names: [...this.#slotNames] };
+    this.#slotTools = own.tools;
+    this.#slotNames = own.names;
+    this.#ownSlots = own;
+    return own;
   }
 
   /** Adds tools at new slots, to both halves (their texts read once for both); returns the first slot. */
@@ -569,10 +604,11 @@ export class RankedIndex implements SearchIndex {
     const first = this.#postings.addTools(tools, words);
     if (words) this.#semantic?.add(words);
     const byName = this.#slotMap();
+    const slots = this.#changeableSlots();
     let slot = first;
     for (const tool of tools) {
-      this.#slotTools.push(tool);
-      this.#slotNames.push(tool.name);
+      slots.tools.push(tool);
+      slots.names.push(tool.name);
       if (!byName.has(tool.name)) byName.set(tool.name, slot);
       slot++;
     }
@@ -584,7 +620,7 @@ export class RankedIndex implements SearchIndex {
     if (tool === undefined) return;
     this.#postings.removeSlot(slot);
     this.#semantic?.remove(slot);
-    this.#slotTools[slot] = undefined;
+    this.#changeableSlots().tools[slot] = undefined;
     this.#slotMap().delete(tool.name);
   }
 
