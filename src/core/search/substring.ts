@@ -184,37 +184,67 @@ const carriedBytes = (tools: number): number => Math.ceil(tools / 2);
 /** The place a posting of a word gives (hitKind's bits): at a word start or inside one, in the name or not. */
 const placeBits = (entry: number, start: boolean): number => (start ? 2 : 1) << (entry & 1 ? 2 : 0);
 
+/** An ASCII triple's code (`first * 16384 + second * 128 + third`, below 2 ** 21: a small integer), or -1 past ASCII. */
+function asciiTriple(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  const second = text.charCodeAt(at + 1);
+  const third = text.charCodeAt(at + 2);
+  return (first | second | third) < 128 ? first * 16384 + second * 128 + third : -1;
+}
+
 /**
- * The keywords of three code units starting with the pair `first`, `second` whose words have more postings than a
- * quarter of `tools`, each with those words (in increasing order), from the pair's words (`words`: all that hold it).
+ * The keywords of three code units whose words have more postings than a quarter of `tools`, each with those words
+ * (in increasing order), in increasing carriedKey. ASCII triples are counted in a table by their small code (one
+ * pass over the words, no map of large keys), the rest in a map.
  */
-function triplesOfPair(vocabulary: Vocabulary, tools: number, first: number, second: number, words: Uint32Array): { key: number; keyword: string; words: number[] }[] {
+function carriedTriples(vocabulary: Vocabulary, tools: number): { key: number; keyword: string; words: number[] }[] {
   const { postingStarts, wordText, wordStarts } = vocabulary;
-  // Per third code unit: the postings of the words holding the three in a row, and those words (each once).
-  const walks = new Map<number, { walked: number; words: number[] }>();
-  const pair = String.fromCharCode(first, second);
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i] ?? 0;
+  const words = wordStarts.length - 1;
+  const asciiWalks = new Int32Array(2 ** 21);
+  /** The ASCII codes counted, each once (the table is not scanned whole). */
+  const asciiSeen: number[] = [];
+  const otherWalks = new Map<number, number>();
+  // Per word, the triples counted for it already (a word holding one twice counts its postings once).
+  const seen: number[] = [];
+  for (let word = 0; word < words; word++) {
     const to = wordStarts[word + 1] ?? 0;
     const postings = (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
-    // The word holds the pair (it is in the pair's list): its first place is found in the word.
-    for (let at = wordText.indexOf(pair, wordStarts[word] ?? 0); at !== -1 && at + 3 <= to; at = wordText.indexOf(pair, at + 1)) {
-      const third = wordText.charCodeAt(at + 2);
-      const known = walks.get(third);
-      if (known === undefined) walks.set(third, { walked: postings, words: [word] });
-      else if (known.words.at(-1) !== word) {
-        known.walked += postings;
-        known.words.push(word);
+    seen.length = 0;
+    for (let at = wordStarts[word] ?? 0; at + 3 <= to; at++) {
+      const ascii = asciiTriple(wordText, at);
+      const key = ascii === -1 ? carriedKey(wordText.slice(at, at + 3)) : ascii;
+      if (seen.includes(key)) continue;
+      seen.push(key);
+      if (ascii === -1) otherWalks.set(key, (otherWalks.get(key) ?? 0) + postings);
+      else {
+        if (asciiWalks[ascii] === 0) asciiSeen.push(ascii);
+        asciiWalks[ascii] = (asciiWalks[ascii] ?? 0) + postings;
       }
     }
   }
+  // The triples carried, by their code (ASCII) or key, each with the words holding it.
+  const asciiWords = new Map<number, number[]>();
+  for (const code of asciiSeen) if ((asciiWalks[code] ?? 0) * 4 > tools) asciiWords.set(code, []);
+  const otherWords = new Map<number, number[]>();
+  for (const [key, walked] of otherWalks) if (walked * 4 > tools) otherWords.set(key, []);
+  for (let word = 0; word < words && asciiWords.size + otherWords.size > 0; word++) {
+    const to = wordStarts[word + 1] ?? 0;
+    for (let at = wordStarts[word] ?? 0; at + 3 <= to; at++) {
+      const ascii = asciiTriple(wordText, at);
+      const list = ascii === -1 ? otherWords.get(carriedKey(wordText.slice(at, at + 3))) : asciiWords.get(ascii);
+      if (list !== undefined && list.at(-1) !== word) list.push(word);
+    }
+  }
   const triples: { key: number; keyword: string; words: number[] }[] = [];
-  for (const [third, { walked, words: holding }] of walks) {
-    if (walked * 4 <= tools) continue;
-    const keyword = String.fromCharCode(first, second, third);
+  for (const [code, holding] of asciiWords) {
+    const keyword = String.fromCharCode(code >>> 14, (code >>> 7) & 127, code & 127);
     triples.push({ key: carriedKey(keyword), keyword, words: holding });
   }
-  return triples;
+  for (const [key, holding] of otherWords) {
+    const rest = key - TRIPLE_KEYS;
+    triples.push({ key, keyword: String.fromCharCode(Math.floor(rest / PAIR_KEYS), Math.floor(rest / 65536) % 65536, rest % 65536), words: holding });
+  }
+  return triples.toSorted((a, b) => a.key - b.key);
 }
 
 /** The carried hits of `vocabulary` over `tools` tools (CarriedHits: the keywords walking the most postings). */
@@ -222,7 +252,6 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
   const { postingStarts, postings, wordText, wordStarts, inner } = vocabulary;
   const bytes = carriedBytes(tools);
   const carried: { key: number; keyword: string; words: number[] }[] = [];
-  const triples: typeof carried = [];
   for (const [lists, base] of [[vocabulary.byChar, 0], [vocabulary.byPair, PAIR_KEYS]] as const) {
     const { values, starts } = lists;
     for (let at = 0; at < lists.keys.length; at++) {
@@ -234,14 +263,12 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
         walked += (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
       }
       const key = lists.keys[at] ?? 0;
-      // A keyword of three walks at most the postings of its first pair's words.
-      if (base === PAIR_KEYS && walked * 4 > tools) triples.push(...triplesOfPair(vocabulary, tools, Math.floor(key / 65536), key % 65536, values.subarray(from, to)));
       if (walked * 2 <= tools) continue;
       const keyword = base === 0 ? String.fromCharCode(key) : String.fromCharCode(Math.floor(key / 65536), key % 65536);
       carried.push({ key: base + key, keyword, words: Array.from(values.subarray(from, to)) });
     }
   }
-  carried.push(...triples.toSorted((a, b) => a.key - b.key));
+  carried.push(...carriedTriples(vocabulary, tools));
   const places = new Uint8Array(bytes * carried.length);
   carried.forEach(({ keyword, words }, k) => {
     const block = places.subarray(k * bytes, (k + 1) * bytes);
