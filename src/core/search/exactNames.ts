@@ -172,8 +172,12 @@ export class NameLookup {
     const hash = keyHash(key, 0, true);
     const names: string[] = [];
     const ownNames: string[] = [];
+    const all = this.#names;
+    // A pass over every name's hashes that reads nothing else where neither matches (most of them), in code a cold
+    // isolate's first search runs not compiled yet.
     for (let i = 0; i < hashes.length; i++) {
-      const name = this.#names[i] ?? "";
+      if (hashes[i] !== hash && ownHashes[i] !== hash) continue;
+      const name = all[i] ?? "";
       if (hashes[i] === hash && nameKey(name) === key) names.push(name);
       const own = ownStart[i] ?? -1;
       if (own >= 0 && ownHashes[i] === hash && nameKey(name.slice(own)) === key) ownNames.push(name);

@@ -154,10 +154,12 @@ function placeOfKey(keys: ArrayLike<number>, key: number): number {
 
 /**
  * For each keyword of one or two code units (a character, or a pair: exactly the words its list holds) whose words
- * have more postings than half the catalog ("a", "in", "it"), the place it earns in each tool (hitKind's bits, 0 for
- * none; two tools a byte, the even one in the low half), worked out when the index is written: a cold isolate's
- * first search reads a tool's place instead of walking tens of thousands of postings in code not compiled yet.
- * Keys: a character's code, or 2 ** 32 + a pair's key; in increasing order.
+ * have more postings than half the catalog ("a", "in", "it"), and each of three ("the", "and", "ion") whose words have
+ * more than a quarter (a keyword of three is checked word by word besides: it costs more per posting), the place it
+ * earns in each tool (hitKind's bits, 0 for none; two tools a byte, the even one in the low half), worked out when the
+ * index is written: a cold isolate's first search reads a tool's place instead of walking thousands of postings in
+ * code not compiled yet. Keys (carriedKey): a character's code, 2 ** 32 + a pair's key, or 2 ** 48 + a triple's
+ * (`first * 2 ** 32 + second * 65536 + third`); in increasing order.
  */
 interface CarriedHits {
   keys: Float64Array;
@@ -166,6 +168,15 @@ interface CarriedHits {
 }
 
 const PAIR_KEYS = 2 ** 32;
+const TRIPLE_KEYS = 2 ** 48;
+
+/** The carried key of a keyword of one to three code units (CarriedHits; below 2 ** 53, so exact as a double). */
+function carriedKey(keyword: string): number {
+  const first = keyword.charCodeAt(0);
+  if (keyword.length === 1) return first;
+  if (keyword.length === 2) return PAIR_KEYS + first * 65536 + keyword.charCodeAt(1);
+  return TRIPLE_KEYS + first * PAIR_KEYS + keyword.charCodeAt(1) * 65536 + keyword.charCodeAt(2);
+}
 
 /** Bytes of one keyword's places over `tools` tools (two a byte). */
 const carriedBytes = (tools: number): number => Math.ceil(tools / 2);
@@ -173,12 +184,74 @@ const carriedBytes = (tools: number): number => Math.ceil(tools / 2);
 /** The place a posting of a word gives (hitKind's bits): at a word start or inside one, in the name or not. */
 const placeBits = (entry: number, start: boolean): number => (start ? 2 : 1) << (entry & 1 ? 2 : 0);
 
-/** The carried hits of `vocabulary` over `tools` tools: those of its keywords walking more postings than tools / 2. */
+/** An ASCII triple's code (`first * 16384 + second * 128 + third`, below 2 ** 21: a small integer), or -1 past ASCII. */
+function asciiTriple(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  const second = text.charCodeAt(at + 1);
+  const third = text.charCodeAt(at + 2);
+  return (first | second | third) < 128 ? first * 16384 + second * 128 + third : -1;
+}
+
+/**
+ * The keywords of three code units whose words have more postings than a quarter of `tools`, each with those words
+ * (in increasing order), in increasing carriedKey. ASCII triples are counted in a table by their small code (one
+ * pass over the words, no map of large keys), the rest in a map.
+ */
+function carriedTriples(vocabulary: Vocabulary, tools: number): { key: number; keyword: string; words: number[] }[] {
+  const { postingStarts, wordText, wordStarts } = vocabulary;
+  const words = wordStarts.length - 1;
+  const asciiWalks = new Int32Array(2 ** 21);
+  /** The ASCII codes counted, each once (the table is not scanned whole). */
+  const asciiSeen: number[] = [];
+  const otherWalks = new Map<number, number>();
+  // Per word, the triples counted for it already (a word holding one twice counts its postings once).
+  const seen: number[] = [];
+  for (let word = 0; word < words; word++) {
+    const to = wordStarts[word + 1] ?? 0;
+    const postings = (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
+    seen.length = 0;
+    for (let at = wordStarts[word] ?? 0; at + 3 <= to; at++) {
+      const ascii = asciiTriple(wordText, at);
+      const key = ascii === -1 ? carriedKey(wordText.slice(at, at + 3)) : ascii;
+      if (seen.includes(key)) continue;
+      seen.push(key);
+      if (ascii === -1) otherWalks.set(key, (otherWalks.get(key) ?? 0) + postings);
+      else {
+        if (asciiWalks[ascii] === 0) asciiSeen.push(ascii);
+        asciiWalks[ascii] = (asciiWalks[ascii] ?? 0) + postings;
+      }
+    }
+  }
+  // The triples carried, by their code (ASCII) or key, each with the words holding it.
+  const asciiWords = new Map<number, number[]>();
+  for (const code of asciiSeen) if ((asciiWalks[code] ?? 0) * 4 > tools) asciiWords.set(code, []);
+  const otherWords = new Map<number, number[]>();
+  for (const [key, walked] of otherWalks) if (walked * 4 > tools) otherWords.set(key, []);
+  for (let word = 0; word < words && asciiWords.size + otherWords.size > 0; word++) {
+    const to = wordStarts[word + 1] ?? 0;
+    for (let at = wordStarts[word] ?? 0; at + 3 <= to; at++) {
+      const ascii = asciiTriple(wordText, at);
+      const list = ascii === -1 ? otherWords.get(carriedKey(wordText.slice(at, at + 3))) : asciiWords.get(ascii);
+      if (list !== undefined && list.at(-1) !== word) list.push(word);
+    }
+  }
+  const triples: { key: number; keyword: string; words: number[] }[] = [];
+  for (const [code, holding] of asciiWords) {
+    const keyword = String.fromCharCode(code >>> 14, (code >>> 7) & 127, code & 127);
+    triples.push({ key: carriedKey(keyword), keyword, words: holding });
+  }
+  for (const [key, holding] of otherWords) {
+    const rest = key - TRIPLE_KEYS;
+    triples.push({ key, keyword: String.fromCharCode(Math.floor(rest / PAIR_KEYS), Math.floor(rest / 65536) % 65536, rest % 65536), words: holding });
+  }
+  return triples.toSorted((a, b) => a.key - b.key);
+}
+
+/** The carried hits of `vocabulary` over `tools` tools (CarriedHits: the keywords walking the most postings). */
 function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
-  const { postingStarts, postings, wordText, wordStarts } = vocabulary;
+  const { postingStarts, postings, wordText, wordStarts, inner } = vocabulary;
   const bytes = carriedBytes(tools);
-  const keys: number[] = [];
-  const blocks: Uint8Array[] = [];
+  const carried: { key: number; keyword: string; words: number[] }[] = [];
   for (const [lists, base] of [[vocabulary.byChar, 0], [vocabulary.byPair, PAIR_KEYS]] as const) {
     const { values, starts } = lists;
     for (let at = 0; at < lists.keys.length; at++) {
@@ -189,28 +262,32 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
         const word = values[i] ?? 0;
         walked += (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
       }
-      if (walked * 2 <= tools) continue;
       const key = lists.keys[at] ?? 0;
+      if (walked * 2 <= tools) continue;
       const keyword = base === 0 ? String.fromCharCode(key) : String.fromCharCode(Math.floor(key / 65536), key % 65536);
-      const block = new Uint8Array(bytes);
-      for (let i = from; i < to; i++) {
-        const word = values[i] ?? 0;
-        // As scan walks it: a keyword of one or two code units counts where it starts the word.
-        const start = wordText.startsWith(keyword, wordStarts[word] ?? 0);
-        const end = postingStarts[word + 1] ?? 0;
-        for (let p = postingStarts[word] ?? 0; p < end; p++) {
-          const entry = postings[p] ?? 0;
-          const tool = entry >>> 1;
-          block[tool >>> 1] = (block[tool >>> 1] ?? 0) | (placeBits(entry, start) << ((tool & 1) << 2));
-        }
-      }
-      keys.push(base + key);
-      blocks.push(block);
+      carried.push({ key: base + key, keyword, words: Array.from(values.subarray(from, to)) });
     }
   }
-  const places = new Uint8Array(bytes * blocks.length);
-  blocks.forEach((block, i) => places.set(block, i * bytes));
-  return { keys: Float64Array.from(keys), places };
+  carried.push(...carriedTriples(vocabulary, tools));
+  const places = new Uint8Array(bytes * carried.length);
+  carried.forEach(({ keyword, words }, k) => {
+    const block = places.subarray(k * bytes, (k + 1) * bytes);
+    for (const word of words) {
+      // As scan walks it (startsIn): a keyword of one or two code units counts where it starts the word, one of three
+      // where it starts a word in it (a string made only of a word with a word start inside).
+      const from = wordStarts[word] ?? 0;
+      const start = keyword.length > 2 && inner[word] === 1
+        ? startsAWord(wordText.slice(from, wordStarts[word + 1] ?? 0), keyword)
+        : wordText.startsWith(keyword, from);
+      const end = postingStarts[word + 1] ?? 0;
+      for (let p = postingStarts[word] ?? 0; p < end; p++) {
+        const entry = postings[p] ?? 0;
+        const tool = entry >>> 1;
+        block[tool >>> 1] = (block[tool >>> 1] ?? 0) | (placeBits(entry, start) << ((tool & 1) << 2));
+      }
+    }
+  });
+  return { keys: Float64Array.from(carried, ({ key }) => key), places };
 }
 
 /** Chunks of the vocabulary's postings, word lists and carried hits checked at once (a search reads a few of each). */
@@ -506,12 +583,6 @@ export interface SubstringPart {
   toSnapshot(out: SnapshotWriter): boolean;
 }
 
-/** `values` with each place holding its own index (a loop: the iterator of `from(tools.keys())` runs cold, slowly). */
-function identity<T extends Uint32Array | Int32Array>(values: T): T {
-  for (let i = 0; i < values.length; i++) values[i] = i;
-  return values;
-}
-
 /** The index of `tools` over their vocabulary (built, or read from a snapshot). */
 function substringIndexOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary): SearchIndex {
   return substringOver(tools, vocabulary).index;
@@ -555,8 +626,10 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   // The catalog: its size, its names in order, each position's slot and each slot's position (-1: removed).
   let size = tools.length;
   let names = slotNames;
-  let catalogSlots = identity(new Uint32Array(size));
-  let position = identity(new Int32Array(size));
+  // Both undefined until the first update: each slot then is its own position (a cold isolate's restored index fills
+  // no two tables of 10,000 positions before its first search).
+  let catalogSlots: Uint32Array | undefined;
+  let position: Int32Array | undefined;
 
   // Scratch space per slot, reused by every search (a search runs to completion before the next one starts).
   let scores = new Float64Array(size);
@@ -582,16 +655,19 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   /** Walks the postings of `word` (a word holding `keyword`) into the hits of keyword `stamp`; returns its length. */
   function walk(entries: ArrayLike<number>, from: number, to: number, start: boolean, stamp: number, count: number): number {
     let hits = count;
+    // placeBits of this word's postings in a description and in a name, worked out once (not a call per posting).
+    const inDescription = placeBits(0, start);
+    const inName = placeBits(1, start);
     for (let p = from; p < to; p++) {
       const entry = entries[p] ?? 0;
       const tool = entry >>> 1;
-      if ((position[tool] ?? -1) < 0) continue;
+      if (position !== undefined && (position[tool] ?? -1) < 0) continue;
+      const bits = entry & 1 ? inName : inDescription;
       if (lastKeyword[tool] !== stamp) {
         lastKeyword[tool] = stamp;
-        hitKind[tool] = 0;
+        hitKind[tool] = bits;
         hitTools[hits++] = tool;
-      }
-      hitKind[tool] = (hitKind[tool] ?? 0) | placeBits(entry, start);
+      } else hitKind[tool] = (hitKind[tool] ?? 0) | bits;
     }
     return hits;
   }
@@ -600,8 +676,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   function carriedPlaces(keyword: string): Uint8Array | undefined {
     const carried = vocabulary.carried;
     if (carried === undefined) return undefined;
-    const key = keyword.length === 1 ? keyword.charCodeAt(0) : PAIR_KEYS + keyword.charCodeAt(0) * 65536 + keyword.charCodeAt(1);
-    const at = placeOfKey(carried.keys, key);
+    const at = placeOfKey(carried.keys, carriedKey(keyword));
     if (at === -1) return undefined;
     const bytes = carriedBytes(tools.length);
     const places = carried.places.subarray(at * bytes, (at + 1) * bytes);
@@ -628,7 +703,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     // A keyword of one or two code units is exactly its character or pair; a longer one is checked word by word.
     const exact = keyword.length <= 2;
     let count = 0;
-    const places = exact && !updated ? carriedPlaces(keyword) : undefined;
+    const places = keyword.length <= 3 && !updated ? carriedPlaces(keyword) : undefined;
     if (places !== undefined) {
       // The index as written (no tool added or removed since): every tool's place, read in tool order.
       for (let tool = 0; tool < size; tool++) {
@@ -752,17 +827,23 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     return true;
   }
 
-  const positionOf = (slot: number): number => position[slot] ?? 0;
+  const positionOf = (slot: number): number => (position === undefined ? slot : (position[slot] ?? 0));
 
   /** The first `count` accepted matches (slots), best first (ties in catalog order), without sorting the rest. */
   function firstTools(count: number, accept: (name: string) => boolean): { tools: number[]; scores: number[]; total: number } {
     const best = new TopK(count, positionOf);
     let total = 0;
+    // Once the heap is full, a score below its lowest cannot enter it: such a match is only counted (no call to offer
+    // for most of a common keyword's thousands of matches, in code a cold isolate's first search runs not compiled yet).
+    let floor = -Infinity;
     for (let i = 0; i < orderLength; i++) {
       const tool = order[i] ?? 0;
       if (!accept(slotNames[tool] ?? "")) continue;
       total++;
-      best.offer(tool, scores[tool] ?? 0);
+      const toolScore = scores[tool] ?? 0;
+      if (toolScore < floor) continue;
+      best.offer(tool, toolScore);
+      if (best.full) floor = best.lowest;
     }
     const { slots, scores: kept } = best.sortedWithScores();
     return { tools: slots, scores: kept, total };
@@ -816,7 +897,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     const ranked = new Uint32Array(orderLength);
     const next = bucketStarts.slice();
     for (let at = 0; at < size; at++) {
-      const tool = catalogSlots[at] ?? 0;
+      const tool = catalogSlots === undefined ? at : (catalogSlots[at] ?? 0);
       if (matched[tool] === 0) continue;
       const bucket = BUCKETS - 1 - Math.floor((scores[tool] ?? 0) * scale);
       const into = next[bucket] ?? 0;
@@ -881,10 +962,12 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     slotNames = grownNames;
     size = next.length;
     names = next.map((tool) => tool.name);
-    catalogSlots = Uint32Array.from(diff.slotOfNew);
-    position = new Int32Array(slotTools.length).fill(-1);
-    catalogSlots.forEach((slot, at) => {
-      position[slot] = at;
+    const slots = Uint32Array.from(diff.slotOfNew);
+    const positions = new Int32Array(slotTools.length).fill(-1);
+    catalogSlots = slots;
+    position = positions;
+    slots.forEach((slot, at) => {
+      positions[slot] = at;
     });
     fitScratch(slotTools.length);
     // Kept hits name slots of the old version and its counts: the new version walks its own.

@@ -135,7 +135,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  * before are then refused by the fingerprint).
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
-  substring: "a27a66f244588628",
+  substring: "7a12b8764bbe40dc",
   minisearch: "bc70134b45318614",
 };
 

@@ -103,14 +103,15 @@ describe.each(SEARCH_MODES)("index snapshots, %s", { timeout: 150_000 }, (mode) 
 });
 
 describe("a substring snapshot's carried hits", () => {
-  it("rank every keyword of one or two code units as walking the postings does, restored or in the index that wrote them", () => {
+  it("rank every keyword of one to three code units as walking the postings does, restored or in the index that wrote them", () => {
     const catalog = generatedCatalog(300, 11);
-    const short = new Set<string>(["a", "e", "in", "th", "天", "天气"]);
+    const short = new Set<string>(["a", "e", "in", "th", "the", "天", "天气", "天气预"]);
     for (const tool of catalog.tools) {
       for (const text of [tool.name, tool.description].map((value) => value.toLowerCase())) {
         for (let i = 0; i + 1 < text.length; i++) {
           short.add(text.charAt(i));
           short.add(text.slice(i, i + 2));
+          short.add(text.slice(i, i + 3));
         }
       }
     }

@@ -118,18 +118,20 @@ describe("registry snapshots", () => {
   it("checks the substring index's word lists and postings when a search reads them: a changed byte there is refused, never answered", () => {
     const substring: SnapshotBinding = { ...binding, mode: "substring", fingerprint: snapshotFingerprint("substring", "en", true) };
     const bytes = encodeRegistrySnapshot({ ...content(), ...substring, index: createSearchIndex("substring", definitions) }) ?? new Uint8Array();
-    // Every character and pair of adjacent letters or digits the catalog's names and descriptions hold, each a
-    // keyword of its own: together they read every list of the index's character tables, and every word's postings.
+    // Every character and pair of adjacent letters or digits the catalog's names and descriptions hold, and every
+    // three code units of a word, each a keyword of its own: together they read every list of the index's character
+    // tables, every word's postings, and every keyword's carried hits.
     const keywords = new Set<string>();
     for (const tool of definitions) {
       for (const text of [tool.name, tool.description].map((value) => value.toLowerCase())) {
         for (let i = 0; i < text.length; i++) {
           keywords.add(text.charAt(i));
           if (/^[a-z0-9]{2}$/.test(text.slice(i, i + 2))) keywords.add(text.slice(i, i + 2));
+          if (/^\S{3}$/u.test(text.slice(i, i + 3))) keywords.add(text.slice(i, i + 3));
         }
       }
     }
-    // As written, a keyword of one or two code units that hits many tools reads the hits carried for it; once the
+    // As written, a keyword of one to three code units that hits many tools reads the hits carried for it; once the
     // index is updated (a tool removed), the same keywords walk their lists and postings.
     const searchAll = (snapshot: Uint8Array): void => {
       const { index } = decodeRegistrySnapshot(snapshot, substring);
