@@ -55,9 +55,14 @@ export function answerAsShard(part: IndexPart, whole: WholeStatistics, query: st
   if (part.mode === "substring" && query.trim() !== "") {
     const counts = new Map(Object.entries(known));
     if (!substringTerms(query).every((term) => counts.has(term))) {
-      const own = Object.fromEntries(part.keywordCounts(query));
+      const toolCount = whole.catalog.toolCount;
       const band = part.keywordBand(query, count, excluded);
-      return band === undefined ? { counts: own } : { counts: own, band: { ...band, toolCount: whole.catalog.toolCount } };
+      if (band !== undefined) return { counts: Object.fromEntries(part.keywordCounts(query)), band: { ...band, toolCount } };
+      // More keywords than a band of every weighing compares: one bounded by the counts sent and the whole's size.
+      const bounded = part.boundedBand(query, count, excluded, counts, toolCount);
+      if (bounded === undefined) return { counts: Object.fromEntries(part.keywordCounts(query)) };
+      const own = Object.fromEntries(bounded.counts);
+      return bounded.band === undefined ? { counts: own } : { counts: own, band: { ...bounded.band, toolCount } };
     }
     return { candidates: part.candidates(query, { catalog: whole.catalog, terms: counts }, count, excluded, withRelevance) };
   }
