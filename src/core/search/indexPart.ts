@@ -49,7 +49,7 @@ export type PartBand = KeywordPlaces & { positions: number[] };
 
 /**
  * Keywords a substring query's band is made for: a band compares every pair of the weighings its matches hold (at most
- * 4 ^ keywords: 256 here); a query weighed by more (a sentence) takes a second round instead.
+ * 4 ^ keywords: 256 here); a query weighed by more (a sentence) takes a band bounded by the counts (boundedBand).
  */
 const MAX_BAND_KEYWORDS = 4;
 
@@ -57,8 +57,7 @@ const MAX_BAND_KEYWORDS = 4;
  * A bounded band's limits (SubstringPart.boundedBand): keywords without a known whole count (their weights are bounded
  * only by the part's own count, so each one widens the band; checked before any scan), the matches left once their
  * least and greatest scores are compared, and the pairs of them compared (each over every keyword); past any, a second
- * round. At 100,000 tools the bench's sentences held at most 16 such keywords and a band 137 matches after 112,483
- * pairs (a shard's part).
+ * round. At 100,000 tools, 93 of the bench's 100 sentences (asked once each) answer in one round under these caps.
  */
 const MAX_UNKNOWN_KEYWORDS = 16;
 const MAX_BOUNDED_BAND = 1024;

@@ -1101,7 +1101,8 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
       let beaten = 0;
       for (let other = 0; other < rank && beaten < count; other++) if (beats(other, rank)) beaten++;
       compared += rank;
-      // Past the budget of pairs (checked per survivor, a pass of at most maxTools pairs): a second round.
+      // Past the budget of pairs (each survivor counted against every one before it, whether or not the count of
+      // beaters stopped its pass early; checked per survivor): a second round.
       if (compared > maxPairs) return { counts: ownCounts };
       if (beaten < count) band.push(rank);
     }
