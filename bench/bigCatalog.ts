@@ -73,7 +73,8 @@ export interface BigCatalogInProcess {
   onePart: Record<string, { tools: number; heapMiB: number | null; buildCpuMs: number; snapshotMiB: number; snapshotWriteCpuMs: number; snapshotReadCpuMs: number }>;
   /**
    * Shard calls and rounds per search (mean over the queries: every round asks every shard once; substring takes a
-   * second round for a query of more than 4 keywords with one whose whole count is not yet known), and the summed CPU
+   * second round for a query whose keyword band would be too wide: more than 16 keywords not yet counted, or too many
+   * matches left within the bounds of their weights), and the summed CPU
    * of one search over every part, per mode; the terms of the whole catalog's table each shard holds, and the CPU of adding up the parts' statistics
    * (once per registry version and view); the tools a shard answers per search, mean (its frontier, for a page of 5).
    * `slowestShardMs`: per search, the longest of its shard calls (each runs at once in this thread, so its wall time

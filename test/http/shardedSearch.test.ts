@@ -41,6 +41,9 @@ const QUERIES = [
   TOOLS[7]?.name ?? "",
   "get the weather in paris tomorrow",
   `${catalog.words[3] ?? ""} ${catalog.words[90] ?? ""} ${catalog.words[200] ?? ""} with the file`,
+  // A sentence (substring: more keywords than a band of every weighing takes, most of them counted by the queries
+  // before, so one round with a band bounded by those counts).
+  `can you get the list of ${catalog.words[40] ?? ""} user data in the ${catalog.words[90] ?? ""} file with ${catalog.words[300] ?? ""} for me`,
 ];
 
 let owner = "";

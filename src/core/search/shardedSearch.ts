@@ -10,8 +10,9 @@
 // - the substring mode weighs a keyword by the tools it hits in the whole catalog, which no table of words can say:
 //   the isolate keeps the whole's counts of the keywords it has seen (per registry version and view); for a query with
 //   a keyword not yet counted each shard answers its counts and its keyword band (the tools that may be among the
-//   first k whatever the keywords weigh, with the place of each keyword in them), which the isolate scores once it has
-//   added the counts up; past the band's cap, a second round (the shards rank with the sums).
+//   first k whatever the keywords weigh, or, for a query of more keywords, whatever they weigh within the bounds the
+//   counts sent and the whole's size set, with the place of each keyword in them), which the isolate scores once it
+//   has added the counts up; past the band's caps, a second round (the shards rank with the sums).
 // The pages are merged by score, catalog order breaking ties. A tool the query names comes first, as withExactNames
 // places it.
 import type { SearchMode } from "../config.ts";
@@ -55,9 +56,14 @@ export function answerAsShard(part: IndexPart, whole: WholeStatistics, query: st
   if (part.mode === "substring" && query.trim() !== "") {
     const counts = new Map(Object.entries(known));
     if (!substringTerms(query).every((term) => counts.has(term))) {
-      const own = Object.fromEntries(part.keywordCounts(query));
+      const toolCount = whole.catalog.toolCount;
       const band = part.keywordBand(query, count, excluded);
-      return band === undefined ? { counts: own } : { counts: own, band: { ...band, toolCount: whole.catalog.toolCount } };
+      if (band !== undefined) return { counts: Object.fromEntries(part.keywordCounts(query)), band: { ...band, toolCount } };
+      // More keywords than a band of every weighing compares: one bounded by the counts sent and the whole's size.
+      const bounded = part.boundedBand(query, count, excluded, counts, toolCount);
+      if (bounded === undefined) return { counts: Object.fromEntries(part.keywordCounts(query)) };
+      const own = Object.fromEntries(bounded.counts);
+      return bounded.band === undefined ? { counts: own } : { counts: own, band: { ...bounded.band, toolCount } };
     }
     return { candidates: part.candidates(query, { catalog: whole.catalog, terms: counts }, count, excluded, withRelevance) };
   }

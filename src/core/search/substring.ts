@@ -561,6 +561,23 @@ export interface KeywordPlaces {
   places: number[][];
 }
 
+/**
+ * What bounds a keyword's weight in a bounded band (SubstringPart.boundedBand): the whole catalog's counts the caller
+ * holds (a known keyword weighs exactly what it weighs in the ranking) and the whole catalog's size, which bounds the
+ * others: a keyword's whole count lies between the part's own count and that plus the tools of the other parts.
+ */
+export interface KeywordBounds {
+  known: ReadonlyMap<string, readonly number[]>;
+  wholeTools: number;
+  maxUnknown: number;
+  maxTools: number;
+  /** Pairs of the band's matches it may compare (each over every keyword). */
+  maxPairs: number;
+}
+
+/** Scores this close are not told apart by a bounded band (the floating-point error of a score is far smaller). */
+const BAND_SLACK = 1e-9;
+
 /** The substring index of a part of a sharded catalog (indexPart.ts): its counts, and its ranking under the whole's. */
 export interface SubstringPart {
   readonly size: number;
@@ -574,6 +591,15 @@ export interface SubstringPart {
    * the counts).
    */
   keywordBand(query: string, count: number, accept: (name: string) => boolean, maxClasses: number): KeywordPlaces | undefined;
+  /**
+   * For a query weighed by more keywords than keywordBand compares, some of whose whole counts the caller holds
+   * (`bounds.known`): the part's count of every keyword of the query (keywordCounts) and, unless too wide, every
+   * accepted match that fewer than `count` others beat for every weight the keywords may have (KeywordBounds), with
+   * the place of each keyword in it. No band (the caller asks again with the counts) past `bounds.maxUnknown` keywords
+   * without a known count, decided before any keyword is scanned, past `bounds.maxTools` matches left after the least
+   * and greatest scores are compared, or past `bounds.maxPairs` pairs of them compared.
+   */
+  boundedBand(query: string, count: number, accept: (name: string) => boolean, bounds: KeywordBounds): { counts: TermCounts; band?: KeywordPlaces };
   /**
    * The first `count` accepted tools, ranked with the whole catalog's size and keyword counts (a query without
    * keywords: catalog order, scores 0), their relevance when asked, and how many it accepts.
@@ -766,13 +792,19 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   /** While keywordBand scores a query: each weighed keyword with the tools it hits and their places. */
   let recorded: { keyword: string; tools: Uint32Array; places: Uint8Array }[] | undefined;
+  /** While boundedBand scores a query: how many tools each keyword scanned hits. */
+  let scanned: TermCounts | undefined;
 
   /** Scans `keyword`: its hits join the matches when `matches`, and gain its weight when `weighs`. */
   function apply(keyword: string, matches: boolean, weighs: boolean): void {
     const count = scan(keyword, ++stamp);
+    scanned?.set(keyword, [count]);
     if (weighs && recorded !== undefined) {
       const hit = hitTools.slice(0, count);
-      recorded.push({ keyword, tools: hit, places: Uint8Array.from(hit, (tool) => placeOf(hitKind[tool] ?? 0)) });
+      const places = new Uint8Array(count);
+      // A loop: Uint8Array.from with a mapping function runs slowly.
+      for (let i = 0; i < count; i++) places[i] = placeOf(hitKind[hit[i] ?? 0] ?? 0);
+      recorded.push({ keyword, tools: hit, places });
     }
     if (count === 0) return;
     // BM25's IDF over the tools the keyword hits (as a part of a sharded catalog: the whole catalog's size and hits).
@@ -1043,12 +1075,139 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     };
   }
 
+  function boundedBand(query: string, count: number, accept: (name: string) => boolean, bounds: KeywordBounds): { counts: TermCounts; band?: KeywordPlaces } {
+    const { known, wholeTools, maxUnknown, maxTools, maxPairs } = bounds;
+    const bare = new Set(queryKeywords(query).map((keyword) => keyword.replace(EDGE_PUNCTUATION, "")).filter((word) => word !== ""));
+    let unknown = 0;
+    for (const word of bare) if (!known.has(word)) unknown++;
+    if (unknown > maxUnknown) return { counts: keywordCounts(query) };
+    recorded = [];
+    scanned = new Map();
+    let weighed: NonNullable<typeof recorded>;
+    let counts: TermCounts;
+    try {
+      if (!score(query)) return { counts: keywordCounts(query) };
+      weighed = recorded;
+      counts = scanned;
+    } finally {
+      recorded = undefined;
+      scanned = undefined;
+    }
+    // Every keyword of the query was scanned as it was scored: its counts, in substringTerms' order.
+    const ownCounts: TermCounts = new Map(substringTerms(query).map((term) => [term, counts.get(term) ?? [scan(term, ++stamp)]]));
+    // Each weighed keyword's least and greatest weight: exact where the whole's count is known; else between the
+    // weights of the most hits it may have in the whole (its own and every tool of the other parts) and of its own.
+    const least: number[] = [];
+    const most: number[] = [];
+    for (const { keyword, tools: hit } of weighed) {
+      const wholeHits = known.get(keyword)?.[0];
+      least.push(keywordWeight(wholeTools, wholeHits ?? Math.min(wholeTools, hit.length + wholeTools - size)));
+      most.push(keywordWeight(wholeTools, wholeHits ?? hit.length));
+    }
+    // Each match's least and greatest score (the scratch of the scoring, which the band no longer needs).
+    const low = scores;
+    const high = covered;
+    for (let i = 0; i < orderLength; i++) {
+      const tool = order[i] ?? 0;
+      low[tool] = 0;
+      high[tool] = 0;
+    }
+    for (const { tools: hit } of weighed) {
+      for (let i = 0; i < hit.length; i++) {
+        const tool = hit[i] ?? 0;
+        low[tool] = 0;
+        high[tool] = 0;
+      }
+    }
+    weighed.forEach(({ tools: hit, places }, k) => {
+      const lowByPlace = placeWeights(least[k] ?? 0);
+      const highByPlace = placeWeights(most[k] ?? 0);
+      for (let i = 0; i < hit.length; i++) {
+        const tool = hit[i] ?? 0;
+        const place = places[i] ?? 0;
+        low[tool] = (low[tool] ?? 0) + (lowByPlace[place] ?? 0);
+        high[tool] = (high[tool] ?? 0) + (highByPlace[place] ?? 0);
+      }
+    });
+    const matches: number[] = [];
+    for (let i = 0; i < orderLength; i++) {
+      const tool = order[i] ?? 0;
+      if (accept(slotNames[tool] ?? "")) matches.push(tool);
+    }
+    // The `count` best least scores beat every match whose greatest score is below the least of them.
+    let survivors = matches;
+    if (matches.length > count) {
+      const best = new TopK(count, positionOf);
+      for (const tool of matches) best.offer(tool, low[tool] ?? 0);
+      const floor = best.lowest;
+      survivors = matches.filter((tool) => (high[tool] ?? 0) + BAND_SLACK >= floor);
+    }
+    if (survivors.length > maxTools) return { counts: ownCounts };
+    // The survivors by least score (ties in catalog order), with the place of each keyword in each.
+    const byLeast = survivors.toSorted((a, b) => (low[b] ?? 0) - (low[a] ?? 0) || positionOf(a) - positionOf(b));
+    const keywords = weighed.length;
+    const rankOf = new Int32Array(scores.length).fill(-1);
+    byLeast.forEach((tool, rank) => {
+      rankOf[tool] = rank;
+    });
+    const placeAt = new Uint8Array(byLeast.length * keywords);
+    weighed.forEach(({ tools: hit, places }, k) => {
+      for (let i = 0; i < hit.length; i++) {
+        const rank = rankOf[hit[i] ?? 0] ?? -1;
+        if (rank >= 0) placeAt[rank * keywords + k] = places[i] ?? 0;
+      }
+    });
+    const factor = placeWeights(1);
+    /**
+     * Whether the survivor ranked `a` scores more than the one ranked `b` at every weight the keywords may have (its
+     * least margin: each keyword it holds in a better place at its least weight, each in a worse one at its greatest),
+     * or holds every keyword in the same place and so ties with it at every weight, earlier in the catalog.
+     */
+    const beats = (a: number, b: number): boolean => {
+      let margin = 0;
+      let same = true;
+      for (let k = 0; k < keywords; k++) {
+        const difference = (factor[placeAt[a * keywords + k] ?? 0] ?? 0) - (factor[placeAt[b * keywords + k] ?? 0] ?? 0);
+        if (difference === 0) continue;
+        same = false;
+        margin += difference * ((difference > 0 ? least[k] : most[k]) ?? 0);
+      }
+      return same || margin > BAND_SLACK;
+    };
+    // A survivor that beats another at every weight has the greater least score, and a tie of places comes first in
+    // the catalog: only those ranked before it can beat it.
+    const band: number[] = [];
+    let compared = 0;
+    // A page of none holds no tool.
+    const ranked = count > 0 ? byLeast.length : 0;
+    for (let rank = 0; rank < ranked; rank++) {
+      let beaten = 0;
+      for (let other = 0; other < rank && beaten < count; other++) if (beats(other, rank)) beaten++;
+      compared += rank;
+      // Past the budget of pairs (each survivor counted against every one before it, whether or not the count of
+      // beaters stopped its pass early; checked per survivor): a second round.
+      if (compared > maxPairs) return { counts: ownCounts };
+      if (beaten < count) band.push(rank);
+    }
+    band.sort((a, b) => positionOf(byLeast[a] ?? 0) - positionOf(byLeast[b] ?? 0));
+    return {
+      counts: ownCounts,
+      band: {
+        keywords: weighed.map((entry) => entry.keyword),
+        total: matches.length,
+        names: band.map((rank) => slotNames[byLeast[rank] ?? 0] ?? ""),
+        places: band.map((rank) => Array.from(placeAt.subarray(rank * keywords, (rank + 1) * keywords))),
+      },
+    };
+  }
+
   const part: SubstringPart = {
     get size() {
       return size;
     },
     keywordCounts,
     keywordBand,
+    boundedBand,
     toSnapshot: (out) => index.toSnapshot?.(out) === true,
     rankAsPart(query, catalog, count, accept, withRelevance) {
       whole = catalog;

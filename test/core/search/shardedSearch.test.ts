@@ -150,8 +150,45 @@ describe.each(SEARCH_MODES)("sharded search, %s: the ranking of one index", { ti
     expect({ calls: search.calls, rounds: search.rounds }).toEqual({ calls: 3 * (first + 2), rounds: first + 2 });
   });
 
+  it("ranks a sentence in one round once most of its keywords are counted (substring: a band bounded by the counts)", async () => {
+    const { tools, words } = generatedCatalog(900, 14);
+    const single = createSearchIndex(mode, tools);
+    const searches = searchesOver(mode, tools, 3);
+    // Words counted by earlier queries of four keywords (each one band of every weighing), and common ones not counted
+    // (a band whose bounds were too narrow for those would leave out tools that belong on the page).
+    const counted = [...words.slice(0, 8), ...words.slice(100, 116)];
+    const countedSearch = async (): Promise<ShardedSearch> => {
+      const search = searches();
+      for (let i = 0; i < counted.length; i += 4) await search.searchPage(counted.slice(i, i + 4).join(" "), 5);
+      return search;
+    };
+    const skip = new Set(everyThird(tools));
+    const kept = await countedSearch();
+    for (let i = 0; i < 6; i++) {
+      // Twelve keywords counted, five not.
+      const sentence = [...counted.slice(i * 2, i * 2 + 12), ...words.slice(8 + i, 10 + i), ...words.slice(20 + i * 3, 23 + i * 3)].join(" ");
+      const kinds = [
+        ["page", (search: ShardedSearch) => search.searchPage(sentence, 5), single.searchPage(sentence, 5)],
+        ["all", (search: ShardedSearch) => search.searchPage(sentence, Infinity), single.searchPage(sentence, Infinity)],
+        ["filtered", (search: ShardedSearch) => search.searchPage(sentence, 3, [...skip]), single.searchPage(sentence, 3, (name) => !skip.has(name))],
+        ["scored", (search: ShardedSearch) => search.scored(sentence, 10), single.scored(sentence, 10)],
+      ] as const;
+      // One search throughout (a band for the sentence's first answer, counts kept for the rest), and a new search per
+      // answer (a band for each): one round per answer, the single index's answer.
+      for (const [how, searchFor] of [["kept", () => Promise.resolve(kept)], ["new", countedSearch]] as const) {
+        for (const [kind, ask, expected] of kinds) {
+          const search = await searchFor();
+          const rounds = search.rounds;
+          const answer = await ask(search);
+          expect({ how, kind, sentence, answer, rounds: search.rounds - rounds }).toEqual({ how, kind, sentence, answer: expected, rounds: 1 });
+        }
+      }
+    }
+  });
+
   it("takes a second round for a query whose substring band would be too wide, and answers the same", async () => {
-    // Twenty words of a catalog whose words each hit many tools: more distinct weighings than a band may hold.
+    // Twenty words not counted yet: more distinct weighings than a band of every weighing compares, and more keywords
+    // without a count than a bounded band takes.
     const { tools, words } = generatedCatalog(900, 13);
     const search = shardedOver(mode, tools, 1);
     const long = words.slice(0, 20).join(" ");
