@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../src/core/types.ts";
 import { RegistryObject } from "../../src/durable/registryObject.ts";
-import type { RegistryPage, SnapshotRead } from "../../src/durable/registryObject.ts";
+import type { RegistryPage, RegistryVersion, SnapshotRead } from "../../src/durable/registryObject.ts";
 
 const tool = (name: string, description = `Tool ${name}.`): ToolDefinition => ({
   name,
@@ -101,6 +101,17 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<n
   return total;
 }
 
+/** Claims and writes `bytes` as snapshot "k" of `version`, then opens its stream and reads its first row. */
+async function writtenAndOpened(stub: DurableObjectStub<RegistryObject>, version: RegistryVersion, bytes: Uint8Array<ArrayBuffer>): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
+  expect(await stub.writeRegistrySnapshot("k", version, bytes.length, 0, bytes.buffer)).toBe(true);
+  const read = await stub.readRegistrySnapshot("k");
+  if (!read.found) throw new Error("not found");
+  const reader = read.stream.getReader();
+  expect((await reader.read()).done).toBe(false);
+  return reader;
+}
+
 /** `length` bytes of a recognisable pattern. */
 const pattern = (length: number, seed: number): Uint8Array<ArrayBuffer> => {
   const bytes = new Uint8Array(length);
@@ -147,12 +158,7 @@ describe("RegistryObject registry snapshots", () => {
     const version = { epoch: put.epoch, version: put.version };
     // More rows than the stream's flow control reads ahead of its reader.
     const bytes = pattern(16 * 1024 * 1024 + 5, 3);
-    expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
-    expect(await stub.writeRegistrySnapshot("k", version, bytes.length, 0, bytes.buffer)).toBe(true);
-    const read = await stub.readRegistrySnapshot("k");
-    if (!read.found) throw new Error("not found");
-    const reader = read.stream.getReader();
-    expect((await reader.read()).done).toBe(false);
+    const reader = await writtenAndOpened(stub, version, bytes);
     // A registry write between two rows: the snapshot read is of the version before, its rows gone. The stream errors
     // (the reader sees the RPC stream cut short).
     await stub.put([{ context: "runtime", definition: tool("beta") }], 100, false);
@@ -160,12 +166,7 @@ describe("RegistryObject registry snapshots", () => {
 
     // Dropped and written again (the same version, another claim) between two rows: refused as well.
     const now = await stub.getVersion();
-    expect(await stub.claimRegistrySnapshot("k", now)).toBe(true);
-    expect(await stub.writeRegistrySnapshot("k", now, bytes.length, 0, bytes.buffer)).toBe(true);
-    const again = await stub.readRegistrySnapshot("k");
-    if (!again.found) throw new Error("not found");
-    const secondReader = again.stream.getReader();
-    expect((await secondReader.read()).done).toBe(false);
+    const secondReader = await writtenAndOpened(stub, now, bytes);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await stub.dropRegistrySnapshot("k", now)).toMatchObject({ found: false, claimed: true });
     expect(await stub.writeRegistrySnapshot("k", now, bytes.length, 0, bytes.buffer)).toBe(true);
