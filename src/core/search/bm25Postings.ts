@@ -18,7 +18,7 @@ import { TermText } from "./termText.ts";
 
 const FIELD_COUNT = FIELDS.length;
 /** Field ids fit in 3 bits of a posting's key (`slot * 8 + field`). */
-const FIELD_BITS = 8;
+export const FIELD_BITS = 8;
 /** The shortest field length of a term and field no tool has held yet. */
 const UNSEEN_LENGTH = 2 ** 30;
 /**
@@ -30,6 +30,8 @@ const STAT_FIELD_COUNT = 1;
 const STAT_MAX_FREQUENCY = 1 + FIELD_COUNT;
 const STAT_MIN_LENGTH = 1 + 2 * FIELD_COUNT;
 const STAT_MAX_LENGTH = 1 + 3 * FIELD_COUNT;
+/** At most this many of a frozen index's term lookups are remembered (then they start again). */
+const MAX_FROZEN_LOOKUPS = 1024;
 /** Chunks of the statistics' records checked at once: 48 terms' records (a search's terms are spread over the table). */
 const STAT_CHUNK_BYTES = 4096;
 
@@ -136,6 +138,11 @@ export class Bm25Postings {
    * fields above (#thaw), which every other index uses.
    */
   #frozen: FrozenPostings | undefined;
+  /**
+   * The frozen index's term lookups made so far (-1: not held): a query asks for its terms several times (held or
+   * not, IDF, back-off, near words), and each lookup is a binary search over the snapshot's terms. Bounded.
+   */
+  readonly #frozenIds = new Map<string, number>();
 
   get longestTermLength(): number {
     return this.#longestTermLength;
@@ -154,7 +161,15 @@ export class Bm25Postings {
   }
 
   termId(term: string): number | undefined {
-    if (this.#frozen) return frozenTermId(this.#frozen, term);
+    const frozen = this.#frozen;
+    if (frozen) {
+      const known = this.#frozenIds.get(term);
+      if (known !== undefined) return known === -1 ? undefined : known;
+      const found = frozenTermId(frozen, term);
+      if (this.#frozenIds.size >= MAX_FROZEN_LOOKUPS) this.#frozenIds.clear();
+      this.#frozenIds.set(term, found ?? -1);
+      return found;
+    }
     const id = this.#termIds.get(term);
     if (id !== undefined || !isPhraseTerm(term)) return id;
     const space = term.indexOf(" ");
@@ -512,6 +527,7 @@ export class Bm25Postings {
     const stats = frozen.stats.verifyAll();
     this.#terms = frozen.terms.all();
     this.#frozen = undefined;
+    this.#frozenIds.clear();
     // The statistics' records back into the lists a build keeps (one per statistic).
     const termCount = this.#terms.length;
     const toolCount = new Int32Array(termCount);
@@ -729,6 +745,11 @@ export class Bm25Postings {
 
   fieldLength(slot: number, field: number): number {
     return this.#fieldLength.at(slot * FIELD_COUNT + field);
+  }
+
+  /** Every slot's field lengths, `slot * FIELD_COUNT + field` (fieldLength's; valid until the next change). */
+  fieldLengths(): Int32Array {
+    return this.#fieldLength.view();
   }
 
   /** The sum of every live tool's length in `field` (a sharded catalog adds its parts': shardedSearch.ts). */

@@ -8,12 +8,15 @@
 // looked up for the tools that can still enter the first k. The count of matches stays exact: the rest are walked
 // for it, without scoring.
 import type { Bm25Params, Bm25Postings } from "./bm25Postings.ts";
-import { keyField, keySlot } from "./bm25Postings.ts";
+import { FIELD_BITS, keyField, keySlot } from "./bm25Postings.ts";
 import { FIELDS } from "./fields.ts";
 import { TopK } from "./topK.ts";
 
 const FIELD_COUNT = FIELDS.length;
 const NAME_FIELD = FIELDS.indexOf("name");
+/** A posting's key, slot × FIELD_BITS + field (bm25Postings.ts), taken apart with shifts in the scoring loop. */
+const FIELD_SHIFT = Math.log2(FIELD_BITS);
+const FIELD_MASK = FIELD_BITS - 1;
 /** Bounds are computed in another order than scores: a margin keeps rounding from pruning a tool that ties. */
 const BOUND_MARGIN = 1e-9;
 
@@ -42,6 +45,9 @@ export interface QueryTerm {
 export type IdfScope = "tool" | "field" | "toolExceptName";
 export const IDF_SCOPES: readonly IdfScope[] = ["tool", "field", "toolExceptName"];
 
+/** One query term's weighers of a hit, by field (FIELDS order; undefined: a hit in that field counts in full). */
+export type HitWeighers = readonly (((slot: number) => number) | undefined)[];
+
 export interface ScoringOptions {
   /** By field id (FIELDS order). */
   fieldBoosts: readonly number[];
@@ -50,10 +56,11 @@ export interface ScoringOptions {
   prefixWeight: number;
   fuzzyWeight: number;
   /**
-   * How much a hit of query term `queryIndex` in `field` of the tool at `slot` counts, 0 to 1: its frequency is
-   * scaled by it (minisearch.ts, toolCentralityExponent). Absent: 1. At most 1, so the score bounds hold.
+   * By query term, then by field (FIELDS order): how much a hit of that term in that field of the tool at `slot`
+   * counts, 0 to 1: its frequency is scaled by it (minisearch.ts, toolCentralityExponent). Absent (for the query, a
+   * term or a field): 1, and nothing is called. At most 1, so the score bounds hold.
    */
-  hitWeight?: (slot: number, queryIndex: number, field: number) => number;
+  hitWeights?: readonly (HitWeighers | undefined)[];
   /** The counts of the whole catalog when the index holds a part of it (shardedSearch.ts); absent: the index's own. */
   catalog?: CatalogCounts;
 }
@@ -94,22 +101,30 @@ interface Plan {
   /** Per expanded term and field (`g * FIELD_COUNT + field`): MiniSearch's weight × boost product, and the IDF (0: no posting). */
   coefficient: Float64Array;
   idf: Float64Array;
-  /** Per query term: its expanded terms `[first[i], first[i + 1])`, and its bound. */
+  /** Per query term: its expanded terms `[first[i], first[i + 1])`, and its bound (0s when not asked for). */
   first: number[];
   bound: number[];
-  /** Term id → its expanded-term numbers. */
+  /** Term id → its expanded-term numbers (empty when the bounds are not asked for: only rankTop reads it). */
   byTerm: Map<number, number[]>;
   averageLength: Float64Array;
+  /** Per field: BM25's length normalisation b, and 1 − b (bm25's terms that do not change from hit to hit). */
+  b: Float64Array;
+  oneMinusB: Float64Array;
   /** Per query term: 1 when a hit counts in the quality factor (a word), 0 when not (a pair). */
   quality: Uint8Array;
 }
 
-function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: ScoringOptions): Plan {
+/** The query's plan; `bounded`: with each term's bound and the expanded terms by term id (what rankTop reads). */
+function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: ScoringOptions, bounded: boolean): Plan {
   const { catalog } = options;
   const count = catalog?.toolCount ?? index.liveCount;
   const averageLength = new Float64Array(FIELD_COUNT);
+  const b = new Float64Array(FIELD_COUNT);
+  const oneMinusB = new Float64Array(FIELD_COUNT);
   for (let field = 0; field < FIELD_COUNT; field++) {
     averageLength[field] = catalog === undefined ? index.averageFieldLength(field) : count === 0 ? 0 : (catalog.fieldLengthSums[field] ?? 0) / count;
+    b[field] = options.bm25.bByField?.[field] ?? options.bm25.b;
+    oneMinusB[field] = 1 - (b[field] ?? 0);
   }
   const queryOf: number[] = [];
   const termOf: number[] = [];
@@ -130,9 +145,11 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
   const bound = terms.map(() => 0);
   const byTerm = new Map<number, number[]>();
   termOf.forEach((termId, g) => {
-    const known = byTerm.get(termId);
-    if (known) known.push(g);
-    else byTerm.set(termId, [g]);
+    if (bounded) {
+      const known = byTerm.get(termId);
+      if (known) known.push(g);
+      else byTerm.set(termId, [g]);
+    }
     const queryIndex = queryOf[g] ?? 0;
     const termBoost = terms[queryIndex]?.boost ?? 0;
     for (let field = 0; field < FIELD_COUNT; field++) {
@@ -146,6 +163,7 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
       const inverse = Math.log(1 + (count - holders + 0.5) / (holders + 0.5));
       coefficient[cell] = c;
       idf[cell] = inverse;
+      if (!bounded) continue;
       // BM25 grows with the frequency and, for b ≥ 0, falls with the length: the highest frequency at the shortest
       // length bounds it (both lengths tried, so that any b is safe).
       const { maxFrequency, minLength, maxLength } = index.fieldBounds(termId, field);
@@ -155,7 +173,7 @@ function plan(index: Bm25Postings, terms: readonly QueryTerm[], options: Scoring
     }
   });
   const quality = Uint8Array.from(terms, (term) => (term.supporting === true ? 0 : 1));
-  return { queryOf, termOf, coefficient, idf, first, bound: bound.map((value) => value * (1 + BOUND_MARGIN)), byTerm, averageLength, quality };
+  return { queryOf, termOf, coefficient, idf, first, bound: bound.map((value) => value * (1 + BOUND_MARGIN)), byTerm, averageLength, b, oneMinusB, quality };
 }
 
 /** Scratch arrays per index, reused by every query (a query runs to completion before the next). */
@@ -212,13 +230,21 @@ export class Bm25Ranker {
     const touched = this.#touched;
     let count = 0;
     const index = this.#index;
-    const { hitWeight } = options;
+    // Run cold (a new isolate's first search) this loop is interpreted: what does not change from hit to hit is read
+    // once here, and bm25 is written out in it (the same operations in the same order: the same scores to the bit).
+    const lengths = index.fieldLengths();
+    const weighers = options.hitWeights?.[i];
+    const { k, d } = options.bm25;
+    const kPlusOne = k + 1;
+    const { coefficient, idf, averageLength, b, oneMinusB } = p;
     for (let g = p.first[i] ?? 0, end = p.first[i + 1] ?? 0; g < end; g++) {
       const termId = p.termOf[g] ?? 0;
       const postings = index.postingBuffer(termId);
+      const cells = g * FIELD_COUNT;
       for (let at = index.postingStart(termId), stop = index.postingEnd(termId); at < stop; at += 2) {
+        // A key is slot × FIELD_BITS + field, never negative (keySlot, keyField).
         const key = postings[at] ?? 0;
-        const slot = keySlot(key);
+        const slot = key >> FIELD_SHIFT;
         if (onlyCandidates !== undefined && (this.#seen[slot] !== this.#queryRound || onlyCandidates[slot] !== 1)) {
           // Past the pruning point: a tool that is not a candidate is only counted.
           if (termStamp[slot] !== round) {
@@ -227,10 +253,15 @@ export class Bm25Ranker {
           }
           continue;
         }
-        const field = keyField(key);
-        const cell = g * FIELD_COUNT + field;
-        const frequency = (postings[at + 1] ?? 0) * (hitWeight === undefined ? 1 : hitWeight(slot, i, field));
-        const value = (p.coefficient[cell] ?? 0) * bm25(frequency, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25, field);
+        const field = key & FIELD_MASK;
+        const cell = cells + field;
+        const weigh = weighers?.[field];
+        const frequency = weigh === undefined ? (postings[at + 1] ?? 0) : (postings[at + 1] ?? 0) * weigh(slot);
+        const fieldB = b[field] ?? 0;
+        const value =
+          (coefficient[cell] ?? 0) *
+          ((idf[cell] ?? 0) *
+            (d + (frequency * kPlusOne) / (frequency + k * ((oneMinusB[field] ?? 0) + (fieldB * (lengths[slot * FIELD_COUNT + field] ?? 0)) / (averageLength[field] ?? 0)))));
         if (termStamp[slot] === round) termScore[slot] = (termScore[slot] ?? 0) + value;
         else {
           termStamp[slot] = round;
@@ -257,7 +288,7 @@ export class Bm25Ranker {
    */
   scoreAll(terms: readonly QueryTerm[], options: ScoringOptions): { slots: Int32Array; scores: Float64Array } {
     this.#prepare();
-    const p = plan(this.#index, terms, options);
+    const p = plan(this.#index, terms, options, false);
     const matched = this.#matched;
     let count = 0;
     const seen = this.#seen;
@@ -300,7 +331,8 @@ export class Bm25Ranker {
       if (!expanded) continue;
       const field = keyField(key);
       for (const g of expanded) {
-        const frequency = (forward[at + 1] ?? 0) * (options.hitWeight === undefined ? 1 : options.hitWeight(slot, p.queryOf[g] ?? 0, field));
+        const weigh = options.hitWeights?.[p.queryOf[g] ?? 0]?.[field];
+        const frequency = weigh === undefined ? (forward[at + 1] ?? 0) : (forward[at + 1] ?? 0) * weigh(slot);
         const cell = g * FIELD_COUNT + field;
         hits.push(cell, (p.coefficient[cell] ?? 0) * bm25(frequency, p.idf[cell] ?? 0, index.fieldLength(slot, field), p.averageLength[field] ?? 0, options.bm25, field));
       }
@@ -335,7 +367,7 @@ export class Bm25Ranker {
    */
   rankTop(terms: readonly QueryTerm[], options: ScoringOptions, k: number, accept: (slot: number) => boolean, position: ArrayLike<number>): Ranked {
     this.#prepare();
-    const p = plan(this.#index, terms, options);
+    const p = plan(this.#index, terms, options, true);
     const n = terms.length;
     const byBound = terms.map((_, i) => i).toSorted((a, b) => (p.bound[b] ?? 0) - (p.bound[a] ?? 0) || a - b);
     const seen = this.#seen;

@@ -22,7 +22,7 @@ import type { ToolDefinition } from "../types.ts";
 import { analyzeQuery, processTerm } from "./analyze.ts";
 import { FIELD_BOOST, FIELDS, phraseTerm, type FieldName } from "./fields.ts";
 import { Bm25Postings } from "./bm25Postings.ts";
-import { Bm25Ranker, IDF_SCOPES, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
+import { Bm25Ranker, type HitWeighers, IDF_SCOPES, type IdfScope, type QueryTerm, type ScoringOptions } from "./bm25Rank.ts";
 import type { WholeCatalog } from "./catalogParts.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { catalogNames } from "./catalogNames.ts";
@@ -410,6 +410,34 @@ function relevanceOf(parts: readonly QueryPart[], matched: ReadonlySet<string>, 
     else if (part.backoff !== undefined && matched.has(part.backoff)) hit += BACKOFF_WEIGHT * part.weight;
   }
   return unit <= 0 ? 0 : Math.min(1, hit / unit);
+}
+
+/**
+ * A query term's hit weighers (ScoringOptions.hitWeights): a hit in a description counts ((1 + c) / 2) ^
+ * `descriptionPower`, in a name ((1 + c) / 2) ^ `namePower`, c the term's word's cosine with the tool (`cosines`; 0
+ * when negative); a power of 0 (and every other field) counts in full, with no weigher called.
+ */
+function centralityWeighers(cosines: (slot: number) => number, descriptionPower: number, namePower: number): HitWeighers {
+  // A tool's name and description hits of a term come one after the other (postings are by slot, then field): the
+  // second reads the cosine (a 48-dimension dot product) the first worked out.
+  let lastSlot = -1;
+  let lastCosine = 0;
+  const weigher = (power: number): ((slot: number) => number) | undefined => {
+    if (power === 0) return undefined;
+    return (slot) => {
+      if (slot !== lastSlot) {
+        lastCosine = cosines(slot);
+        lastSlot = slot;
+      }
+      const base = (1 + Math.max(0, lastCosine)) / 2;
+      // x ** 1 is x: a name hit (nameCentralityExponent 1) works out no power.
+      return power === 1 ? base : base ** power;
+    };
+  };
+  const weighers: (((slot: number) => number) | undefined)[] = FIELDS.map(() => undefined);
+  weighers[DESCRIPTION_FIELD] = weigher(descriptionPower);
+  weighers[NAME_FIELD] = weigher(namePower);
+  return weighers;
 }
 
 /** Whether every slot holds the catalog's tool of the same place (a loop, not a callback per slot: run once, cold). */
@@ -921,33 +949,14 @@ export class RankedIndex implements SearchIndex {
     const wordOfTerm = new Map<string, string>();
     for (const { word, term } of words) if (!wordOfTerm.has(term)) wordOfTerm.set(term, word);
     for (const [prefix, { word }] of this.#backoffWords(words)) if (!wordOfTerm.has(prefix)) wordOfTerm.set(prefix, word);
-    const cosinesOf = searched.map((term) => {
+    const hitWeights = searched.map((term) => {
       // A near word weighs its own centrality; a pair counts in full.
       const word = term.nearWord ?? (term.supporting === true ? undefined : wordOfTerm.get(term.term));
-      return word === undefined ? undefined : semantic.wordToolCosines(word);
+      const cosines = word === undefined ? undefined : semantic.wordToolCosines(word);
+      return cosines === undefined ? undefined : centralityWeighers(cosines, exponent, nameExponent);
     });
-    if (cosinesOf.every((cosines) => cosines === undefined)) return options;
-    // A tool's name and description hits of a term come one after the other (postings are by slot, then field): the
-    // second reads the cosine (a 48-dimension dot product) the first worked out.
-    let lastQuery = -1;
-    let lastSlot = -1;
-    let lastCosine = 0;
-    return {
-      ...options,
-      hitWeight: (slot, queryIndex, field) => {
-        const power = field === DESCRIPTION_FIELD ? exponent : field === NAME_FIELD ? nameExponent : 0;
-        const cosines = power === 0 ? undefined : cosinesOf[queryIndex];
-        if (cosines === undefined) return 1;
-        if (slot !== lastSlot || queryIndex !== lastQuery) {
-          lastCosine = cosines(slot);
-          lastSlot = slot;
-          lastQuery = queryIndex;
-        }
-        const base = (1 + Math.max(0, lastCosine)) / 2;
-        // x ** 1 is x: a name hit (nameCentralityExponent 1) works out no power.
-        return power === 1 ? base : base ** power;
-      },
-    };
+    if (hitWeights.every((weighers) => weighers === undefined)) return options;
+    return { ...options, hitWeights };
   }
 
   /**

@@ -170,6 +170,10 @@ describe("pairs of adjacent words", () => {
     const restored = new Bm25Postings(true);
     restored.restore(new SnapshotReader(out.finish()));
     expect(frequencies(restored)).toEqual(expected);
+    // Asked again (its lookups remembered), and after more distinct terms than it remembers: the same answers.
+    expect(frequencies(restored)).toEqual(expected);
+    for (let n = 0; n < 1_500; n++) expect(restored.toolFrequency(`unheard${n}`)).toBe(0);
+    expect(frequencies(restored)).toEqual(expected);
     // A change thaws the restored state: the pairs are then found by their words' ids too.
     restored.addTools([describedTool("forecast_weather", "Forecast weather; send mail")]);
     built.addTools([describedTool("forecast_weather", "Forecast weather; send mail")]);
