@@ -8,7 +8,10 @@ const rejectedByFilter = new WeakMap<(name: string) => boolean, ReadonlySet<stri
 /** A filter that keeps every name but `names` (copied: later changes to them do not change it). */
 export function acceptAllBut(names: Iterable<string>): (name: string) => boolean {
   const rejected: ReadonlySet<string> = new Set(names);
-  const accept = (name: string): boolean => !rejected.has(name);
+  const [only] = rejected;
+  // One name (search_tools, most often) is compared, not hashed: an index that does not know the filter asks it of
+  // many names, each hashed on its first lookup in a set.
+  const accept = rejected.size === 1 && only !== undefined ? (name: string): boolean => name !== only : (name: string): boolean => !rejected.has(name);
   rejectedByFilter.set(accept, rejected);
   return accept;
 }
