@@ -173,14 +173,16 @@ export class NameLookup {
     const names: string[] = [];
     const ownNames: string[] = [];
     const all = this.#names;
-    // A pass over every name's hashes that reads nothing else where neither matches (most of them), in code a cold
-    // isolate's first search runs not compiled yet.
-    for (let i = 0; i < hashes.length; i++) {
-      if (hashes[i] !== hash && ownHashes[i] !== hash) continue;
+    // The typed arrays' own search finds the equal hashes (a cold isolate's first search would otherwise compare every
+    // name's two hashes in code not compiled yet); each list comes out in catalog order.
+    for (let i = hashes.indexOf(hash); i !== -1; i = hashes.indexOf(hash, i + 1)) {
       const name = all[i] ?? "";
-      if (hashes[i] === hash && nameKey(name) === key) names.push(name);
+      if (nameKey(name) === key) names.push(name);
+    }
+    for (let i = ownHashes.indexOf(hash); i !== -1; i = ownHashes.indexOf(hash, i + 1)) {
       const own = ownStart[i] ?? -1;
-      if (own >= 0 && ownHashes[i] === hash && nameKey(name.slice(own)) === key) ownNames.push(name);
+      const name = all[i] ?? "";
+      if (own >= 0 && nameKey(name.slice(own)) === key) ownNames.push(name);
     }
     return { names, ownNames };
   }

@@ -8,6 +8,7 @@
 import type { ToolDefinition } from "../types.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { catalogNames } from "./catalogNames.ts";
+import { rejectedNames } from "./acceptAllBut.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { TopK } from "./topK.ts";
@@ -362,6 +363,8 @@ const INSIDE_WORD_SHARE = 0.5;
 const INNER_START = /[^\p{L}\p{N}][\p{L}\p{N}]/u;
 /** How many hits of expensive keywords an index keeps (5 bytes each: at most 5 MB). */
 const EXPENSIVE_HITS = 1_000_000;
+/** A filter turning away more names than this is asked of every match (each name is a search over the slots' names). */
+const MAX_REJECTED_LOOKUPS = 8;
 /** Score buckets of the ranking's counting sort. */
 const BUCKETS = 4096;
 
@@ -864,21 +867,35 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   /** The first `count` accepted matches (slots), best first (ties in catalog order), without sorting the rest. */
   function firstTools(count: number, accept: (name: string) => boolean): { tools: number[]; scores: number[]; total: number } {
     const best = new TopK(count, positionOf);
+    // A filter turning away a few names (acceptAllBut): the matches less those of them matched are the total, and a
+    // match the page cannot take is not looked at (no call to the filter per match of a common keyword).
+    const rejected = rejectedNames(accept);
+    const counted = rejected !== undefined && rejected.size <= MAX_REJECTED_LOOKUPS ? orderLength - matchedNamed(rejected) : undefined;
     let total = 0;
     // Once the heap is full, a score below its lowest cannot enter it: such a match is only counted (no call to offer
     // for most of a common keyword's thousands of matches, in code a cold isolate's first search runs not compiled yet).
     let floor = -Infinity;
     for (let i = 0; i < orderLength; i++) {
       const tool = order[i] ?? 0;
+      const toolScore = scores[tool] ?? 0;
+      if (counted !== undefined && toolScore < floor) continue;
       if (!accept(slotNames[tool] ?? "")) continue;
       total++;
-      const toolScore = scores[tool] ?? 0;
       if (toolScore < floor) continue;
       best.offer(tool, toolScore);
       if (best.full) floor = best.lowest;
     }
     const { slots, scores: kept } = best.sortedWithScores();
-    return { tools: slots, scores: kept, total };
+    return { tools: slots, scores: kept, total: counted ?? total };
+  }
+
+  /** How many matched slots hold one of the `rejected` names (a search over the slots' names per name). */
+  function matchedNamed(rejected: ReadonlySet<string>): number {
+    let found = 0;
+    for (const name of rejected) {
+      for (let slot = slotNames.indexOf(name); slot !== -1; slot = slotNames.indexOf(name, slot + 1)) found += matched[slot] ?? 0;
+    }
+    return found;
   }
 
   function firstPage(count: number, accept: (name: string) => boolean): SearchPage {

@@ -5,6 +5,7 @@ import { discoveredLimit } from "../config.ts";
 import { DiscoveredSet } from "./discovered.ts";
 import type { Eviction } from "./discovered.ts";
 import { extractDiscovered, latestUserText } from "./history.ts";
+import { acceptAllBut } from "../search/acceptAllBut.ts";
 import { indexAnswersFor } from "../search/exactNames.ts";
 import type { SearchIndex } from "../search/types.ts";
 import { compactToolNames, rememberCompactToolNames, SEARCH_TOOLS_NAME, searchToolsDefinition, searchToolsTemplate } from "./searchTools.ts";
@@ -195,9 +196,9 @@ function autoDiscover(input: PrepareInput, present: PresentTools, sent: readonly
   const taken = new Set(sent.map((tool) => tool.name));
   taken.add(SEARCH_TOOLS_NAME);
   if (input.config.toolList === "fixed") taken.add(CALL_TOOL_NAME);
-  // An index over this very list ranks only its tools: each need not be looked up by name (a common word matches thousands).
-  const held = indexAnswersFor(index, input.tools) ? (name: string): boolean => name !== SEARCH_TOOLS_NAME : (name: string): boolean => present.has(name);
-  const sendable = (name: string): boolean => held(name) && !taken.has(name);
+  // An index over this very list ranks only its tools: each need not be looked up by name (a common word matches
+  // thousands); search_tools is among the taken names.
+  const sendable = indexAnswersFor(index, input.tools) ? acceptAllBut(taken) : (name: string): boolean => present.has(name) && !taken.has(name);
   const auto: ToolDefinition[] = [];
   for (const match of index.scored(text, topK, sendable)) {
     const tool = present.get(match.name);

@@ -3,6 +3,7 @@ import type { GatewayConfig } from "../config.ts";
 import { texts } from "../locale.ts";
 import { isRecord } from "../records.ts";
 import { catalogNameLookup, isVisible } from "../tools/toolRegistry.ts";
+import { acceptAllBut } from "../search/acceptAllBut.ts";
 import { indexAnswersFor } from "../search/exactNames.ts";
 import type { SearchIndex, SearchPage } from "../search/types.ts";
 import type { JsonSchema, Locale, ToolDefinition } from "../types.ts";
@@ -238,7 +239,7 @@ interface Visibility {
   everyTool: boolean;
 }
 
-const isNotSearchTools = (name: string): boolean => name !== SEARCH_TOOLS_NAME;
+const isNotSearchTools = acceptAllBut([SEARCH_TOOLS_NAME]);
 
 const visibilities = new WeakMap<readonly ToolDefinition[], Map<string, Visibility>>();
 
