@@ -26,6 +26,7 @@ import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { freePort, headers, HOST, SECRET, stop, token, waitForHealth } from "./http.ts";
 import { summarize, threadCpuMs } from "./stats.ts";
+import { threadSha256 } from "./threadDigest.ts";
 
 export const BIG_CATALOG_TOOLS = 100_000;
 /** Shards of the bench's deployment, and the registry size past which it shards. */
@@ -152,7 +153,7 @@ const SNAPSHOT_WRITE_BYTES = 4 * 1024 * 1024;
  * object), then read into a registry as a cold isolate reads it; and the heap of the writer isolate (its registry built
  * from the stored texts) and of the reader at their peaks.
  */
-function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect: Collect): BigCatalogInProcess["registrySnapshot"] {
+async function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect: Collect): Promise<BigCatalogInProcess["registrySnapshot"]> {
   const binding = { epoch: "bench", version: 1, mode: "minisearch" as const, fingerprint: snapshotFingerprint("minisearch", "en", false) };
   const content = (tools: readonly ToolDefinition[]): RegistrySnapshotContent => ({
     ...binding,
@@ -161,11 +162,11 @@ function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect
     countTools: false,
   });
   const writeStarted = threadCpuMs();
-  const written = registrySnapshotStream(content(definitions));
+  const written = await registrySnapshotStream(content(definitions));
   if (written === undefined) throw new Error("the registry snapshot was not written");
   const parts = [...byteParts(written, SNAPSHOT_WRITE_BYTES)];
   const writeCpuMs = Math.round(threadCpuMs() - writeStarted);
-  const { writerRegistryHeapMiB, writePeakHeapMiB } = writerHeap(definitions, collect, binding);
+  const { writerRegistryHeapMiB, writePeakHeapMiB } = await writerHeap(definitions, collect, binding);
   // The reader: the parts as received (one buffer, as readStoredSnapshot assembles them), then read into a registry.
   let before = heapNow(collect);
   const bytes = collectBytes({ byteLength: written.byteLength, pieces: () => parts });
@@ -174,7 +175,8 @@ function registrySnapshotFigures(definitions: readonly ToolDefinition[], collect
   before -= bytes.length;
   const started = threadCpuMs();
   const registry = new ToolRegistry({ locale: "en" });
-  registry.registerTable(decodeSnapshotOfEitherKind(bytes, binding).tools);
+  // Its digest on this thread, in the clock (threadDigest.ts).
+  registry.registerTable((await decodeSnapshotOfEitherKind(bytes, binding, undefined, threadSha256)).tools);
   const readCpuMs = Math.round(threadCpuMs() - started);
   // The snapshot's bytes, which the registry keeps (its definitions are decoded from them when first read), included.
   const read = heapNow(collect);
@@ -212,11 +214,11 @@ function* storedPages(definitions: readonly ToolDefinition[]): Generator<StoredT
  * (the snapshot's bytes included); the peak is sampled after each page (while it is held), after the layout, after
  * the registry is read and after each part.
  */
-function writerHeap(
+async function writerHeap(
   definitions: readonly ToolDefinition[],
   collect: Collect,
   binding: SnapshotBinding,
-): { writerRegistryHeapMiB: number | null; writePeakHeapMiB: number | null } {
+): Promise<{ writerRegistryHeapMiB: number | null; writePeakHeapMiB: number | null }> {
   if (collect === undefined) return { writerRegistryHeapMiB: null, writePeakHeapMiB: null };
   const before = heapNow(collect);
   let peak = before;
@@ -227,10 +229,10 @@ function writerHeap(
     peak = Math.max(peak, heapNow(collect));
   }
   if (pages.skipped.length > 0) throw new Error(`the bench's tool ${pages.skipped[0]?.name ?? ""} did not validate`);
-  const bytes = pages.snapshot.finish(binding, []);
+  const bytes = await pages.snapshot.finish(binding, []);
   peak = Math.max(peak, heapNow(collect));
   const registry = new ToolRegistry({ locale: "en" });
-  const content = decodeSnapshotOfEitherKind(bytes, binding);
+  const content = await decodeSnapshotOfEitherKind(bytes, binding);
   registry.registerTable(content.tools);
   const stored = storedFromSnapshot(content.tools, content.skipped);
   const registryHeap = heapNow(collect);
@@ -254,7 +256,7 @@ export async function bigCatalogInProcess(catalog: readonly ToolDefinition[], qu
   const definitions = registry.getDefinitions({ groups: ["*"] });
   const registryHeapMiB = measure ? mib(heapNow(collect) - before) : null;
   log("big catalog: the registry snapshot of a sharded registry");
-  const registrySnapshot = registrySnapshotFigures(definitions, collect);
+  const registrySnapshot = await registrySnapshotFigures(definitions, collect);
   log(`big catalog: ${JSON.stringify(registrySnapshot)}`);
   const singleIndex: BigCatalogInProcess["singleIndex"] = {};
   const onePart: BigCatalogInProcess["onePart"] = {};

@@ -20,7 +20,8 @@ import { catalogFigures, firstTurnMetaToolTexts, prepareTurn, rememberCatalogFig
 import { runSearchTools } from "../src/core/turn/searchTools.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { enlargedCatalog, loadBenchData, registrableCatalog } from "./catalog.ts";
-import { summarize, timed } from "./stats.ts";
+import { summarize, timedAsync } from "./stats.ts";
+import { threadSha256 } from "./threadDigest.ts";
 import { provideBundledDataFromFiles } from "./bundledData.ts";
 
 const QUERY = "find the current stock price of a company and send it by email";
@@ -68,8 +69,11 @@ function benchConfig(mode: SearchMode): GatewayConfig {
   return { ...defaultConfig(), searchMode: mode, autoDiscover: { ...defaultConfig().autoDiscover, topK: 3 } };
 }
 
-/** The child's one measured request. */
-function child(file: string, mode: SearchMode, task: string): void {
+/**
+ * The child's one measured request. The snapshot's digest is worked out on this thread (threadSha256), inside the
+ * clock, as workerd's Web Crypto does it on the request's thread (Node's would on its thread pool, out of the clock).
+ */
+async function child(file: string, mode: SearchMode, task: string): Promise<void> {
   // As a Worker starts: the table's bytes in memory, decoded on first use.
   provideBundledDataFromFiles();
   const config = benchConfig(mode);
@@ -79,11 +83,11 @@ function child(file: string, mode: SearchMode, task: string): void {
   performance.now();
   if (task === "decode") {
     const binding = { epoch: EPOCH, version: VERSION, mode, fingerprint: snapshotFingerprint(mode, "en", false) };
-    const [, wall, cpu] = timed(() => decodeRegistrySnapshot(bytes, binding));
+    const [, wall, cpu] = await timedAsync(() => decodeRegistrySnapshot(bytes, binding, undefined, threadSha256));
     process.stdout.write(JSON.stringify({ wall, cpu }));
     return;
   }
-  const [, wall, cpu] = timed(() => {
+  const [, wall, cpu] = await timedAsync(async () => {
     if (task === "texts-search") {
       const texts: unknown = JSON.parse(new TextDecoder().decode(bytes));
       if (!Array.isArray(texts) || !texts.every(isStoredText)) throw new Error("the texts file holds something else");
@@ -94,7 +98,7 @@ function child(file: string, mode: SearchMode, task: string): void {
     }
     // The code's fingerprint too: a new isolate works it out before it can ask for its snapshot.
     const fingerprint = snapshotFingerprint(mode, "en", false);
-    const content = decodeRegistrySnapshot(bytes, { epoch: EPOCH, version: VERSION, mode, fingerprint });
+    const content = await decodeRegistrySnapshot(bytes, { epoch: EPOCH, version: VERSION, mode, fingerprint }, undefined, threadSha256);
     // As the isolate does (isolate/registryCache.ts, registryFromSnapshot): the snapshot's table registered, its stored
     // tools kept by name, the views' figures the snapshot carries given to those lists when made.
     const registry = new ToolRegistry({ logger: quiet });
@@ -132,7 +136,7 @@ const round = (value: number, digits = 1): number => Number(value.toFixed(digits
  * writer's cost: a fresh process would count every tool's tokens; in the section the counts of the first mode are
  * reused by the second (an isolate writes one mode's snapshot per version).
  */
-function snapshotBytes(definitions: readonly ToolDefinition[], mode: SearchMode): Uint8Array | undefined {
+async function snapshotBytes(definitions: readonly ToolDefinition[], mode: SearchMode): Promise<Uint8Array | undefined> {
   const index = createSearchIndex(mode, definitions);
   toolListTokens(definitions, "openai");
   return encodeRegistrySnapshot({
@@ -154,7 +158,7 @@ function registryDefinitions(catalog: ToolDefinition[]): readonly ToolDefinition
 }
 
 /** The section: per mode and size, the snapshot's making and a cold isolate's first search and prepare from it. */
-export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[], sizes: readonly number[], runs: number, log: (message: string) => void): ColdSection {
+export async function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[], sizes: readonly number[], runs: number, log: (message: string) => void): Promise<ColdSection> {
   const folder = mkdtempSync(join(tmpdir(), "toolgate-cold-"));
   try {
     const modes: Record<string, ColdSize[]> = {};
@@ -166,7 +170,7 @@ export function coldIsolateSection(catalogOf: (size: number) => ToolDefinition[]
       const definitions = registryDefinitions(catalog);
       for (const mode of SEARCH_MODES) {
         log(`cold isolate: ${mode}, ${size} tools`);
-        const [bytes, writeMs, writeCpuMs] = timed(() => snapshotBytes(definitions, mode));
+        const [bytes, writeMs, writeCpuMs] = await timedAsync(() => snapshotBytes(definitions, mode));
         if (bytes === undefined) throw new Error(`the ${mode} index wrote no snapshot`);
         const file = join(folder, `${mode}-${size}.snapshot`);
         writeFileSync(file, bytes);
@@ -199,7 +203,7 @@ if (process.argv[2] === "snapshot") {
   const data = loadBenchData();
   if ("missing" in data) throw new Error(data.missing);
   provideBundledDataFromFiles();
-  const bytes = snapshotBytes(registryDefinitions(registrableCatalog(enlargedCatalog(data.real, Number(size)))), mode);
+  const bytes = await snapshotBytes(registryDefinitions(registrableCatalog(enlargedCatalog(data.real, Number(size)))), mode);
   if (bytes === undefined) throw new Error(`the ${mode} index wrote no snapshot`);
   writeFileSync(file, bytes);
 }
@@ -207,5 +211,5 @@ if (process.argv[2] === "snapshot") {
 if (process.argv[2] === "child") {
   const [file, mode, task] = process.argv.slice(3);
   if (file === undefined || (mode !== "substring" && mode !== "minisearch") || task === undefined) throw new Error("usage: coldIsolate.ts child <file> <mode> <task>");
-  child(file, mode, task);
+  await child(file, mode, task);
 }

@@ -544,7 +544,7 @@ function coldTargets(section: ColdSection): Target[] {
 
 async function coldOnly(): Promise<void> {
   const data = loadBenchData();
-  const coldIsolates = "missing" in data ? { skipped: data.missing } : coldIsolateSection((size) => enlargedCatalog(data.real, size), COLD_SIZES, COLD_RUNS, log);
+  const coldIsolates = "missing" in data ? { skipped: data.missing } : await coldIsolateSection((size) => enlargedCatalog(data.real, size), COLD_SIZES, COLD_RUNS, log);
   const coldHttpSection = "missing" in data || flags["no-http"] === true ? { skipped: "--no-http or no eval data" }
     : await coldHttp({ repository: fileURLToPath(new URL("..", import.meta.url)), catalog: registrableCatalog(enlargedCatalog(data.real, 10_000)), log });
   const targets = coldTargets(coldIsolates);
@@ -669,7 +669,7 @@ async function main(): Promise<void> {
   const requests = requestSection(tokenCatalog, [...queries.keywords3, ...queries.sentence20]);
 
   log("cold isolates: the first search and prepare from a registry snapshot");
-  const coldIsolates = coldIsolateSection((size) => enlargedCatalog(real, size), COLD_SIZES, COLD_RUNS, log);
+  const coldIsolates = await coldIsolateSection((size) => enlargedCatalog(real, size), COLD_SIZES, COLD_RUNS, log);
 
   log("a 20-turn conversation under prompt caching");
   const conversation = conversationSection(tokenCatalog);

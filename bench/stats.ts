@@ -45,3 +45,12 @@ export function timed<T>(run: () => T): [T, number, number] {
   const wall = performance.now() - started;
   return [result, wall, threadCpuMs() - cpuStart];
 }
+
+/** timed for work that awaits (its thread CPU only: work another thread does meanwhile is not counted). */
+export async function timedAsync<T>(run: () => Promise<T>): Promise<[T, number, number]> {
+  const cpuStart = threadCpuMs();
+  const started = performance.now();
+  const result = await run();
+  const wall = performance.now() - started;
+  return [result, wall, threadCpuMs() - cpuStart];
+}

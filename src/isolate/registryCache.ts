@@ -336,9 +336,9 @@ async function writeSnapshot(env: Env, settings: Settings, key: string, loaded: 
   // A sharded registry's snapshot is made as it is written, a part at a time (its definitions' texts never held
   // whole beside the registry); an indexed one (at most `aboveTools` tools) whole first, as before: the index it
   // writes is the cache's, which this isolate's next version may patch while the parts are awaited.
-  const snapshot = sharded ? registrySnapshotStream(content(undefined))
-    : encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
-      ?? encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
+  const snapshot = sharded ? await registrySnapshotStream(content(undefined))
+    : await encodeRegistrySnapshot(content(registrySearchIndex(loaded, mode, undefined)))
+      ?? await encodeRegistrySnapshot(content(createSearchIndex(mode, loaded.definitions)));
   if (snapshot === undefined) return;
   await writeSnapshotParts(env, key, loaded.version, snapshot instanceof Uint8Array ? { byteLength: snapshot.byteLength, pieces: () => [snapshot] } : snapshot);
 }
@@ -400,7 +400,7 @@ async function buildRegistry(env: Env, settings: Settings): Promise<LoadedRegist
         if (read.bytes === undefined) throw new SnapshotError("the stored snapshot is not of the length its head gives");
         const [mode, fingerprint] = [settings.config.searchMode, key.slice(key.indexOf(":") + 1)];
         const onCorrupt = (error: SnapshotError): void => forgetCorruptSnapshot(key, read.version, error);
-        const content = decodeSnapshotOfEitherKind(read.bytes, { ...read.version, mode, fingerprint }, onCorrupt);
+        const content = await decodeSnapshotOfEitherKind(read.bytes, { ...read.version, mode, fingerprint }, onCorrupt);
         // Written under other settings (searchShards changed): an index where shards search, or none where the isolate does.
         if ((content.index === undefined) !== shardsPast(settings, content.tools.definitions.length)) {
           throw new SnapshotError(`stale snapshot: ${content.index === undefined ? "without" : "with"} an index for a registry of ${content.tools.definitions.length} tools`);
@@ -458,7 +458,7 @@ async function buildFromTexts(env: Env, settings: Settings, key: string): Promis
     holdsNothing && !(settings.demoCatalog && !head.demoDisposed) && shardsPast(settings, head.stored ?? 0)
       ? new StoredToolsSnapshot(config.locale)
       : new StoredToolsReader(held, config.locale));
-  if (read.sink instanceof StoredToolsSnapshot) return registryOfSnapshot(env, settings, key, read, read.sink);
+  if (read.sink instanceof StoredToolsSnapshot) return await registryOfSnapshot(env, settings, key, read, read.sink);
   const reader = read.sink;
   const registry = new ToolRegistry({ logger: console, locale: config.locale, runner: executorRunner(env, settings) });
   const names = reader.names;
@@ -499,12 +499,12 @@ function errorMessage(error: unknown): string {
  * one buffer, then read as a cold isolate reads it (registryFromSnapshot). Its bytes are written when this isolate
  * holds the claim (buildRegistry).
  */
-function registryOfSnapshot(env: Env, settings: Settings, key: string, read: RegistryHead, pages: StoredToolsSnapshot): BuiltFromTexts {
+async function registryOfSnapshot(env: Env, settings: Settings, key: string, read: RegistryHead, pages: StoredToolsSnapshot): Promise<BuiltFromTexts> {
   const binding = { epoch: read.epoch, version: read.version, mode: settings.config.searchMode, fingerprint: key.slice(key.indexOf(":") + 1) };
   for (const { name, error } of pages.skipped) logSkipped(name, error);
-  const bytes = pages.snapshot.finish(binding, pages.skipped.map(({ name, revision, error }) => ({ name, revision, error: errorMessage(error) })));
+  const bytes = await pages.snapshot.finish(binding, pages.skipped.map(({ name, revision, error }) => ({ name, revision, error: errorMessage(error) })));
   const version = { epoch: read.epoch, version: read.version };
-  const content = decodeSnapshotOfEitherKind(bytes, binding, (error) => forgetCorruptSnapshot(key, version, error));
+  const content = await decodeSnapshotOfEitherKind(bytes, binding, (error) => forgetCorruptSnapshot(key, version, error));
   const loaded = registryFromSnapshot(env, settings, content);
   // The stored names the registry does not hold (storedNamesBesides): those that did not validate. Not every name:
   // the snapshot's table holds them.

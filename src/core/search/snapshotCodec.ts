@@ -2,8 +2,8 @@
 // float arrays, bytes, texts), each 8-byte aligned, so that a reader hands out typed arrays as views of the bytes it
 // was given, with no copy and no parsing. A reader checks each section's kind and bounds: a snapshot read in another
 // order, or cut short, throws SnapshotError rather than giving an index that ranks differently. Integrity (a flipped
-// byte) is the container's checksum (snapshotChecksum) over the sections read up front, checked before a snapshot is
-// read at all. Large sections a first request reads only a little of (definition texts, postings, forward lists, the
+// byte) is the container's check over the sections read up front (a registry snapshot's SHA-256 digest:
+// registrySnapshot.ts; snapshotChecksum for the smaller ones), checked before a snapshot is read at all. Large sections a first request reads only a little of (definition texts, postings, forward lists, the
 // terms' statistics) may be deferred: kept apart, in a deferred area, each with a checksum per chunk (64 KiB, or less
 // for a table read a few records at a time) that is checked when a range of it is first read (DeferredSection.verify,
 // .at) or all at once before it is copied; a flipped byte there throws SnapshotError from that read, before anything
@@ -15,7 +15,8 @@ export class SnapshotError extends Error {
 
 const KIND = { i32: 1, u32: 2, f32: 3, f64: 4, u8: 5, text: 6, deferred: 7, area: 8 } as const;
 type Kind = (typeof KIND)[keyof typeof KIND];
-const HEADER_BYTES = 8;
+/** A section's head: its kind and count. */
+export const HEADER_BYTES = 8;
 const ALIGN = 8;
 
 const encoder = new TextEncoder();
@@ -564,8 +565,9 @@ function mix32(value: number): number {
  * A 64-bit Fletcher-style checksum of `bytes`, as 16 hex digits: four lanes of 32-bit words (word i in lane i % 4),
  * each with two running sums (the second the sum of the first), mixed together at the end; any changed, lost or
  * reordered word changes it. Not a defence against a forger (the storage is the gateway's own), a check against
- * torn or damaged writes: only additions per word, since a cold isolate checks its whole snapshot before it reads it
- * (about a millisecond per megabyte on a loaded machine).
+ * torn or damaged writes, synchronous and only additions per word: a part's or the whole statistics' snapshot, checked
+ * whole before it is read, and the code's fingerprint (a registry snapshot's own sections are checked by a native
+ * SHA-256 digest, which Web Crypto gives only asynchronously: registrySnapshot.ts).
  */
 export function snapshotChecksum(bytes: Uint8Array): string {
   const words = Math.floor(bytes.byteLength / 4);

@@ -2,15 +2,17 @@
 // definitions as validated (in registry order, with their contexts and the revisions that wrote them), their token
 // counts, and the search index of one mode (indexSnapshot.ts). Bound to the registry version (epoch and version), the
 // mode and a fingerprint of the code that made it (format, locale, demo catalog, ranking tuning, and an index built
-// over a fixed probe catalog: analysis that changes changes it); its sections read up front checked by a checksum
-// before anything is read, its large sections (definition texts, postings, forward lists, term statistics, the
-// substring index's lists) per chunk when first read (snapshotCodec.ts, deferred sections).
+// over a fixed probe catalog: analysis that changes changes it); its sections read up front checked by their SHA-256
+// digest (Web Crypto's, native) before anything is read, its large sections (definition texts, postings, forward
+// lists, term statistics, the substring index's lists) per chunk when first read (snapshotCodec.ts, deferred sections).
 // A snapshot that fails any of these is refused (SnapshotError), never served: the caller rebuilds from the texts.
 import type { SearchMode } from "../config.ts";
 import { createSearchIndex } from "../search/createIndex.ts";
 import { restoreSearchIndex, writeIndexSnapshot } from "../search/indexSnapshot.ts";
 import { DEFAULT_TUNING } from "../search/minisearch.ts";
-import { collectBytes, snapshotChecksum, SnapshotError, SnapshotReader, SnapshotWriter, textsChecksum } from "../search/snapshotCodec.ts";
+import { sameDigest, sha256Bytes } from "../digest.ts";
+import type { BytesDigest } from "../digest.ts";
+import { collectBytes, HEADER_BYTES, snapshotChecksum, SnapshotError, SnapshotReader, SnapshotWriter, textsChecksum } from "../search/snapshotCodec.ts";
 import type { ByteStream } from "../search/snapshotCodec.ts";
 import type { SearchIndex } from "../search/types.ts";
 import type { Locale, ToolDefinition } from "../types.ts";
@@ -22,7 +24,7 @@ import { DefinitionPages, interned, Interner, readDefinitions, snapshotRow, useR
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 6;
+export const REGISTRY_SNAPSHOT_FORMAT = 7;
 const MAGIC = "toolgate registry snapshot";
 /**
  * The same layout without the index (a registry searched through shards: src/isolate/shardedSearches.ts). Its own
@@ -169,9 +171,13 @@ export function snapshotFingerprint(mode: SearchMode, locale: Locale, demoCatalo
  * caller may build a fresh one). Counts every tool's tokens in the shapes it carries (those not counted yet), and
  * `countedTexts`' tokens (a first prepare's meta-tool texts: registryCache.ts).
  */
-export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8Array | undefined {
-  const stream = registrySnapshotStream(content);
-  return stream === undefined ? undefined : collectBytes(stream);
+export async function encodeRegistrySnapshot(content: RegistrySnapshotContent): Promise<Uint8Array | undefined> {
+  const sealed = unsignedSnapshot(content);
+  if (sealed === undefined) return undefined;
+  // Laid out before the digest is awaited: the index (the cache's) may be changed meanwhile; its bytes are taken now.
+  const bytes = collectBytes(sealed.stream);
+  bytes.set(await sha256Bytes(sealed.sections), sealed.digestAt);
+  return bytes;
 }
 
 /**
@@ -179,7 +185,13 @@ export function encodeRegistrySnapshot(content: RegistrySnapshotContent): Uint8A
  * a snapshot without an index, are encoded once for their checksums and again as they are handed on, so that the
  * writer never holds them whole. The definitions must not change until the last piece is taken.
  */
-export function registrySnapshotStream(content: RegistrySnapshotContent): ByteStream | undefined {
+export async function registrySnapshotStream(content: RegistrySnapshotContent): Promise<ByteStream | undefined> {
+  const sealed = unsignedSnapshot(content);
+  return sealed === undefined ? undefined : await signed(sealed);
+}
+
+/** registrySnapshotStream's pieces, their digest not yet worked out (SealedSnapshot). */
+function unsignedSnapshot(content: RegistrySnapshotContent): SealedSnapshot | undefined {
   const body = new SnapshotWriter();
   const { tools } = content;
   const definitions = tools.map((tool) => tool.definition);
@@ -200,10 +212,31 @@ function writeToolColumns(body: SnapshotWriter, names: readonly string[], contex
 }
 
 /**
- * The rest of a snapshot after its tools (the skipped tools, the token counts of `shapes`, counted texts, seams, views
- * and index), then its header: the snapshot in pieces, or undefined when the index cannot write one.
+ * A snapshot laid out but for the SHA-256 digest of its sections read up front: `digest` (zeros until `signed` fills
+ * it) is the piece its stream hands out for it, at byte `digestAt` of the whole.
  */
-function sealedSnapshot(body: SnapshotWriter, content: Omit<RegistrySnapshotContent, "tools">, shapes: readonly ToolShape[], definitions: readonly ToolDefinition[]): ByteStream | undefined {
+interface SealedSnapshot {
+  stream: ByteStream;
+  sections: Uint8Array;
+  digest: Uint8Array;
+  digestAt: number;
+}
+
+/** The SHA-256 digest's bytes in a snapshot (the section after the header). */
+const DIGEST_BYTES = 32;
+
+/** `sealed`'s stream, its digest worked out (asynchronously: Web Crypto's native digest). */
+async function signed(sealed: SealedSnapshot): Promise<ByteStream> {
+  sealed.digest.set(await sha256Bytes(sealed.sections));
+  return sealed.stream;
+}
+
+/**
+ * The rest of a snapshot after its tools (the skipped tools, the token counts of `shapes`, counted texts, seams, views
+ * and index), then its header and the place of its digest: the snapshot in pieces, or undefined when the index cannot
+ * write one.
+ */
+function sealedSnapshot(body: SnapshotWriter, content: Omit<RegistrySnapshotContent, "tools">, shapes: readonly ToolShape[], definitions: readonly ToolDefinition[]): SealedSnapshot | undefined {
   body.text(JSON.stringify(content.skipped));
   body.strings(shapes);
   for (const shape of shapes) {
@@ -223,11 +256,15 @@ function sealedSnapshot(body: SnapshotWriter, content: Omit<RegistrySnapshotCont
   const { sections, deferred } = body.finishSections();
   const out = new SnapshotWriter();
   const { epoch, version, mode, fingerprint } = content;
-  out.text(JSON.stringify({ magic: content.index === undefined ? MAGIC_WITHOUT_INDEX : MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint, checksum: snapshotChecksum(sections) }));
+  out.text(JSON.stringify({ magic: content.index === undefined ? MAGIC_WITHOUT_INDEX : MAGIC, format: REGISTRY_SNAPSHOT_FORMAT, epoch, version, mode, fingerprint }));
+  // The digest's section: its bytes past its 8-byte head (out holds no deferred area, so its stream starts with its sections).
+  const digestAt = out.byteLength + HEADER_BYTES;
+  const digest = new Uint8Array(DIGEST_BYTES);
+  out.u8(digest);
   out.u8(sections);
-  // Checked per chunk when read (the deferred sections' checksums are in `sections`, under the checksum above).
+  // Checked per chunk when read (the deferred sections' checksums are in `sections`, under the digest above).
   out.u8Stream(deferred);
-  return out.stream();
+  return { stream: out.stream(), sections, digest, digestAt };
 }
 
 /**
@@ -257,7 +294,7 @@ export class PagedRegistrySnapshot {
     return this.#revisions.length;
   }
 
-  finish(binding: SnapshotBinding, skipped: SnapshotSkippedTool[]): Uint8Array {
+  async finish(binding: SnapshotBinding, skipped: SnapshotSkippedTool[]): Promise<Uint8Array> {
     if (this.#finished) throw new Error("the snapshot was laid out already");
     this.#finished = true;
     const body = new SnapshotWriter();
@@ -267,9 +304,9 @@ export class PagedRegistrySnapshot {
     this.#definitions.releaseColumns();
     this.#contexts.clear();
     this.#revisions.length = 0;
-    const stream = sealedSnapshot(body, { ...binding, skipped, countTools: false }, [], []);
-    if (stream === undefined) throw new Error("a snapshot without an index was not written");
-    return collectBytes(stream);
+    const sealed = sealedSnapshot(body, { ...binding, skipped, countTools: false }, [], []);
+    if (sealed === undefined) throw new Error("a snapshot without an index was not written");
+    return collectBytes(await signed(sealed));
   }
 }
 
@@ -408,8 +445,8 @@ function isSkippedTool(value: unknown): value is SnapshotSkippedTool {
   return isRecord(value) && typeof value["name"] === "string" && typeof value["revision"] === "number" && typeof value["error"] === "string";
 }
 
-/** The binding and checksum a snapshot says it has (its header), without reading its body. */
-function header(input: SnapshotReader): SnapshotBinding & { checksum: string; indexed: boolean } {
+/** The binding a snapshot says it has (its header), without reading its body. */
+function header(input: SnapshotReader): SnapshotBinding & { indexed: boolean } {
   let value: unknown;
   try {
     value = JSON.parse(input.text());
@@ -419,11 +456,11 @@ function header(input: SnapshotReader): SnapshotBinding & { checksum: string; in
   const indexed = isRecord(value) && value["magic"] === MAGIC;
   if (!isRecord(value) || (!indexed && value["magic"] !== MAGIC_WITHOUT_INDEX)) throw new SnapshotError("not a registry snapshot");
   if (value["format"] !== REGISTRY_SNAPSHOT_FORMAT) throw new SnapshotError(`snapshot format ${String(value["format"])}, not ${REGISTRY_SNAPSHOT_FORMAT}`);
-  const { epoch, version, mode, fingerprint, checksum } = value;
-  if (typeof epoch !== "string" || typeof version !== "number" || (mode !== "substring" && mode !== "minisearch") || typeof fingerprint !== "string" || typeof checksum !== "string") {
+  const { epoch, version, mode, fingerprint } = value;
+  if (typeof epoch !== "string" || typeof version !== "number" || (mode !== "substring" && mode !== "minisearch") || typeof fingerprint !== "string") {
     throw new SnapshotError("the snapshot's header is incomplete");
   }
-  return { epoch, version, mode, fingerprint, checksum, indexed };
+  return { epoch, version, mode, fingerprint, indexed };
 }
 
 /** A snapshot's token counts of one shape, by row of its definitions (definitionTable.ts). */
@@ -452,20 +489,20 @@ carryToolTokenCounts((tool, shape) => {
 
 /**
  * The registry version a snapshot holds, read back, when it is exactly `expected` (version, mode, fingerprint) and
- * whole (the checksum of the sections read up front); else SnapshotError, naming why: a stale or corrupt snapshot is
- * never served. The definitions are not validated again (the checksums say they are what a registry of this locale
+ * whole (the SHA-256 digest of the sections read up front, worked out by `digest`: Web Crypto's unless given); else
+ * SnapshotError, naming why: a stale or corrupt snapshot is never served. The definitions are not validated again (the checksums say they are what a registry of this locale
  * validated), nor counted, nor indexed; each is checked (its chunk) and decoded when first read (definitionTable.ts),
  * and its token counts looked up when first counted. `onCorrupt`: told when a chunk checked later is found corrupt
  * (the read that found it throws SnapshotError), so that the caller stops serving from this snapshot.
  */
-export function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void): DecodedRegistrySnapshot {
-  const decoded = decodeSnapshotOfEitherKind(bytes, expected, onCorrupt);
+export async function decodeRegistrySnapshot(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void, digest: BytesDigest = sha256Bytes): Promise<DecodedRegistrySnapshot> {
+  const decoded = await decodeSnapshotOfEitherKind(bytes, expected, onCorrupt, digest);
   if (decoded.index === undefined) throw new SnapshotError("a registry snapshot without an index");
   return decoded;
 }
 
 /** decodeRegistrySnapshot, accepting a snapshot without an index too (the caller checks which kind it expects). */
-export function decodeSnapshotOfEitherKind(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void): DecodedSnapshot {
+export async function decodeSnapshotOfEitherKind(bytes: Uint8Array, expected: SnapshotBinding, onCorrupt?: (error: SnapshotError) => void, digest: BytesDigest = sha256Bytes): Promise<DecodedSnapshot> {
   const input = new SnapshotReader(bytes);
   const found = header(input);
   for (const field of ["epoch", "version", "mode", "fingerprint"] as const) {
@@ -473,10 +510,11 @@ export function decodeSnapshotOfEitherKind(bytes: Uint8Array, expected: Snapshot
       throw new SnapshotError(`stale snapshot: ${field} ${JSON.stringify(found[field])}, not ${JSON.stringify(expected[field])}`);
     }
   }
+  const written = input.u8();
   const body = input.u8();
   const deferred = input.u8();
   input.end();
-  if (snapshotChecksum(body) !== found.checksum) throw new SnapshotError("corrupt snapshot: its checksum does not match");
+  if (!sameDigest(await digest(body), written)) throw new SnapshotError("corrupt snapshot: its checksum does not match");
   const reader = new SnapshotReader(body, deferred, onCorrupt);
   const definitions = Object.freeze(readDefinitions(reader));
   const nameRows = reader.i32();

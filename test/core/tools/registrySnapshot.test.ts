@@ -1,5 +1,6 @@
 // A registry snapshot reads back as the version it was written for, or not at all: another version, mode or code
 // fingerprint is stale, a changed byte is corrupt; both refused with SnapshotError, never half-read.
+import { createHash } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { defaultConfig, SEARCH_MODES, type GatewayConfig } from "../../../src/core/config.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
@@ -25,10 +26,10 @@ function content(): RegistrySnapshotContent {
 }
 
 describe("registry snapshots", () => {
-  it("read back as written: definitions, contexts, revisions, skipped tools, token counts and the index", () => {
-    const bytes = encodeRegistrySnapshot(content());
+  it("read back as written: definitions, contexts, revisions, skipped tools, token counts and the index", async () => {
+    const bytes = await encodeRegistrySnapshot(content());
     expect(bytes).toBeDefined();
-    const read = decodeRegistrySnapshot(bytes ?? new Uint8Array(), binding);
+    const read = await decodeRegistrySnapshot(bytes ?? new Uint8Array(), binding);
     expect(read.tools.list().map((tool) => tool.definition)).toEqual(definitions);
     expect(read.tools.list().map((tool) => [tool.context, tool.revision])).toEqual(content().tools.map((tool) => [tool.context, tool.revision]));
     expect(read.skipped).toEqual(content().skipped);
@@ -38,13 +39,13 @@ describe("registry snapshots", () => {
     for (const query of ["the data file", "create user list", definitions[5]?.name ?? ""]) expect(read.index.scored(query, 10)).toEqual(fresh.scored(query, 10));
   });
 
-  it("finds each tool by name through its table of rows by name, before and after its lookups make a map", () => {
+  it("finds each tool by name through its table of rows by name, before and after its lookups make a map", async () => {
     // Names that differ by case, digits, "-" and "_" only (what a name may hold).
     const named = ["b_tool", "B_tool", "a_tool", "z9", "z10", "_x", "-y", "a-tool", "A", "Z"]
       .map((name) => validateToolDefinition({ name, description: `The ${name} tool.`, parameters: { type: "object" } }));
     const all = [...named, ...definitions];
-    const bytes = encodeRegistrySnapshot({ ...content(), tools: all.map((definition) => ({ definition, context: "c", revision: 1 })), index: createSearchIndex("minisearch", all) });
-    const { tools } = decodeRegistrySnapshot(bytes ?? new Uint8Array(), binding);
+    const bytes = await encodeRegistrySnapshot({ ...content(), tools: all.map((definition) => ({ definition, context: "c", revision: 1 })), index: createSearchIndex("minisearch", all) });
+    const { tools } = await decodeRegistrySnapshot(bytes ?? new Uint8Array(), binding);
     const absent = ["", "a", "b_Tool", "天", "zz", "\uffff"];
     // Twice over: the first round's first lookups (the absent names, the first tools) through the table, the rest
     // through a map of every name.
@@ -54,50 +55,76 @@ describe("registry snapshots", () => {
     }
   });
 
-  it("refuses a snapshot of another format, read as nothing else", () => {
-    const bytes = encodeRegistrySnapshot(content()) ?? new Uint8Array();
+  it("refuses a snapshot of another format, read as nothing else", async () => {
+    const bytes = await encodeRegistrySnapshot(content()) ?? new Uint8Array();
     const text = new TextDecoder().decode(bytes.subarray(0, 200));
     const at = text.indexOf('"format":');
     expect(at).toBeGreaterThan(0);
     const older = bytes.slice();
-    older[at + '"format":'.length] = "5".charCodeAt(0);
-    expect(() => decodeRegistrySnapshot(older, binding)).toThrow(/snapshot format 5, not 6/);
+    older[at + '"format":'.length] = "6".charCodeAt(0);
+    await expect(decodeRegistrySnapshot(older, binding)).rejects.toThrow(/snapshot format 6, not 7/);
   });
 
-  it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", () => {
-    const bytes = encodeRegistrySnapshot(content()) ?? new Uint8Array();
+  it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", async () => {
+    const bytes = await encodeRegistrySnapshot(content()) ?? new Uint8Array();
     for (const other of [{ version: 8 }, { epoch: "epoch-2" }, { mode: "substring" as const }, { fingerprint: "0".repeat(16) }]) {
-      expect(() => decodeRegistrySnapshot(bytes, { ...binding, ...other })).toThrow(/stale snapshot/);
+      await expect(decodeRegistrySnapshot(bytes, { ...binding, ...other })).rejects.toThrow(/stale snapshot/);
     }
   });
 
-  it("refuses a snapshot with any byte changed, or cut short (corrupt), before anything from it is used", () => {
-    const bytes = encodeRegistrySnapshot(content()) ?? new Uint8Array();
+  it("refuses a snapshot with any byte changed, or cut short (corrupt), before anything from it is used", async () => {
+    const bytes = await encodeRegistrySnapshot(content()) ?? new Uint8Array();
     const added = validateToolDefinition({ name: "added_tool", description: "Added after the snapshot.", parameters: { type: "object" } });
     /** Decodes, then reads every definition whole and changes the index (which reads all of its sections first). */
-    const readAll = (snapshot: Uint8Array): void => {
-      const read = decodeRegistrySnapshot(snapshot, binding);
+    const readAll = async (snapshot: Uint8Array): Promise<void> => {
+      const read = await decodeRegistrySnapshot(snapshot, binding);
       JSON.stringify(read.tools.list().map((tool) => tool.definition));
       read.index.update?.([...definitions, added]);
     };
-    expect(() => readAll(bytes)).not.toThrow();
+    await expect(readAll(bytes)).resolves.toBeUndefined();
     for (const at of [bytes.length - 3, Math.floor(bytes.length / 2), Math.floor(bytes.length / 5), Math.floor(bytes.length / 9), 4]) {
       const broken = bytes.slice();
       broken[at] = (broken[at] ?? 0) ^ 0x01;
-      expect(() => readAll(broken)).toThrow(SnapshotError);
+      await expect(readAll(broken)).rejects.toThrow(SnapshotError);
     }
-    expect(() => decodeRegistrySnapshot(bytes.subarray(0, bytes.length - 100), binding)).toThrow(SnapshotError);
+    await expect(decodeRegistrySnapshot(bytes.subarray(0, bytes.length - 100), binding)).rejects.toThrow(SnapshotError);
   });
 
-  it("checks a section read later when it is read: a changed definition text or term list is refused, never answered", () => {
-    const bytes = encodeRegistrySnapshot(content()) ?? new Uint8Array();
+  it("checks the sections read up front by their SHA-256 digest, whichever implementation works it out", async () => {
+    const bytes = await encodeRegistrySnapshot(content()) ?? new Uint8Array();
+    // The header's section, then the digest's (32 bytes past its 8-byte head).
+    const headerBytes = new DataView(bytes.buffer, bytes.byteOffset).getUint32(4, true);
+    const digestAt = 8 + Math.ceil(headerBytes / 8) * 8 + 8;
+    const digested: Uint8Array[] = [];
+    const nodeSha256 = (sections: Uint8Array): Promise<Uint8Array> => {
+      digested.push(sections);
+      return Promise.resolve(new Uint8Array(createHash("sha256").update(sections).digest()));
+    };
+    const read = await decodeRegistrySnapshot(bytes, binding, undefined, nodeSha256);
+    expect(read.tools.definitions.map((definition) => definition.name)).toEqual(definitions.map((definition) => definition.name));
+    // It digested the sections that follow the digest (their own section: 8 bytes of head), and found what was written.
+    const [sections] = digested;
+    expect(digested).toHaveLength(1);
+    expect(sections?.byteOffset).toBe(bytes.byteOffset + digestAt + 32 + 8);
+    expect(sameBytes(createHash("sha256").update(sections ?? new Uint8Array()).digest(), bytes.subarray(digestAt, digestAt + 32))).toBe(true);
+    // A byte of the digest changed, or a digest that differs, refuses it.
+    for (const at of [digestAt, digestAt + 31]) {
+      const broken = bytes.slice();
+      flip(broken, at, 0x80);
+      await expect(decodeRegistrySnapshot(broken, binding)).rejects.toThrow(/corrupt snapshot: its checksum/);
+    }
+    await expect(decodeRegistrySnapshot(bytes, binding, undefined, () => Promise.resolve(new Uint8Array(32)))).rejects.toThrow(/corrupt snapshot: its checksum/);
+  });
+
+  it("checks a section read later when it is read: a changed definition text or term list is refused, never answered", async () => {
+    const bytes = await encodeRegistrySnapshot(content()) ?? new Uint8Array();
     const tool = definitions[40];
     if (tool === undefined) throw new Error("no tool 40");
     // A byte of one tool's description: the snapshot still decodes (that text is checked when first read) ...
     const spoiled = bytes.slice();
     flip(spoiled, findText(spoiled, tool.description), 0x20);
     const corrupt: unknown[] = [];
-    const read = decodeRegistrySnapshot(spoiled, binding, (error) => corrupt.push(error));
+    const read = await decodeRegistrySnapshot(spoiled, binding, (error) => corrupt.push(error));
     expect(read.tools.definitions[40]?.name).toBe(tool.name);
     // ... and its reading is refused rather than giving the changed text.
     expect(() => read.tools.definitions[40]?.description).toThrow(/corrupt snapshot/);
@@ -107,7 +134,7 @@ describe("registry snapshots", () => {
     for (const from of [bytes.length - 16, bytes.length - 2_000]) {
       const broken = bytes.slice();
       flip(broken, from, 0x04);
-      const index = decodeRegistrySnapshot(broken, binding).index;
+      const { index } = await decodeRegistrySnapshot(broken, binding);
       expect(() => {
         for (const query of ["the data file", "create user list", "remove old entries from the store", tool.name]) index.scored(query, 10);
         index.update?.(definitions.slice(1));
@@ -115,9 +142,9 @@ describe("registry snapshots", () => {
     }
   });
 
-  it("checks the substring index's word lists and postings when a search reads them: a changed byte there is refused, never answered", () => {
+  it("checks the substring index's word lists and postings when a search reads them: a changed byte there is refused, never answered", async () => {
     const substring: SnapshotBinding = { ...binding, mode: "substring", fingerprint: snapshotFingerprint("substring", "en", true) };
-    const bytes = encodeRegistrySnapshot({ ...content(), ...substring, index: createSearchIndex("substring", definitions) }) ?? new Uint8Array();
+    const bytes = await encodeRegistrySnapshot({ ...content(), ...substring, index: createSearchIndex("substring", definitions) }) ?? new Uint8Array();
     // Every character and pair of adjacent letters or digits the catalog's names and descriptions hold, and every
     // three code units of a word, each a keyword of its own: together they read every list of the index's character
     // tables, every word's postings, and every keyword's carried hits.
@@ -133,16 +160,16 @@ describe("registry snapshots", () => {
     }
     // As written, a keyword of one to three code units that hits many tools reads the hits carried for it; once the
     // index is updated (a tool removed), the same keywords walk their lists and postings.
-    const searchAll = (snapshot: Uint8Array): void => {
-      const { index } = decodeRegistrySnapshot(snapshot, substring);
+    const searchAll = async (snapshot: Uint8Array): Promise<void> => {
+      const { index } = await decodeRegistrySnapshot(snapshot, substring);
       for (const keyword of keywords) index.searchPage(keyword, 5);
       const updated = index.update?.(definitions.slice(1));
       if (updated === undefined) throw new Error("the substring index was not updated in place");
       for (const keyword of keywords) updated.searchPage(keyword, 5);
     };
-    expect(() => searchAll(bytes)).not.toThrow();
+    await expect(searchAll(bytes)).resolves.toBeUndefined();
     const fresh = createSearchIndex("substring", definitions);
-    const intact = decodeRegistrySnapshot(bytes, substring).index;
+    const intact = (await decodeRegistrySnapshot(bytes, substring)).index;
     for (const keyword of keywords) expect(intact.searchPage(keyword, 5)).toEqual(fresh.searchPage(keyword, 5));
     // The deferred area's last sections are the vocabulary's postings, its character and pair lists, then the hits
     // it carries: a byte changed in each (the snapshot still decodes: they are checked when read) fails the search
@@ -152,10 +179,10 @@ describe("registry snapshots", () => {
     for (let fromEnd = 16; refused.size < 4 && fromEnd < 200_000; fromEnd += 1_000) {
       const broken = bytes.slice();
       flip(broken, bytes.length - fromEnd, 0x02);
-      expect(() => decodeRegistrySnapshot(broken, substring)).not.toThrow();
-      expect(() => searchAll(broken)).toThrow(/corrupt snapshot: chunk \d+ of its (vocabulary's postings|character lists|character pair lists|carried hits)/);
+      await expect(decodeRegistrySnapshot(broken, substring)).resolves.toBeDefined();
+      await expect(searchAll(broken)).rejects.toThrow(/corrupt snapshot: chunk \d+ of its (vocabulary's postings|character lists|character pair lists|carried hits)/);
       try {
-        searchAll(broken);
+        await searchAll(broken);
       } catch (error) {
         refused.add(String(error).replace(/.* of its (.*) does not match.*/u, "$1"));
       }
@@ -164,25 +191,25 @@ describe("registry snapshots", () => {
     // Written again only whole: a restored index writing its snapshot checks every list first.
     const broken = bytes.slice();
     flip(broken, bytes.length - 16, 0x02);
-    const index = decodeRegistrySnapshot(broken, substring).index;
-    expect(() => encodeRegistrySnapshot({ ...content(), ...substring, index })).toThrow(SnapshotError);
+    const { index } = await decodeRegistrySnapshot(broken, substring);
+    await expect(encodeRegistrySnapshot({ ...content(), ...substring, index })).rejects.toThrow(SnapshotError);
   });
 
-  it("writes, in parts of any size, the bytes the code before it wrote whole (with an index and without)", () => {
+  it("writes, in parts of any size, the bytes the code before it wrote whole (with an index and without)", async () => {
     // Several 64 KiB chunks of definition texts, one tool's text in UTF-8 past ASCII; the checksums and lengths are
-    // those the whole-buffer writer of the code before gave for the same content.
+    // those the whole-buffer writer gave for the same content (format 7: a change of layout changes them).
     const long = validateToolDefinition({ name: "long_described", description: "Reads the weather 天气预报 for a city, and more. ".repeat(80), parameters: { type: "object" }, groups: ["weather"] });
     const tools = [...generatedCatalog(600, 3).tools.map((tool) => validateToolDefinition(tool)), long];
     const fixed = { epoch: "epoch-1", version: 7, mode: "minisearch" as const, fingerprint: "f".repeat(16) };
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
-      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_304, "df60708a9056cd38"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_117_984, "a0d86d0d271377ec"],
+      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_320, "cc37de725bdb0ea0"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_117_992, "1189d1c72aae81c4"],
     ];
     for (const [written, length, checksum] of kinds) {
-      const whole = encodeRegistrySnapshot(written) ?? new Uint8Array();
+      const whole = await encodeRegistrySnapshot(written) ?? new Uint8Array();
       expect([whole.length, snapshotChecksum(whole)]).toEqual([length, checksum]);
-      const stream = registrySnapshotStream(written);
+      const stream = await registrySnapshotStream(written);
       if (stream === undefined) throw new Error("no snapshot");
       for (const partBytes of [4 * 1024 * 1024, 65_536, 1_000]) {
         const parts = [...byteParts(stream, partBytes)];
@@ -194,24 +221,24 @@ describe("registry snapshots", () => {
       const paged = new PagedRegistrySnapshot();
       for (let at = 0; at < listed.length; at += pageTools) paged.add(listed.slice(at, at + pageTools));
       expect(paged.size).toBe(listed.length);
-      const bytes = paged.finish(fixed, [{ name: "broken_tool", revision: 4, error: "x" }]);
-      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([254_304, "df60708a9056cd38"]);
+      const bytes = await paged.finish(fixed, [{ name: "broken_tool", revision: 4, error: "x" }]);
+      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([254_320, "cc37de725bdb0ea0"]);
       // Laid out once: its pages were let go as they were.
-      expect(() => paged.finish(fixed, [])).toThrow(/laid out already/u);
+      await expect(paged.finish(fixed, [])).rejects.toThrow(/laid out already/u);
       expect(() => paged.add(listed.slice(0, 1))).toThrow(/laid out already/u);
     }
     // Read back from its parts: the same tools, in the same order, with the same contexts and revisions.
     const [without] = kinds[0] ?? [];
-    const stream = without === undefined ? undefined : registrySnapshotStream(without);
+    const stream = without === undefined ? undefined : await registrySnapshotStream(without);
     if (stream === undefined) throw new Error("no snapshot");
-    const read = decodeSnapshotOfEitherKind(collectBytes({ byteLength: stream.byteLength, pieces: () => [...byteParts(stream, 65_536)] }), fixed);
+    const read = await decodeSnapshotOfEitherKind(collectBytes({ byteLength: stream.byteLength, pieces: () => [...byteParts(stream, 65_536)] }), fixed);
     expect(read.index).toBeUndefined();
     expect(read.tools.list()).toEqual(listed);
   });
 
-  it("refuses a snapshot written in parts with one byte changed: its head when read, a definition's text when that is read", () => {
+  it("refuses a snapshot written in parts with one byte changed: its head when read, a definition's text when that is read", async () => {
     const written: RegistrySnapshotContent = { ...binding, tools: content().tools, skipped: content().skipped, countTools: false };
-    const stream = registrySnapshotStream(written);
+    const stream = await registrySnapshotStream(written);
     if (stream === undefined) throw new Error("no snapshot");
     const parts = [...byteParts(stream, 4_096)];
     const joined = (spoil: (parts: Uint8Array[]) => void): Uint8Array => {
@@ -219,20 +246,20 @@ describe("registry snapshots", () => {
       spoil(copies);
       return collectBytes({ byteLength: stream.byteLength, pieces: () => copies });
     };
-    expect(decodeSnapshotOfEitherKind(joined(() => undefined), binding).tools.list()).toEqual(written.tools);
+    expect((await decodeSnapshotOfEitherKind(joined(() => undefined), binding)).tools.list()).toEqual(written.tools);
     // A byte of the sections read up front (the names, in the second part): refused before anything is used.
-    expect(() => decodeSnapshotOfEitherKind(joined((copies) => flip(copies[1] ?? new Uint8Array(), 100, 0x02)), binding)).toThrow(/corrupt snapshot: its checksum/);
+    await expect(decodeSnapshotOfEitherKind(joined((copies) => flip(copies[1] ?? new Uint8Array(), 100, 0x02)), binding)).rejects.toThrow(/corrupt snapshot: its checksum/);
     // A byte of one tool's description, in whichever part holds it: that tool's reading is refused, never answered.
     const tool = definitions[70];
     if (tool === undefined) throw new Error("no tool 70");
     const whole = collectBytes(stream);
     const at = findText(whole, tool.description);
-    const read = decodeSnapshotOfEitherKind(joined((copies) => flip(copies[Math.floor(at / 4_096)] ?? new Uint8Array(), at % 4_096, 0x20)), binding);
+    const read = await decodeSnapshotOfEitherKind(joined((copies) => flip(copies[Math.floor(at / 4_096)] ?? new Uint8Array(), at % 4_096, 0x20)), binding);
     expect(read.tools.definitions[70]?.name).toBe(tool.name);
     expect(() => read.tools.definitions[70]?.description).toThrow(/corrupt snapshot/);
   });
 
-  it("fingerprints the code per mode, locale and demo catalog, the same every time", () => {
+  it("fingerprints the code per mode, locale and demo catalog, the same every time", async () => {
     expect(snapshotFingerprint("minisearch", "en", true)).toBe(binding.fingerprint);
     const others = [snapshotFingerprint("substring", "en", true), snapshotFingerprint("minisearch", "zh", true), snapshotFingerprint("minisearch", "en", false)];
     expect(new Set([binding.fingerprint, ...others]).size).toBe(4);
@@ -250,7 +277,7 @@ describe("registry snapshots", () => {
         writer.registerMany(definitions, "owner");
         const catalog = writer.getDefinitions({ groups: ["*"] });
         const bound = { ...binding, mode, fingerprint: snapshotFingerprint(mode, "en", true) };
-        const bytes = encodeRegistrySnapshot({
+        const bytes = await encodeRegistrySnapshot({
           ...bound,
           tools: catalog.map((definition) => ({ definition, context: "owner", revision: 1 })),
           skipped: [],
@@ -272,7 +299,7 @@ describe("registry snapshots", () => {
           ...(await import("../../../src/isolate/wordVectors.ts")),
         };
         cold.provideBundledWordVectors();
-        const read = cold.decodeRegistrySnapshot(bytes, bound);
+        const read = await cold.decodeRegistrySnapshot(bytes, bound);
         const registry = new cold.ToolRegistry({ logger: quiet });
         registry.registerTable(read.tools);
         for (const view of read.views ?? []) registry.whenListed(view.groups, (listed) => cold.rememberCatalogFigures(listed, view));
@@ -286,7 +313,7 @@ describe("registry snapshots", () => {
     }
   }, 60_000);
 
-  it("holds the probe index checksums this code computes (update PROBE_INDEX_CHECKSUMS when analysis changes)", () => {
+  it("holds the probe index checksums this code computes (update PROBE_INDEX_CHECKSUMS when analysis changes)", async () => {
     // The fingerprint takes them from the constant (a cold isolate does not index the probe catalog): were it out of
     // date, snapshots written by code that analyzes differently would be read as this code's.
     for (const mode of SEARCH_MODES) expect(`${mode} ${probeIndexChecksum(mode)}`).toBe(`${mode} ${PROBE_INDEX_CHECKSUMS[mode]}`);
