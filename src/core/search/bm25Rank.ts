@@ -83,7 +83,10 @@ export interface Ranked {
   scores?: number[];
 }
 
-/** MiniSearch's calcBM25Score, with the IDF computed once per term and field. */
+/**
+ * MiniSearch's calcBM25Score, with the IDF computed once per term and field. Bm25Ranker's per-term scoring loop
+ * writes the same operations out (a cold first search interprets it): a change here is a change there.
+ */
 function bm25(frequency: number, idf: number, fieldLength: number, averageLength: number, params: Bm25Params, field: number): number {
   const { k, d } = params;
   const b = params.bByField?.[field] ?? params.b;

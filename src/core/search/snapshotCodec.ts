@@ -3,8 +3,9 @@
 // was given, with no copy and no parsing. A reader checks each section's kind and bounds: a snapshot read in another
 // order, or cut short, throws SnapshotError rather than giving an index that ranks differently. Integrity (a flipped
 // byte) is the container's check over the sections read up front (a registry snapshot's SHA-256 digest:
-// registrySnapshot.ts; snapshotChecksum for the smaller ones), checked before a snapshot is read at all. Large sections a first request reads only a little of (definition texts, postings, forward lists, the
-// terms' statistics) may be deferred: kept apart, in a deferred area, each with a checksum per chunk (64 KiB, or less
+// registrySnapshot.ts; snapshotChecksum for the smaller ones), checked before a snapshot is read at all. Large
+// sections a first request reads only a little of (definition texts, postings, forward lists, the terms' statistics)
+// may be deferred: kept apart, in a deferred area, each with a checksum per chunk (64 KiB, or less
 // for a table read a few records at a time) that is checked when a range of it is first read (DeferredSection.verify,
 // .at) or all at once before it is copied; a flipped byte there throws SnapshotError from that read, before anything
 // read from the chunk is used.

@@ -490,8 +490,8 @@ carryToolTokenCounts((tool, shape) => {
 /**
  * The registry version a snapshot holds, read back, when it is exactly `expected` (version, mode, fingerprint) and
  * whole (the SHA-256 digest of the sections read up front, worked out by `digest`: Web Crypto's unless given); else
- * SnapshotError, naming why: a stale or corrupt snapshot is never served. The definitions are not validated again (the checksums say they are what a registry of this locale
- * validated), nor counted, nor indexed; each is checked (its chunk) and decoded when first read (definitionTable.ts),
+ * SnapshotError, naming why: a stale or corrupt snapshot is never served. The definitions are not validated again
+ * (the digest and the chunks' checksums say they are what a registry of this locale validated), nor counted, nor indexed; each is checked (its chunk) and decoded when first read (definitionTable.ts),
  * and its token counts looked up when first counted. `onCorrupt`: told when a chunk checked later is found corrupt
  * (the read that found it throws SnapshotError), so that the caller stops serving from this snapshot.
  */
