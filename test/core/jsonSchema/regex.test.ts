@@ -102,14 +102,16 @@ describe("checkPattern: ECMAScript syntax in, RE2 syntax out", () => {
     const charClass = fc.tuple(fc.boolean(), fc.array(classItem, { minLength: 1, maxLength: 3 }))
       .map(([negated, items]) => `[${negated ? "^" : ""}${items.join("")}]`);
     const quantifier = fc.constantFrom("", "", "*", "+", "?", "{2}", "{1,3}", "{0,}", "*?", "+?");
+    // The oracle is JavaScript's backtracking engine, whose cost grows exponentially with nested quantifiers: groups nest
+    // at most two deep and texts stay short, or a rare draw takes seconds in RegExp itself (not in the code under test).
     const { pattern } = fc.letrec<{ pattern: string; piece: string; group: string }>((tie) => ({
-      piece: fc.tuple(fc.oneof({ depthSize: "small" }, literal, escape, charClass, tie("group")), quantifier).map(([atom, q]) => (atom === "\\b" ? atom : atom + q)),
+      piece: fc.tuple(fc.oneof({ depthSize: "small", maxDepth: 2 }, literal, escape, charClass, tie("group")), quantifier).map(([atom, q]) => (atom === "\\b" ? atom : atom + q)),
       group: fc.tuple(fc.constantFrom("(", "(?:", "(?<g>"), tie("pattern")).map(([open, inner]) => `${open}${inner})`),
       pattern: fc.array(fc.array(tie("piece"), { minLength: 1, maxLength: 3 }).map((pieces) => pieces.join("")), { minLength: 1, maxLength: 2 })
         .map((alternatives) => alternatives.join("|")),
     }));
     const anchored = fc.tuple(fc.boolean(), pattern, fc.boolean()).map(([start, body, end]) => `${start ? "^" : ""}${body}${end ? "$" : ""}`);
-    const text = fc.array(fc.constantFrom("a", "b", "c", "z", "A", "0", "9", "-", "_", " ", "\t", "\n", "\r", "\u000b", "\u00a0", "\u2028", "é", "中", "😀", "\ud83d"), { maxLength: 12 })
+    const text = fc.array(fc.constantFrom("a", "b", "c", "z", "A", "0", "9", "-", "_", " ", "\t", "\n", "\r", "\u000b", "\u00a0", "\u2028", "é", "中", "😀", "\ud83d"), { maxLength: 8 })
       .map((units) => units.join(""));
     fc.assert(fc.property(anchored, fc.array(text, { minLength: 1, maxLength: 5 }), (source, texts) => {
       // Named groups repeat their name when the generator nests them: not valid ECMAScript, so not our concern.
