@@ -14,25 +14,24 @@ import { isPieceEnd } from "./pieces.ts";
 import { PostingCollector } from "./postings.ts";
 import { RunLists } from "./runLists.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
+import { PackedTermStats, statWords, UNSEEN_LENGTH, writeTermStats } from "./termStats.ts";
 import { TermText } from "./termText.ts";
 
 const FIELD_COUNT = FIELDS.length;
 /** Field ids fit in 3 bits of a posting's key (`slot * 8 + field`). */
 export const FIELD_BITS = 8;
-/** The shortest field length of a term and field no tool has held yet. */
-const UNSEEN_LENGTH = 2 ** 30;
 /**
- * A snapshot's statistics of one term, as one record (a search reads a few terms' records, and their chunks are what
- * it checks): its tool count, then per field its tool count, highest frequency, shortest and longest length.
+ * A term's statistics as one record (termStats.ts, packed in a snapshot): its tool count, then per field its tool
+ * count, highest frequency, shortest and longest length.
  */
-const STAT_WORDS = 1 + 4 * FIELD_COUNT;
+const STAT_WORDS = statWords(FIELD_COUNT);
 const STAT_FIELD_COUNT = 1;
 const STAT_MAX_FREQUENCY = 1 + FIELD_COUNT;
 const STAT_MIN_LENGTH = 1 + 2 * FIELD_COUNT;
 const STAT_MAX_LENGTH = 1 + 3 * FIELD_COUNT;
 /** At most this many of a frozen index's term lookups are remembered (then they start again). */
 const MAX_FROZEN_LOOKUPS = 1024;
-/** Chunks of the statistics' records checked at once: 48 terms' records (a search's terms are spread over the table). */
+/** Chunks of a table read a few records at a time (term starts, the one-edit table) checked at once. */
 const STAT_CHUNK_BYTES = 4096;
 
 export interface Bm25Params {
@@ -153,11 +152,12 @@ export class Bm25Postings {
   }
 
   get slotCount(): number {
-    return this.#frozen ? this.#frozen.forwardEnds.length : this.#forward.length;
+    return this.#frozen ? this.#frozen.slots : this.#forward.length;
   }
 
   isLive(slot: number): boolean {
-    return this.#frozen ? (this.#frozen.forwardStarts[slot] ?? -1) !== -1 : this.#forward.has(slot);
+    const frozen = this.#frozen;
+    return frozen ? slot >= 0 && slot < frozen.slots && frozen.removed[slot] !== 1 : this.#forward.has(slot);
   }
 
   termId(term: string): number | undefined {
@@ -400,7 +400,7 @@ export class Bm25Postings {
     for (let term = 0; term < this.#postings.length; term++) postings.set(this.#postings.view(term), postingStarts[term] ?? 0);
     out.i32(postingStarts);
     out.deferredI32(postings);
-    out.deferredI32(this.#statRecords(), STAT_CHUNK_BYTES);
+    writeTermStats(out, this.#statRecords(), FIELD_COUNT);
     out.i32(Int32Array.from(this.#sortedTerms(), (term) => this.#termIds.get(term) ?? -1));
     // The terms fuzzy matching looks at, by length (lengthStarts[n] .. lengthStarts[n + 1] in lengthOrder: length n).
     const lengthStarts = new Int32Array(this.#longestTermLength + 2);
@@ -419,20 +419,11 @@ export class Bm25Postings {
     out.deferredU32(oneEdit.lastKeys, STAT_CHUNK_BYTES);
     // Every term (pairs of words too), sorted: a restored index looks terms up here instead of in a map.
     out.i32(Int32Array.from([...this.#terms.keys()].toSorted((a, b) => compareStrings(this.#terms[a] ?? "", this.#terms[b] ?? ""))));
-    // Forward lists: start of each slot's run, -1 for a removed slot.
-    const forwardStarts = new Int32Array(this.#forward.length + 1);
-    let forwardTotal = 0;
-    for (let slot = 0; slot < this.#forward.length; slot++) {
-      forwardStarts[slot] = this.#forward.has(slot) ? forwardTotal : -1;
-      forwardTotal += this.#forward.end(slot) - this.#forward.start(slot);
-    }
-    forwardStarts[this.#forward.length] = forwardTotal;
-    const forward = new Int32Array(forwardTotal);
-    for (let slot = 0; slot < this.#forward.length; slot++) {
-      if (this.#forward.has(slot)) forward.set(this.#forward.view(slot), forwardStarts[slot] ?? 0);
-    }
-    out.i32(forwardStarts);
-    out.deferredI32(forward);
+    // No forward lists (they are the postings inverted: a restored index derives them when first read), only which
+    // slots are removed.
+    const removed: number[] = [];
+    for (let slot = 0; slot < this.#forward.length; slot++) if (!this.#forward.has(slot)) removed.push(slot);
+    out.i32(Int32Array.from(removed));
     out.i32(this.#fieldLength.view());
     out.f64(Float64Array.from(this.#lengthSum));
     out.int(this.#live);
@@ -458,8 +449,8 @@ export class Bm25Postings {
 
   /**
    * Reads what toSnapshot wrote into this instance, which must be new (nothing added yet): in place, frozen until the
-   * first change (#frozen). Checks the sections' sizes and order; the postings and forward lists' bytes are checked
-   * per chunk when first read.
+   * first change (#frozen). Checks the sections' sizes and order; the postings' and statistics' bytes are checked per
+   * chunk when first read.
    */
   restore(input: SnapshotReader): void {
     if (this.#terms.length > 0 || this.#forward.length > 0 || this.#frozen) throw new Error("restore needs an empty Bm25Postings");
@@ -477,8 +468,7 @@ export class Bm25Postings {
       throw new SnapshotError("the postings do not match the terms");
     }
     // Read in place, each record's chunk checked when first read (a first search reads a few terms').
-    const stats = input.deferredI32("term statistics");
-    if (stats.values.length !== termCount * STAT_WORDS) throw new SnapshotError("the term statistics do not match the terms");
+    const stats = new PackedTermStats(input.deferredI32("term statistic starts"), input.deferredU8("term statistics"), termCount, FIELD_COUNT);
     const sortedIds = input.i32();
     const lengthStarts = input.i32();
     const lengthOrder = input.i32();
@@ -489,22 +479,15 @@ export class Bm25Postings {
     }
     // Their sizes are checked, not each id (a pass over every term): the checksum vouches for the bytes, and an id out
     // of range reads as no term ("" and no postings), never out of bounds.
-    const forwardStarts = input.i32();
-    const forward = input.deferredI32("forward lists");
-    const slots = Math.max(0, forwardStarts.length - 1);
-    // Each slot's end: the start of the next live slot's list (a removed slot has none: -1).
-    const forwardEnds = new Int32Array(slots);
-    let end = forward.values.length;
-    if ((forwardStarts[slots] ?? 0) !== end) throw new SnapshotError("the forward lists do not match their starts");
-    for (let slot = slots - 1; slot >= 0; slot--) {
-      const start = forwardStarts[slot] ?? -1;
-      if (start === -1) continue;
-      if (start < 0 || start > end) throw new SnapshotError("the forward lists are out of order");
-      forwardEnds[slot] = end;
-      end = start;
-    }
+    const removedSlots = input.i32();
     const fieldLength = input.i32();
-    if (fieldLength.length !== slots * FIELD_COUNT) throw new SnapshotError("the field lengths do not match the slots");
+    if (fieldLength.length % FIELD_COUNT !== 0) throw new SnapshotError("the field lengths do not match the slots");
+    const slots = fieldLength.length / FIELD_COUNT;
+    const removed = new Uint8Array(slots);
+    for (const slot of removedSlots) {
+      if (!(slot >= 0 && slot < slots)) throw new SnapshotError("a removed slot is out of range");
+      removed[slot] = 1;
+    }
     this.#fieldLength.replace(fieldLength);
     const sums = input.f64();
     if (sums.length !== FIELD_COUNT) throw new SnapshotError("the field length sums do not match the fields");
@@ -512,7 +495,7 @@ export class Bm25Postings {
       this.#lengthSum[field] = sum;
     });
     this.#live = input.int();
-    this.#frozen = { terms, oneEdit, postingStarts, postings, stats, sortedIds, lookupIds, lengthStarts, lengthOrder, forwardStarts, forwardEnds, forward };
+    this.#frozen = { terms, oneEdit, postingStarts, postings, stats, sortedIds, lookupIds, lengthStarts, lengthOrder, slots, removed, forward: undefined };
   }
 
   /**
@@ -523,35 +506,37 @@ export class Bm25Postings {
     const frozen = this.#frozen;
     if (!frozen) return;
     const postings = frozen.postings.verifyAll().slice();
-    const forward = frozen.forward.verifyAll().slice();
-    const stats = frozen.stats.verifyAll();
-    this.#terms = frozen.terms.all();
-    this.#frozen = undefined;
-    this.#frozenIds.clear();
-    // The statistics' records back into the lists a build keeps (one per statistic).
-    const termCount = this.#terms.length;
+    const forward = frozen.forward ?? invertPostings(postings, frozen.postingStarts, frozen.slots);
+    // The statistics' records back into the lists a build keeps (one per statistic): every record read, and the
+    // one-edit table checked, before anything changes (a corrupt byte anywhere throws here, the index still frozen).
+    const stats = frozen.stats;
+    const termCount = stats.count;
     const toolCount = new Int32Array(termCount);
     const fieldCount = new Int32Array(termCount * FIELD_COUNT);
     const maxFrequency = new Int32Array(termCount * FIELD_COUNT);
     const minLength = new Int32Array(termCount * FIELD_COUNT);
     const maxLength = new Int32Array(termCount * FIELD_COUNT);
     for (let term = 0; term < termCount; term++) {
-      const record = term * STAT_WORDS;
-      toolCount[term] = stats[record] ?? 0;
+      const record = stats.record(term);
+      toolCount[term] = record[0] ?? 0;
       for (let field = 0; field < FIELD_COUNT; field++) {
         const cell = term * FIELD_COUNT + field;
-        fieldCount[cell] = stats[record + STAT_FIELD_COUNT + field] ?? 0;
-        maxFrequency[cell] = stats[record + STAT_MAX_FREQUENCY + field] ?? 0;
-        minLength[cell] = stats[record + STAT_MIN_LENGTH + field] ?? 0;
-        maxLength[cell] = stats[record + STAT_MAX_LENGTH + field] ?? 0;
+        fieldCount[cell] = record[STAT_FIELD_COUNT + field] ?? 0;
+        maxFrequency[cell] = record[STAT_MAX_FREQUENCY + field] ?? 0;
+        minLength[cell] = record[STAT_MIN_LENGTH + field] ?? 0;
+        maxLength[cell] = record[STAT_MAX_LENGTH + field] ?? 0;
       }
     }
+    frozen.oneEdit.verifyAll();
+    this.#terms = frozen.terms.all();
+    this.#frozen = undefined;
+    this.#frozenIds.clear();
     this.#toolCount.replace(toolCount);
     this.#fieldCount.replace(fieldCount);
     this.#maxFrequency.replace(maxFrequency);
     this.#minLength.replace(minLength);
     this.#maxLength.replace(maxLength);
-    const { postingStarts, forwardStarts, forwardEnds } = frozen;
+    const { postingStarts, slots, removed } = frozen;
     const pairs: number[] = [];
     for (let id = 0; id < this.#terms.length; id++) {
       const term = this.#terms[id] ?? "";
@@ -572,10 +557,9 @@ export class Bm25Postings {
       if (ids.length > 0) this.#byLength.set(length, ids);
     }
     this.#sorted = Array.from(frozen.sortedIds, (id) => this.#terms[id] ?? "");
-    for (let slot = 0; slot < forwardEnds.length; slot++) {
-      const start = forwardStarts[slot] ?? -1;
-      if (start === -1) this.#forward.push(undefined, 0, 0);
-      else this.#forward.push(forward, start, forwardEnds[slot] ?? 0);
+    for (let slot = 0; slot < slots; slot++) {
+      if (removed[slot] === 1) this.#forward.push(undefined, 0, 0);
+      else this.#forward.push(forward.values, forward.starts[slot] ?? 0, forward.starts[slot + 1] ?? 0);
     }
   }
 
@@ -678,6 +662,15 @@ export class Bm25Postings {
 
   /** Whether the tool at `slot` holds any of `termIds` (in any field). */
   holdsAnyTerm(slot: number, termIds: ReadonlySet<number>): boolean {
+    if (this.#frozen) {
+      // Each term's postings searched for the slot's keys (a few terms, a few tools: no forward lists derived).
+      for (const termId of termIds) {
+        const postings = this.postingsOf(termId);
+        const at = lowerBoundKey(postings, slot * FIELD_BITS);
+        if (at < postings.length && (postings[at] ?? 0) < (slot + 1) * FIELD_BITS) return true;
+      }
+      return false;
+    }
     const forward = this.forwardOf(slot);
     for (let p = 0; p < forward.length; p += 2) {
       if (termIds.has(Math.floor((forward[p] ?? 0) / FIELD_BITS))) return true;
@@ -721,26 +714,29 @@ export class Bm25Postings {
     return frozen.postingStarts[termId] === undefined ? 0 : (frozen.postingStarts[termId + 1] ?? 0);
   }
 
+  /**
+   * The tool at `slot`'s `[term * 8 + field, frequency, …]` (a built index's in the order it read them; a restored
+   * one's by term, then field: no reader depends on the order). A restored index derives every slot's from its
+   * postings at the first call (once, O(postings)).
+   */
   forwardOf(slot: number): Int32Array {
     const frozen = this.#frozen;
     if (!frozen) return this.#forward.view(slot);
-    const start = frozen.forwardStarts[slot] ?? -1;
-    if (start === -1 || slot >= frozen.forwardEnds.length) return NO_POSTINGS;
-    const end = frozen.forwardEnds[slot] ?? start;
-    frozen.forward.verify(start, end);
-    return frozen.forward.values.subarray(start, end);
+    if (!this.isLive(slot)) return NO_POSTINGS;
+    frozen.forward ??= invertPostings(frozen.postings.verifyAll(), frozen.postingStarts, frozen.slots);
+    return frozen.forward.values.subarray(frozen.forward.starts[slot] ?? 0, frozen.forward.starts[slot + 1] ?? 0);
   }
 
   /** How many live tools hold `termId`, in any field. */
   toolFrequencyOf(termId: number): number {
     const frozen = this.#frozen;
-    return frozen ? frozen.stats.at(termId * STAT_WORDS) : this.#toolCount.at(termId);
+    return frozen ? (frozen.stats.record(termId)[0] ?? 0) : this.#toolCount.at(termId);
   }
 
   /** How many live tools hold `termId` in `field` (BM25's document frequency, per field as MiniSearch counts it). */
   fieldFrequency(termId: number, field: number): number {
     const frozen = this.#frozen;
-    return frozen ? frozen.stats.at(termId * STAT_WORDS + STAT_FIELD_COUNT + field) : this.#fieldCount.at(termId * FIELD_COUNT + field);
+    return frozen ? (frozen.stats.record(termId)[STAT_FIELD_COUNT + field] ?? 0) : this.#fieldCount.at(termId * FIELD_COUNT + field);
   }
 
   fieldLength(slot: number, field: number): number {
@@ -775,8 +771,8 @@ export class Bm25Postings {
   fieldBounds(termId: number, field: number): { maxFrequency: number; minLength: number; maxLength: number } {
     const frozen = this.#frozen;
     if (frozen) {
-      const record = termId * STAT_WORDS + field;
-      return { maxFrequency: frozen.stats.at(record + STAT_MAX_FREQUENCY), minLength: frozen.stats.at(record + STAT_MIN_LENGTH), maxLength: frozen.stats.at(record + STAT_MAX_LENGTH) };
+      const record = frozen.stats.record(termId);
+      return { maxFrequency: record[STAT_MAX_FREQUENCY + field] ?? 0, minLength: record[STAT_MIN_LENGTH + field] ?? 0, maxLength: record[STAT_MAX_LENGTH + field] ?? 0 };
     }
     const cell = termId * FIELD_COUNT + field;
     return { maxFrequency: this.#maxFrequency.at(cell), minLength: this.#minLength.at(cell), maxLength: this.#maxLength.at(cell) };
@@ -793,18 +789,64 @@ interface FrozenPostings {
   oneEdit: CarriedOneEditIndex;
   postingStarts: Int32Array;
   postings: DeferredSection<Int32Array>;
-  /** Per term, its statistics' record (STAT_WORDS). */
-  stats: DeferredSection<Int32Array>;
+  /** Per term, its statistics' record (STAT_WORDS), packed. */
+  stats: PackedTermStats;
   /** Term ids in UTF-16 order of their terms: those prefix and fuzzy matching look at, every term (look-ups). */
   sortedIds: Int32Array;
   lookupIds: Int32Array;
   /** The ids of sortedIds' terms by length (lengthStarts[n] .. lengthStarts[n + 1] in lengthOrder: length n). */
   lengthStarts: Int32Array;
   lengthOrder: Int32Array;
-  /** Per slot: where its forward list starts (-1: a removed slot) and ends. */
-  forwardStarts: Int32Array;
-  forwardEnds: Int32Array;
-  forward: DeferredSection<Int32Array>;
+  /** How many slots, and per slot 1 for a removed one. */
+  slots: number;
+  removed: Uint8Array;
+  /** Every slot's forward list (slot s's: values[starts[s] .. starts[s + 1]]), derived when first read (forwardOf). */
+  forward: { starts: Int32Array; values: Int32Array } | undefined;
+}
+
+/**
+ * The forward lists of `slots` slots, from the postings (`postingStarts[t] .. postingStarts[t + 1]`: term t's): each
+ * slot's `[term * 8 + field, frequency, …]` by term, then field. Two passes over the postings; a key whose slot is out
+ * of range is left out, and starts out of order throw (bounded for any input).
+ */
+function invertPostings(postings: Int32Array, postingStarts: Int32Array, slots: number): { starts: Int32Array; values: Int32Array } {
+  const starts = new Int32Array(slots + 1);
+  for (let at = 0; at < postings.length; at += 2) {
+    const slot = Math.floor((postings[at] ?? 0) / FIELD_BITS);
+    if (slot >= 0 && slot < slots) starts[slot + 1] = (starts[slot + 1] ?? 0) + 2;
+  }
+  for (let slot = 0; slot < slots; slot++) starts[slot + 1] = (starts[slot + 1] ?? 0) + (starts[slot] ?? 0);
+  const next = starts.slice(0, slots);
+  const values = new Int32Array(starts[slots] ?? 0);
+  let previous = 0;
+  for (let term = 0; term + 1 < postingStarts.length; term++) {
+    const start = postingStarts[term] ?? 0;
+    const end = postingStarts[term + 1] ?? 0;
+    if (start !== previous || end < start || end > postings.length) throw new SnapshotError("the postings are out of order");
+    previous = end;
+    for (let at = start; at < end; at += 2) {
+      const key = postings[at] ?? 0;
+      const slot = Math.floor(key / FIELD_BITS);
+      if (!(slot >= 0 && slot < slots)) continue;
+      const k = next[slot] ?? 0;
+      next[slot] = k + 2;
+      values[k] = term * FIELD_BITS + (key - slot * FIELD_BITS);
+      values[k + 1] = postings[at + 1] ?? 0;
+    }
+  }
+  return { starts, values };
+}
+
+/** The first index (even) of `list`, `[key, value, …]` sorted by key, whose key is not below `key`. */
+function lowerBoundKey(list: Int32Array, key: number): number {
+  let low = 0;
+  let high = list.length >>> 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((list[middle * 2] ?? 0) < key) low = middle + 1;
+    else high = middle;
+  }
+  return low * 2;
 }
 
 /** The first place of `sortedIds` whose term is not below `value`. */

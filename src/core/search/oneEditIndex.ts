@@ -95,6 +95,13 @@ export class CarriedOneEditIndex implements OneEditCandidates {
     this.#lastKeys = lastKeys;
   }
 
+  /** Checks every chunk of its lists (a change of the index checks the whole snapshot before it uses any of it). */
+  verifyAll(): void {
+    this.#firsts.verifyAll();
+    this.#lastOrder.verifyAll();
+    this.#lastKeys.verifyAll();
+  }
+
   forEachCandidate(word: string, visit: (id: number) => void): void {
     const length = word.length;
     const first = word.charCodeAt(0);

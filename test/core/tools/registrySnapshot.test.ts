@@ -62,7 +62,7 @@ describe("registry snapshots", () => {
     expect(at).toBeGreaterThan(0);
     const older = bytes.slice();
     older[at + '"format":'.length] = "6".charCodeAt(0);
-    await expect(decodeRegistrySnapshot(older, binding)).rejects.toThrow(/snapshot format 6, not 7/);
+    await expect(decodeRegistrySnapshot(older, binding)).rejects.toThrow(/snapshot format 6, not 8/);
   });
 
   it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", async () => {
@@ -129,8 +129,8 @@ describe("registry snapshots", () => {
     // ... and its reading is refused rather than giving the changed text.
     expect(() => read.tools.definitions[40]?.description).toThrow(/corrupt snapshot/);
     expect(corrupt).toHaveLength(1);
-    // A byte of the index's term lists (the deferred area's last bytes are its forward lists; the postings lie
-    // before them): a search reading them throws, whichever list it reads.
+    // A byte of the index's term tables (the deferred area's last bytes are its one-edit table's; the statistics and
+    // postings lie before them): a search reading them throws, or the change, which checks them all first.
     for (const from of [bytes.length - 16, bytes.length - 2_000]) {
       const broken = bytes.slice();
       flip(broken, from, 0x04);
@@ -197,14 +197,14 @@ describe("registry snapshots", () => {
 
   it("writes, in parts of any size, the bytes the code before it wrote whole (with an index and without)", async () => {
     // Several 64 KiB chunks of definition texts, one tool's text in UTF-8 past ASCII; the checksums and lengths are
-    // those the whole-buffer writer gave for the same content (format 7: a change of layout changes them).
+    // those the whole-buffer writer gave for the same content (format 8: a change of layout changes them).
     const long = validateToolDefinition({ name: "long_described", description: "Reads the weather 天气预报 for a city, and more. ".repeat(80), parameters: { type: "object" }, groups: ["weather"] });
     const tools = [...generatedCatalog(600, 3).tools.map((tool) => validateToolDefinition(tool)), long];
     const fixed = { epoch: "epoch-1", version: 7, mode: "minisearch" as const, fingerprint: "f".repeat(16) };
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
-      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_320, "cc37de725bdb0ea0"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 2_117_992, "1189d1c72aae81c4"],
+      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_320, "7f7ff9721f656ea0"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 1_094_520, "06cb851e2c838fc4"],
     ];
     for (const [written, length, checksum] of kinds) {
       const whole = await encodeRegistrySnapshot(written) ?? new Uint8Array();
@@ -222,7 +222,7 @@ describe("registry snapshots", () => {
       for (let at = 0; at < listed.length; at += pageTools) paged.add(listed.slice(at, at + pageTools));
       expect(paged.size).toBe(listed.length);
       const bytes = await paged.finish(fixed, [{ name: "broken_tool", revision: 4, error: "x" }]);
-      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([254_320, "cc37de725bdb0ea0"]);
+      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([254_320, "7f7ff9721f656ea0"]);
       // Laid out once: its pages were let go as they were.
       await expect(paged.finish(fixed, [])).rejects.toThrow(/laid out already/u);
       expect(() => paged.add(listed.slice(0, 1))).toThrow(/laid out already/u);
