@@ -70,10 +70,15 @@ export interface RegistryPartPage extends RegistryPage {
 }
 /**
  * A registry snapshot (core/tools/registrySnapshot.ts) is kept in rows of this many bytes (SQLite's value cap is 2 MB),
- * and sent to a reader as a byte stream, a row at a time (readRegistrySnapshot): neither side holds a copy of the
- * whole beside its own, and no RPC message cap bounds it.
+ * and sent to a reader as a byte stream, a row at a time (readRegistrySnapshot): no RPC message cap bounds it, and
+ * the object holds at most one snapshot whole (HELD_SNAPSHOT_BYTES), the others a row at a time.
  */
 const SNAPSHOT_CHUNK_BYTES = 1024 * 1024;
+/**
+ * The largest snapshot the object holds in memory once read (one at a time): a 10,000-tool snapshot of either mode
+ * (13-27 MB), in an isolate of 128 MB. A larger one is read from its rows each time, one row held at a time.
+ */
+const HELD_SNAPSHOT_BYTES = 32 * 1024 * 1024;
 /** A claim to write a snapshot that was not completed in this long (its writer died) can be taken by another. */
 const SNAPSHOT_CLAIM_MS = 60_000;
 /** Snapshots bigger than this are not kept (the isolates then build from the texts). */
@@ -94,8 +99,27 @@ function demoNames(): ReadonlySet<string> {
   return demoNamesCache;
 }
 
+/** A snapshot's head row (snapshot_heads). */
+type SnapshotHead = { version: number; bytes: number; complete: number; claimed_at: number };
+
+/** A whole snapshot's rows held in memory, as read under the head of `version` and `claimedAt`. */
+interface HeldSnapshot {
+  key: string;
+  version: number;
+  claimedAt: number;
+  rows: ArrayBuffer[];
+}
+
 export class RegistryObject extends DurableObject<Env> {
   private current: RegistryVersion;
+  /**
+   * The snapshot last read whole from storage (one key, at most HELD_SNAPSHOT_BYTES), served to the next cold
+   * isolates without SQLite: the object outlives isolates. Forgotten by whatever changes the stored rows (a registry
+   * write, a claim, a drop), so that a stream serving it errors as a stream of rows would.
+   */
+  #held: HeldSnapshot | undefined;
+  /** The stream keeping its rows to be held (since `at`): one at a time, a stalled one replaced after SNAPSHOT_CLAIM_MS. */
+  #filling: { at: number } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -377,23 +401,44 @@ export class RegistryObject extends DurableObject<Env> {
   }
 
   /**
-   * The whole registry snapshot of the current version under `key` as one byte stream of `bytes` bytes, its rows read
-   * as the reader takes them (one row held at a time, whatever the snapshot's size), or why there is none: `claimed`
+   * The whole registry snapshot of the current version under `key` as one byte stream of `bytes` bytes, from memory
+   * when it is the one held (#held), else its rows read as the reader takes them, or why there is none: `claimed`
    * when the caller is the one to write it (single writer: the first to ask for a missing one; another may claim it
    * once SNAPSHOT_CLAIM_MS passed without the write completing). A stream errors when the snapshot it carries is no
    * longer the stored one (a registry write, or a drop, between two rows): it never mixes the rows of two.
    */
   readRegistrySnapshot(key: string): SnapshotRead {
-    const sql = this.ctx.storage.sql;
     const head = this.#wholeSnapshotHead(key);
     if (head === undefined) return { found: false, claimed: this.claimRegistrySnapshot(key, this.current), ...this.current };
+    const held = this.#held;
+    const stream = held?.key === key && held.version === head.version && held.claimedAt === head.claimed_at
+      ? this.#heldStream(held)
+      : this.#storedStream(key, head);
+    return { found: true, ...this.current, bytes: head.bytes, stream };
+  }
+
+  /**
+   * The snapshot under `key` read from its rows, a row per pull. Its chunks are views of the rows as read (a stream
+   * of chunks, not of bytes: nothing transferred away). One stream at a time (#filling) keeps its rows, to be held once
+   * the last came whole; the others hold a row at a time, as every stream of a snapshot over HELD_SNAPSHOT_BYTES.
+   */
+  #storedStream(key: string, head: SnapshotHead): ReadableStream<Uint8Array> {
+    const sql = this.ctx.storage.sql;
     let part = -1;
     let sent = 0;
-    const stream = new ReadableStream({
-      type: "bytes",
-      pull: (controller: ReadableByteStreamController) => {
+    const filling = head.bytes <= HELD_SNAPSHOT_BYTES && (this.#filling === undefined || Date.now() - this.#filling.at > SNAPSHOT_CLAIM_MS)
+      ? { at: Date.now() }
+      : undefined;
+    if (filling !== undefined) this.#filling = filling;
+    const rows: ArrayBuffer[] = [];
+    const done = (): void => {
+      if (this.#filling === filling) this.#filling = undefined;
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => {
         const now = this.#snapshotHead(key);
         if (now?.version !== head.version || now.complete !== 1 || now.claimed_at !== head.claimed_at) {
+          done();
           controller.error(new Error("the registry snapshot changed while it was read"));
           return;
         }
@@ -402,23 +447,52 @@ export class RegistryObject extends DurableObject<Env> {
         // Rows missing: the stream ends short, which the reader tells from `bytes` (and refuses).
         if (row !== undefined) {
           controller.enqueue(new Uint8Array(row.data));
+          if (filling !== undefined) rows.push(row.data);
           part = row.part;
           sent += row.data.byteLength;
         }
-        if (row === undefined || sent >= head.bytes) controller.close();
+        if (row === undefined || sent >= head.bytes) {
+          controller.close();
+          if (filling !== undefined && this.#filling === filling && sent === head.bytes) {
+            this.#held = { key, version: head.version, claimedAt: head.claimed_at, rows };
+          }
+          done();
+        }
+      },
+      cancel: done,
+    });
+  }
+
+  /** A held snapshot's rows; errors once it is no longer held (the stored one changed: #forgetHeld). */
+  #heldStream(held: HeldSnapshot): ReadableStream<Uint8Array> {
+    let next = 0;
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        if (this.#held !== held) {
+          controller.error(new Error("the registry snapshot changed while it was read"));
+          return;
+        }
+        const row = held.rows[next];
+        next += 1;
+        if (row !== undefined) controller.enqueue(new Uint8Array(row));
+        if (next >= held.rows.length) controller.close();
       },
     });
-    return { found: true, ...this.current, bytes: head.bytes, stream };
+  }
+
+  /** Forgets the held snapshot of `key` (every key: undefined) when its stored rows change. */
+  #forgetHeld(key?: string): void {
+    if (key === undefined || this.#held?.key === key) this.#held = undefined;
   }
 
   /** The head of the whole snapshot of the current version under `key`, if there is one. */
-  #wholeSnapshotHead(key: string): { version: number; bytes: number; complete: number; claimed_at: number } | undefined {
+  #wholeSnapshotHead(key: string): SnapshotHead | undefined {
     const head = this.#snapshotHead(key);
     return head?.version === this.current.version && head.complete === 1 ? head : undefined;
   }
 
-  #snapshotHead(key: string): { version: number; bytes: number; complete: number; claimed_at: number } | undefined {
-    return this.ctx.storage.sql.exec<{ version: number; bytes: number; complete: number; claimed_at: number }>(
+  #snapshotHead(key: string): SnapshotHead | undefined {
+    return this.ctx.storage.sql.exec<SnapshotHead>(
       "SELECT version, bytes, complete, claimed_at FROM snapshot_heads WHERE key = ?", key).toArray()[0];
   }
 
@@ -437,6 +511,7 @@ export class RegistryObject extends DurableObject<Env> {
 
   #claim(key: string): void {
     const sql = this.ctx.storage.sql;
+    this.#forgetHeld(key);
     this.ctx.storage.transactionSync(() => {
       sql.exec("DELETE FROM snapshot_chunks WHERE key = ?", key);
       sql.exec("INSERT OR REPLACE INTO snapshot_heads (key, version, bytes, complete, claimed_at) VALUES (?, ?, 0, 0, ?)", key, this.current.version, Date.now());
@@ -473,6 +548,7 @@ export class RegistryObject extends DurableObject<Env> {
   dropRegistrySnapshot(key: string, version: RegistryVersion): { found: boolean; claimed: boolean } {
     const sql = this.ctx.storage.sql;
     if (version.epoch === this.current.epoch && version.version === this.current.version) {
+      this.#forgetHeld(key);
       this.ctx.storage.transactionSync(() => {
         sql.exec("DELETE FROM snapshot_chunks WHERE key = ?", key);
         sql.exec("DELETE FROM snapshot_heads WHERE key = ?", key);
@@ -485,6 +561,7 @@ export class RegistryObject extends DurableObject<Env> {
 
   private bump(): void {
     // Every snapshot is of the version before: none is served, nor kept.
+    this.#forgetHeld();
     this.ctx.storage.sql.exec("DELETE FROM snapshot_chunks");
     this.ctx.storage.sql.exec("DELETE FROM snapshot_heads");
     const version = this.current.version + 1;

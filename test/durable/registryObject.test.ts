@@ -1,6 +1,6 @@
 // The registry object's snapshot to a reader that holds an earlier version: only the tools written since come with
 // their text; everything else is named, with the revision that wrote it. Each test uses an object of its own.
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../src/core/types.ts";
@@ -94,6 +94,40 @@ async function streamed(read: SnapshotRead): Promise<Uint8Array> {
   return new Uint8Array(await new Response(read.stream).arrayBuffer());
 }
 
+/** Whether `bytes` are `expected`, byte for byte (a failing match of whole snapshots would print megabytes). */
+function same(bytes: Uint8Array, expected: Uint8Array): boolean {
+  return bytes.length === expected.length && bytes.every((byte, i) => byte === expected[i]);
+}
+
+/** Flips the first byte of every stored row of snapshot "k", behind the object's back (storage changed at rest). */
+async function flipStoredRows(stub: DurableObjectStub<RegistryObject>): Promise<void> {
+  await runInDurableObject(stub, (_instance: RegistryObject, state) => {
+    const sql = state.storage.sql;
+    for (const row of sql.exec<{ part: number; data: ArrayBuffer }>("SELECT part, data FROM snapshot_chunks WHERE key = 'k'").toArray()) {
+      const bytes = new Uint8Array(row.data);
+      bytes[0] = (bytes[0] ?? 0) ^ 0xff;
+      sql.exec("UPDATE snapshot_chunks SET data = ? WHERE key = 'k' AND part = ?", bytes, row.part);
+    }
+  });
+}
+
+/** Puts the tool `name`: the registry version it made. */
+async function putVersion(stub: DurableObjectStub<RegistryObject>, name: string): Promise<RegistryVersion> {
+  const put = await stub.put([{ context: "runtime", definition: tool(name) }], 100, false);
+  if (!put.ok) throw new Error("put failed");
+  return { epoch: put.epoch, version: put.version };
+}
+
+/** A registry object of one tool whose snapshot "k" is `bytes`, written and then read whole once (so held). */
+async function readWhole(name: string, bytes: Uint8Array<ArrayBuffer>): Promise<{ stub: DurableObjectStub<RegistryObject>; version: RegistryVersion }> {
+  const stub = registry(name);
+  const version = await putVersion(stub, "alpha");
+  expect(await stub.claimRegistrySnapshot("k", version)).toBe(true);
+  expect(await stub.writeRegistrySnapshot("k", version, bytes.length, 0, bytes.buffer)).toBe(true);
+  expect(same(await streamed(await stub.readRegistrySnapshot("k")), bytes)).toBe(true);
+  return { stub, version };
+}
+
 /** Reads `reader` to its end; how many bytes it gave. */
 async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<number> {
   let total = 0;
@@ -171,6 +205,56 @@ describe("RegistryObject registry snapshots", () => {
     expect(await stub.dropRegistrySnapshot("k", now)).toMatchObject({ found: false, claimed: true });
     expect(await stub.writeRegistrySnapshot("k", now, bytes.length, 0, bytes.buffer)).toBe(true);
     await expect(drain(secondReader)).rejects.toThrow(/disconnected prematurely/);
+  });
+
+  it("a snapshot read whole is held and served again without its rows; over 32 MiB it is read from its rows each time", { timeout: 60_000 }, async () => {
+    const bytes = pattern(3 * 1024 * 1024 + 77, 5);
+    const { stub, version } = await readWhole("snapshot-held", bytes);
+    // Its rows changed behind the object's back: the held copy is served (twice: serving it gives nothing away), until
+    // the object restarts and reads the rows again.
+    await flipStoredRows(stub);
+    expect(same(await streamed(await stub.readRegistrySnapshot("k")), bytes)).toBe(true);
+    expect(same(await streamed(await stub.readRegistrySnapshot("k")), bytes)).toBe(true);
+    await evictDurableObject(stub);
+    const flipped = await streamed(await stub.readRegistrySnapshot("k"));
+    expect(flipped.length).toBe(bytes.length);
+    expect(flipped[0]).toBe((bytes[0] ?? 0) ^ 0xff);
+
+    // Dropped and written again with other bytes: the new ones, never the held copy of the old.
+    const other = pattern(bytes.length, 9);
+    expect(await stub.dropRegistrySnapshot("k", version)).toMatchObject({ found: false, claimed: true });
+    expect(await stub.writeRegistrySnapshot("k", version, other.length, 0, other.buffer)).toBe(true);
+    expect(same(await streamed(await stub.readRegistrySnapshot("k")), other)).toBe(true);
+    // A registry write, then the new version's snapshot: its bytes as well.
+    const nextVersion = await putVersion(stub, "beta");
+    expect(await stub.claimRegistrySnapshot("k", nextVersion)).toBe(true);
+    expect(await stub.writeRegistrySnapshot("k", nextVersion, bytes.length, 0, bytes.buffer)).toBe(true);
+    expect(same(await streamed(await stub.readRegistrySnapshot("k")), bytes)).toBe(true);
+
+    // Over 32 MiB: not held (the object's memory), so a change of its rows shows in the next read.
+    const large = pattern(33 * 1024 * 1024, 11);
+    const largeVersion = await putVersion(stub, "gamma");
+    expect(await stub.claimRegistrySnapshot("k", largeVersion)).toBe(true);
+    const step = 4 * 1024 * 1024;
+    for (let from = 0; from < large.length; from += step) {
+      expect(await stub.writeRegistrySnapshot("k", largeVersion, large.length, from, large.slice(from, from + step).buffer)).toBe(true);
+    }
+    expect(same(await streamed(await stub.readRegistrySnapshot("k")), large)).toBe(true);
+    await flipStoredRows(stub);
+    const reread = await streamed(await stub.readRegistrySnapshot("k"));
+    expect(reread.length).toBe(large.length);
+    expect(reread[0]).toBe((large[0] ?? 0) ^ 0xff);
+  });
+
+  it("a stream of a held snapshot errors when a registry write comes while it is read", async () => {
+    const { stub } = await readWhole("snapshot-held-stale", pattern(16 * 1024 * 1024 + 5, 4));
+    // Held now: a second stream is served from memory, and a write between two of its rows errors it all the same.
+    const held = await stub.readRegistrySnapshot("k");
+    if (!held.found) throw new Error("not found");
+    const heldReader = held.stream.getReader();
+    expect((await heldReader.read()).done).toBe(false);
+    await stub.put([{ context: "runtime", definition: tool("beta") }], 100, false);
+    await expect(drain(heldReader)).rejects.toThrow(/disconnected prematurely/);
   });
 
   it("a registry write makes every snapshot stale: deleted, and a write for the old version refused", async () => {

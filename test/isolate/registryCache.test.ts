@@ -1,7 +1,7 @@
 // The isolate's registry rebuilt for a new registry version: stored tools whose text did not change keep their
 // definition objects (what is kept per definition survives), a changed tool is validated anew. A cold isolate reads
 // the version's snapshot (written by the first isolate that built it); a stale or corrupt one is never served.
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { toolListTokens } from "../../src/core/tools/toolTokens.ts";
@@ -129,7 +129,12 @@ async function coldSource(expected: unknown): Promise<LoadedRegistry["source"]> 
   return loaded.source;
 }
 
-async function onRegistryStorage(edit: (sql: SqlStorage) => void): Promise<void> {
+/**
+ * Restarts the registry object, then edits its storage behind its back (as damage at rest): the object that ran holds
+ * the snapshot it last read whole in memory and would serve that; the new one holds none and reads the edited rows.
+ */
+async function onRegistryStorage(edit: (sql: SqlStorage) => void, restart = true): Promise<void> {
+  if (restart) await evictDurableObject(registryStub(env));
   await runInDurableObject(registryStub(env), (_instance, state) => {
     edit(state.storage.sql);
   });
@@ -254,7 +259,8 @@ describe("registry snapshots for cold isolates", () => {
     try {
       expect(await cold()).toBe("texts");
     } finally {
-      await onRegistryStorage((sql) => sql.exec("ALTER TABLE snapshot_chunks_away RENAME TO snapshot_chunks"));
+      // The same object (a new one would have made an empty table of that name).
+      await onRegistryStorage((sql) => sql.exec("ALTER TABLE snapshot_chunks_away RENAME TO snapshot_chunks"), false);
     }
     // Not taken for corrupt: the stored snapshot was neither dropped nor written again, and the next cold isolate reads it.
     expect(await cold()).toBe("snapshot");
