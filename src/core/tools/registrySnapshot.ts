@@ -24,7 +24,7 @@ import { DefinitionPages, interned, Interner, readDefinitions, snapshotRow, useR
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 7;
+export const REGISTRY_SNAPSHOT_FORMAT = 8;
 const MAGIC = "toolgate registry snapshot";
 /**
  * The same layout without the index (a registry searched through shards: src/isolate/shardedSearches.ts). Its own
