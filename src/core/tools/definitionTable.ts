@@ -1,10 +1,11 @@
 // A registry snapshot's definitions as a cold isolate reads them: what every request reads of every tool (its name,
 // the name it had where it came from, its groups) up front, and the rest of each definition (description,
-// parameters, guard fields, executor) as that tool's JSON text in UTF-8, decoded and frozen the first time one of
-// those fields is read (without the fields every definition holds up front), packed on its own against a dictionary of
-// the catalog's shared stretches (textPack.ts: to under a third of the bytes at 10,000 bench tools, about half on the
-// real catalog; bytes a cold isolate streams before its first answer). A first search reads a page of definitions, not 10,000: decoding them all (UTF-8 and
-// JSON.parse of megabytes) and freezing them deeply was most of what a cold isolate paid before its first answer.
+// parameters, guard fields, executor) as that tool's JSON text in UTF-8 without the fields held up front, packed on
+// its own against a dictionary of the catalog's shared stretches (textPack.ts: under a third of the bytes at 10,000
+// bench tools, about half on the real catalog; bytes a cold isolate streams before its first answer), unpacked,
+// decoded and frozen the first time one of those fields is read. A first search reads a page of definitions, not
+// 10,000: decoding them all (UTF-8 and JSON.parse of megabytes) and freezing them deeply was most of what a cold
+// isolate paid before its first answer.
 // Each definition is an ordinary frozen object with its fields as own enumerable properties in the order they were
 // written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
 // use are accessors, one per table and field name, which find a definition's row by its name (nothing is kept per
