@@ -1,8 +1,11 @@
 // A registry snapshot's definitions as a cold isolate reads them: what every request reads of every tool (its name,
 // the name it had where it came from, its groups) up front, and the rest of each definition (description,
-// parameters, guard fields, executor) as that tool's JSON text in UTF-8, decoded and frozen the first time one of
-// those fields is read. A first search reads a page of definitions, not 10,000: decoding them all (UTF-8 and
-// JSON.parse of megabytes) and freezing them deeply was most of what a cold isolate paid before its first answer.
+// parameters, guard fields, executor) as that tool's JSON text in UTF-8 without the fields held up front, packed on
+// its own against a dictionary of the catalog's shared stretches (textPack.ts: under a third of the bytes at 10,000
+// bench tools, about half on the real catalog; bytes a cold isolate streams before its first answer), unpacked,
+// decoded and frozen the first time one of those fields is read. A first search reads a page of definitions, not
+// 10,000: decoding them all (UTF-8 and JSON.parse of megabytes) and freezing them deeply was most of what a cold
+// isolate paid before its first answer.
 // Each definition is an ordinary frozen object with its fields as own enumerable properties in the order they were
 // written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
 // use are accessors, one per table and field name, which find a definition's row by its name (nothing is kept per
@@ -11,6 +14,7 @@ import { type DeferredSection, SnapshotError, type SnapshotReader, type Snapshot
 import { rememberCatalogNames } from "../search/catalogNames.ts";
 import type { ToolDefinition } from "../types.ts";
 import { deepFreeze } from "./toolRegistry.ts";
+import { buildDictionary, TextPacker, unpackText } from "./textPack.ts";
 
 /** Fields kept as values on every definition; every other field is decoded on first use. */
 const EAGER = new Set(["name", "originalName", "groups"]);
@@ -22,6 +26,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 interface Table {
   /** Checked per chunk when a definition is first decoded (snapshotCodec.ts, deferred sections). */
   bytes: DeferredSection<Uint8Array>;
+  /** What the texts are packed against (textPack.ts), checked whole when a first definition is decoded. */
+  dictionary: DeferredSection<Uint8Array>;
   offsets: Int32Array;
   decoded: (Readonly<Record<string, unknown>> | undefined)[];
   definitions: readonly ToolDefinition[];
@@ -109,7 +115,8 @@ interface DefinitionColumnsOut {
   originalNames: readonly (readonly [number, string])[];
   groups: { table: readonly (readonly string[])[]; ids: Int32Array };
   keys: { table: readonly string[][]; ids: Int32Array };
-  /** The definitions' texts (UTF-8 JSON) one after another, the same on every call (deferredU8Pieces). */
+  dictionary: Uint8Array;
+  /** The definitions' packed texts one after another, the same on every call (deferredU8Pieces). */
   texts: () => Iterable<Uint8Array>;
   /** Where each text starts, and the last one ends (filled by the time the snapshot is laid out). */
   offsets: Int32Array;
@@ -122,22 +129,43 @@ function writeColumns(out: SnapshotWriter, columns: DefinitionColumnsOut): void 
   out.i32(columns.groups.ids);
   out.text(JSON.stringify(columns.keys.table));
   out.i32(columns.keys.ids);
+  out.deferredU8(columns.dictionary);
   out.deferredU8Pieces(columns.texts);
   out.i32(columns.offsets);
 }
 
+/** A definition's text as a snapshot holds it before packing: its JSON (UTF-8) without the fields held as columns. */
+function textOf(definition: ToolDefinition | undefined): Uint8Array {
+  if (definition === undefined) return new Uint8Array(0);
+  const { name: _name, originalName: _originalName, groups: _groups, ...rest } = definition;
+  return encoder.encode(JSON.stringify(rest));
+}
+
+/** Texts the dictionary is made from: rows spread evenly over the catalog (buildDictionary reads a bounded prefix). */
+const DICTIONARY_SAMPLES = 1024;
+
+function dictionaryOf(count: number, textAt: (row: number) => Uint8Array): Uint8Array {
+  const samples = Math.min(count, DICTIONARY_SAMPLES);
+  return buildDictionary((function* () {
+    for (let i = 0; i < samples; i++) yield textAt(Math.floor((i * count) / samples));
+  })());
+}
+
 /** Writes `definitions` (validated ones: plain JSON values) for readDefinitions. */
 export function writeDefinitions(out: SnapshotWriter, definitions: readonly ToolDefinition[]): void {
-  // Each text made when the snapshot is gone over (twice: its checksums, then its layout), never all held at once.
+  // Each text made and packed when the snapshot is gone over (twice: its checksums, then its layout), never all held at once.
   const offsets = new Int32Array(definitions.length + 1);
+  const dictionary = dictionaryOf(definitions.length, (row) => textOf(definitions[row]));
+  const packer = new TextPacker(dictionary);
   writeColumns(out, {
     names: definitions.map((definition) => definition.name),
     originalNames: definitions.flatMap((definition, row) => (definition.originalName === undefined ? [] : [[row, definition.originalName] as const])),
     groups: interned(definitions.map((definition) => definition.groups)),
     keys: interned(definitions.map((definition) => Object.keys(definition))),
+    dictionary,
     *texts() {
       for (let row = 0; row < definitions.length; row++) {
-        const text = encoder.encode(JSON.stringify(definitions[row]));
+        const text = packer.pack(textOf(definitions[row]));
         offsets[row + 1] = (offsets[row] ?? 0) + text.length;
         yield text;
       }
@@ -157,34 +185,73 @@ export class DefinitionPages {
   readonly #originalNames: [number, string][] = [];
   readonly #groups = new Interner<readonly string[]>();
   readonly #keys = new Interner<string[]>();
+  /** Each page's texts, unpacked until `write` packs them (one page at a time), then packed until laid out. */
   readonly #pages: (Uint8Array | undefined)[] = [];
-  readonly #offsets: number[] = [0];
+  /** Where each text starts in its page, and the page's end. */
+  readonly #pageOffsets: Int32Array[] = [];
 
   add(definitions: readonly ToolDefinition[]): void {
-    const texts = definitions.map((definition) => encoder.encode(JSON.stringify(definition)));
+    const texts = definitions.map((definition) => textOf(definition));
+    const offsets = new Int32Array(definitions.length + 1);
     const page = new Uint8Array(texts.reduce((sum, text) => sum + text.length, 0));
     let at = 0;
     definitions.forEach((definition, i) => {
       const text = texts[i] ?? new Uint8Array(0);
       page.set(text, at);
       at += text.length;
+      offsets[i + 1] = at;
       if (definition.originalName !== undefined) this.#originalNames.push([this.names.length, definition.originalName]);
       this.names.push(definition.name);
       this.#groups.add(definition.groups);
       this.#keys.add(Object.keys(definition));
-      this.#offsets.push((this.#offsets.at(-1) ?? 0) + text.length);
     });
     this.#pages.push(page);
+    this.#pageOffsets.push(offsets);
+  }
+
+  /** The text of `row` (unpacked: before `write`), found through the pages' sizes. */
+  #textAt(row: number): Uint8Array {
+    let first = 0;
+    for (let at = 0; at < this.#pages.length; at++) {
+      const offsets = this.#pageOffsets[at] ?? new Int32Array(1);
+      const inPage = row - first;
+      if (inPage < offsets.length - 1) return (this.#pages[at] ?? new Uint8Array(0)).subarray(offsets[inPage] ?? 0, offsets[inPage + 1] ?? 0);
+      first += offsets.length - 1;
+    }
+    return new Uint8Array(0);
   }
 
   write(out: SnapshotWriter): void {
     const pages = this.#pages;
+    const dictionary = dictionaryOf(this.names.length, (row) => this.#textAt(row));
+    // Packed once, a page at a time (each page's unpacked texts let go as it is packed).
+    const packer = new TextPacker(dictionary);
+    const offsets = new Int32Array(this.names.length + 1);
+    let row = 0;
+    pages.forEach((page, at) => {
+      const pageOffsets = this.#pageOffsets[at] ?? new Int32Array(1);
+      const packed: Uint8Array[] = [];
+      for (let i = 0; i + 1 < pageOffsets.length; i++, row++) {
+        const text = packer.pack((page ?? new Uint8Array(0)).subarray(pageOffsets[i] ?? 0, pageOffsets[i + 1] ?? 0));
+        packed.push(text);
+        offsets[row + 1] = (offsets[row] ?? 0) + text.length;
+      }
+      const joined = new Uint8Array((offsets[row] ?? 0) - (offsets[row - packed.length] ?? 0));
+      let filled = 0;
+      for (const text of packed) {
+        joined.set(text, filled);
+        filled += text.length;
+      }
+      pages[at] = joined;
+    });
+    this.#pageOffsets.length = 0;
     let passes = 0;
     writeColumns(out, {
       names: this.names,
       originalNames: this.#originalNames,
       groups: { table: this.#groups.table, ids: Int32Array.from(this.#groups.ids) },
       keys: { table: this.#keys.table, ids: Int32Array.from(this.#keys.ids) },
+      dictionary,
       // Gone over for the checksums, then laid out: each page let go once laid out.
       texts: function* () {
         const laidOut = ++passes > 1;
@@ -195,7 +262,7 @@ export class DefinitionPages {
           if (laidOut) pages[at] = undefined;
         }
       },
-      offsets: Int32Array.from(this.#offsets),
+      offsets,
     });
   }
 
@@ -205,7 +272,6 @@ export class DefinitionPages {
     this.#originalNames.length = 0;
     this.#groups.clear();
     this.#keys.clear();
-    this.#offsets.length = 0;
   }
 }
 
@@ -246,7 +312,14 @@ function decodedRow(table: Table, row: number): Readonly<Record<string, unknown>
   const end = table.offsets[row + 1] ?? 0;
   // Checked here (a corrupt chunk throws SnapshotError), bounded by the reader: anything else is a writer's fault.
   table.bytes.verify(start, end);
-  const value: unknown = JSON.parse(decoder.decode(table.bytes.values.subarray(start, end)));
+  const dictionary = table.dictionary.verifyAll();
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(unpackText(table.bytes.values.subarray(start, end), dictionary)));
+  } catch (error) {
+    // Checked bytes that do not unpack to JSON: a writer's fault, refused as a snapshot's (never served half-read).
+    throw error instanceof SnapshotError ? error : new SnapshotError(`the snapshot's definition ${row} does not decode`);
+  }
   if (!isRecord(value)) throw new SnapshotError(`the snapshot's definition ${row} is not an object`);
   const frozen = deepFreeze(value);
   table.decoded[row] = frozen;
@@ -312,6 +385,7 @@ export function readDefinitions(input: SnapshotReader): readonly ToolDefinition[
   const groupIds = input.i32();
   const keyLists = stringLists(parsedJson(input.text(), "field lists"), "field lists");
   const keyIds = input.i32();
+  const dictionary = input.deferredU8("definition dictionary");
   const bytes = input.deferredU8("definition texts");
   const offsets = input.i32();
   if (groupIds.length !== count || keyIds.length !== count || offsets.length !== count + 1 || offsets[0] !== 0 || offsets[count] !== bytes.values.length) {
@@ -321,7 +395,7 @@ export function readDefinitions(input: SnapshotReader): readonly ToolDefinition[
     if ((offsets[row + 1] ?? 0) < (offsets[row] ?? 0)) throw new SnapshotError("the snapshot's definition offsets are out of order");
   }
   const definitions: ToolDefinition[] = [];
-  const table: Table = { bytes, offsets, decoded: [], definitions, rowOf: undefined, byName: undefined };
+  const table: Table = { bytes, dictionary, offsets, decoded: [], definitions, rowOf: undefined, byName: undefined };
   const lazyFields = new Map<string, PropertyDescriptor>();
   // Per distinct list of fields (a handful), worked out on its first row: no look-up per field and row.
   const plans: (FieldPlan | undefined)[] = [];

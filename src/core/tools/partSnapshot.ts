@@ -10,7 +10,7 @@ import type { ToolDefinition } from "../types.ts";
 import { readDefinitions, writeDefinitions } from "./definitionTable.ts";
 
 const MAGIC = "toolgate-search-part";
-export const PART_SNAPSHOT_FORMAT = 2;
+export const PART_SNAPSHOT_FORMAT = 3;
 
 /** What a part's snapshot is of: the shard object's name, the view's key and the code's fingerprint. */
 export interface PartBinding {

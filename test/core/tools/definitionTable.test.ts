@@ -60,7 +60,8 @@ describe("definition tables", () => {
 
   it("decode a definition when a field past its name and groups is first read, not before", () => {
     const bytes = written(definitions);
-    // Spoil the third definition's text (its description's first letter becomes a quote: no longer JSON).
+    // Spoil the third definition's text (its description's first letter becomes a quote: no longer JSON), in the
+    // texts' dictionary (four definitions' texts fit in it whole: each text is a reference to it).
     const at = findText(bytes, "Echoes.");
     bytes[at] = 0x22;
     const corrupt: SnapshotError[] = [];
@@ -68,25 +69,58 @@ describe("definition tables", () => {
     // Read: what every definition holds up front. Nothing else was decoded, so nothing was checked yet.
     expect(read.map((tool) => [tool.name, tool.originalName, tool.groups])).toEqual(definitions.map((tool) => [tool.name, tool.originalName, tool.groups]));
     expect(corrupt).toEqual([]);
-    // The first field read past them checks the texts' chunk: refused, every time, and the reader told.
-    expect(() => read[2]?.description).toThrow(/corrupt snapshot: chunk 0 of its definition texts/);
+    // The first field read past them checks the dictionary: refused, every time, and the reader told.
+    expect(() => read[2]?.description).toThrow(/corrupt snapshot: chunk 0 of its definition dictionary/);
     expect(() => read[1]?.description).toThrow(SnapshotError);
     expect(corrupt.length).toBe(2);
   });
 
-  it("check the definitions' texts per chunk: a corrupt chunk refuses its definitions, the others read", () => {
+  it("check the definitions' packed texts per chunk: a corrupt chunk refuses its definitions, the others read", () => {
     const many = Array.from({ length: 3000 }, (_, i) => validateToolDefinition({
-      name: `tool_${i}`, description: `Tool number ${i}: it does the ${i}th thing of a long list of things to do.`, parameters: { type: "object" },
+      name: `tool_${i}`, description: `Tool number ${i} (${tag(i)}): it does the ${i}th thing of a long list of things to do.`, parameters: { type: "object" },
     }));
     const bytes = written(many);
+    // Packed to under half (a dictionary of the shared words, each text's own letters as they are).
+    expect(bytes.byteLength).toBeLessThan(many.reduce((sum, tool) => sum + JSON.stringify(tool).length, 0) / 2);
+    expect(readDefinitions(new SnapshotReader(bytes))).toEqual(many);
+    // A text the dictionary was not made from (its rows are spread evenly: 2500 is not one): its tag is in its
+    // packed text only, as it is.
     const spoiled = 2500;
-    const at = findText(bytes, `Tool number ${spoiled}:`);
+    const at = findText(bytes, tag(spoiled));
     bytes[at] = "W".charCodeAt(0);
     const read = readDefinitions(new SnapshotReader(bytes));
-    // Unchecked, this would read "Wool number 2500"; refused instead.
-    expect(() => read[spoiled]?.description).toThrow(SnapshotError);
+    // Unchecked, this would read another tag; refused instead.
+    expect(() => read[spoiled]?.description).toThrow(/corrupt snapshot: chunk \d+ of its definition texts/);
     expect(read[0]?.description).toBe(many[0]?.description);
     expect(read[10]?.parameters).toEqual(many[10]?.parameters);
+    // A byte of the dictionary (before the texts, and what every text refers to): every definition's reading refused.
+    const common = readDefinitions(new SnapshotReader(written(many)));
+    const broken = written(many);
+    broken[findText(broken, "of things to do.")] = "W".charCodeAt(0);
+    const refused = readDefinitions(new SnapshotReader(broken));
+    expect(refused.map((tool) => tool.name)).toEqual(many.map((tool) => tool.name));
+    for (const row of [0, 10, spoiled]) expect(() => refused[row]?.description).toThrow(/corrupt snapshot: chunk 0 of its definition dictionary/);
+    expect(common[spoiled]?.description).toBe(many[spoiled]?.description);
+  });
+
+  it("refuse a text whose bytes pass their checksum but do not unpack, or unpack to something else than an object", () => {
+    // Cut short; "[1]" (an array); a byte that is not UTF-8.
+    for (const text of [Uint8Array.of(9, 1, 65), Uint8Array.of(3, 3, 91, 49, 93), Uint8Array.of(1, 1, 0xff)]) {
+      const out = new SnapshotWriter();
+      out.strings(["a"]);
+      out.text("[]");
+      out.text("[]");
+      out.i32(Int32Array.of(-1));
+      out.text('[["name","description"]]');
+      out.i32(Int32Array.of(0));
+      out.deferredU8(new Uint8Array(0));
+      // Written as a writer that packs wrongly would: its checksums are right.
+      out.deferredU8(text);
+      out.i32(Int32Array.of(0, text.byteLength));
+      const [read] = readDefinitions(new SnapshotReader(out.finish()));
+      expect(read?.name).toBe("a");
+      expect(() => read?.description).toThrow(SnapshotError);
+    }
   });
 
   it("refuse sections that do not fit together", () => {
@@ -98,10 +132,22 @@ describe("definition tables", () => {
     out.text('[["name","description","parameters"]]');
     out.i32(Int32Array.of(0, 0));
     out.deferredU8(new Uint8Array(0));
+    out.deferredU8(new Uint8Array(0));
     out.i32(Int32Array.of(0, 0, 0));
     expect(() => readDefinitions(new SnapshotReader(out.finish()))).toThrow(SnapshotError);
   });
 });
+
+/** Ten letters of `i`'s own, shared by no other tool. */
+function tag(i: number): string {
+  let rest = Math.imul(i + 1, 2_654_435_761) >>> 0;
+  let letters = "";
+  for (let k = 0; k < 10; k++) {
+    letters += String.fromCharCode(97 + (rest % 26));
+    rest = (Math.imul(rest, 1_103_515_245) + 12_345) >>> 0;
+  }
+  return `k${letters}`;
+}
 
 function findText(bytes: Uint8Array, text: string): number {
   const needle = new TextEncoder().encode(text);

@@ -61,8 +61,8 @@ describe("registry snapshots", () => {
     const at = text.indexOf('"format":');
     expect(at).toBeGreaterThan(0);
     const older = bytes.slice();
-    older[at + '"format":'.length] = "6".charCodeAt(0);
-    await expect(decodeRegistrySnapshot(older, binding)).rejects.toThrow(/snapshot format 6, not 8/);
+    older[at + '"format":'.length] = "7".charCodeAt(0);
+    await expect(decodeRegistrySnapshot(older, binding)).rejects.toThrow(/snapshot format 7, not 8/);
   });
 
   it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", async () => {
@@ -120,15 +120,17 @@ describe("registry snapshots", () => {
     const bytes = await encodeRegistrySnapshot(content()) ?? new Uint8Array();
     const tool = definitions[40];
     if (tool === undefined) throw new Error("no tool 40");
-    // A byte of one tool's description: the snapshot still decodes (that text is checked when first read) ...
+    // A byte of one tool's description (in the definition texts' dictionary, which these 120 tools' texts fit in
+    // whole: every text refers to it): the snapshot still decodes (the dictionary is checked when a text is first read) ...
     const spoiled = bytes.slice();
     flip(spoiled, findText(spoiled, tool.description), 0x20);
     const corrupt: unknown[] = [];
     const read = await decodeRegistrySnapshot(spoiled, binding, (error) => corrupt.push(error));
     expect(read.tools.definitions[40]?.name).toBe(tool.name);
     // ... and its reading is refused rather than giving the changed text.
-    expect(() => read.tools.definitions[40]?.description).toThrow(/corrupt snapshot/);
-    expect(corrupt).toHaveLength(1);
+    expect(() => read.tools.definitions[40]?.description).toThrow(/corrupt snapshot: chunk 0 of its definition dictionary/);
+    expect(() => read.tools.definitions[3]?.parameters).toThrow(/corrupt snapshot/);
+    expect(corrupt).toHaveLength(2);
     // A byte of the index's term tables (the deferred area's last bytes are its one-edit table's; the statistics and
     // postings lie before them): a search reading them throws, or the change, which checks them all first.
     for (const from of [bytes.length - 16, bytes.length - 2_000]) {
@@ -203,8 +205,8 @@ describe("registry snapshots", () => {
     const fixed = { epoch: "epoch-1", version: 7, mode: "minisearch" as const, fingerprint: "f".repeat(16) };
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
-      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 254_320, "7f7ff9721f656ea0"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 1_094_520, "06cb851e2c838fc4"],
+      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 157_944, "c11b8c682790fe58"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 998_144, "1a400f12b52828d0"],
     ];
     for (const [written, length, checksum] of kinds) {
       const whole = await encodeRegistrySnapshot(written) ?? new Uint8Array();
@@ -222,7 +224,7 @@ describe("registry snapshots", () => {
       for (let at = 0; at < listed.length; at += pageTools) paged.add(listed.slice(at, at + pageTools));
       expect(paged.size).toBe(listed.length);
       const bytes = await paged.finish(fixed, [{ name: "broken_tool", revision: 4, error: "x" }]);
-      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([254_320, "7f7ff9721f656ea0"]);
+      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([157_944, "c11b8c682790fe58"]);
       // Laid out once: its pages were let go as they were.
       await expect(paged.finish(fixed, [])).rejects.toThrow(/laid out already/u);
       expect(() => paged.add(listed.slice(0, 1))).toThrow(/laid out already/u);
