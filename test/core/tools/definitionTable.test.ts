@@ -16,9 +16,9 @@ const definitions: ToolDefinition[] = [
   validateToolDefinition({ name: "plain", description: "Plain.", parameters: { type: "object", properties: { n: { type: "integer", minimum: 1 } } } }),
 ];
 
-function written(tools: readonly ToolDefinition[]): Uint8Array {
+function written(tools: readonly ToolDefinition[], keptBytes?: number): Uint8Array {
   const out = new SnapshotWriter();
-  writeDefinitions(out, tools);
+  writeDefinitions(out, tools, keptBytes);
   return out.finish();
 }
 
@@ -32,6 +32,15 @@ describe("definition tables", () => {
     expect(read.map((tool) => structuredClone(tool))).toEqual(definitions);
     expect("executor" in (read[0] ?? {})).toBe(false);
     expect(read[2]?.executor).toEqual({ type: "mcp", upstream: "x", tool: "echo" });
+  });
+
+  it("write the same bytes whether the packed texts are kept between the writer's passes, in part, or packed again", () => {
+    const many = Array.from({ length: 300 }, (_, i) => validateToolDefinition({ name: `tool_${i}`, description: `Tool ${tag(i)} reads the weather of a city.`, parameters: { type: "object", properties: { city: { type: "string" } } } }));
+    const kept = written(many);
+    // Packed again on the second pass (nothing kept), and kept until a bound met half way (then packed again).
+    expect(written(many, 0)).toEqual(kept);
+    expect(written(many, kept.length / 4)).toEqual(kept);
+    expect(readDefinitions(new SnapshotReader(kept)).map((tool) => tool.description)).toEqual(many.map((tool) => tool.description));
   });
 
   it("give each definition its own fields, a name written twice and two tables read alike included", () => {
