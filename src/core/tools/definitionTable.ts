@@ -10,7 +10,7 @@
 // written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
 // use are accessors, one per table and field name, which find a definition's row by its name (nothing is kept per
 // definition). The definitions' texts are checked per chunk when decoded (snapshotCodec.ts, deferred sections).
-import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
+import { collectBytes, type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
 import { rememberCatalogNames } from "../search/catalogNames.ts";
 import type { ToolDefinition } from "../types.ts";
 import { deepFreeze } from "./toolRegistry.ts";
@@ -258,13 +258,7 @@ export class DefinitionPages {
         packed.push(text);
         offsets[row + 1] = (offsets[row] ?? 0) + text.length;
       }
-      const joined = new Uint8Array((offsets[row] ?? 0) - (offsets[row - packed.length] ?? 0));
-      let filled = 0;
-      for (const text of packed) {
-        joined.set(text, filled);
-        filled += text.length;
-      }
-      pages[at] = joined;
+      pages[at] = collectBytes({ byteLength: (offsets[row] ?? 0) - (offsets[row - packed.length] ?? 0), pieces: () => packed });
     });
     this.#pageOffsets.length = 0;
     let passes = 0;

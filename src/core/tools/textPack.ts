@@ -10,7 +10,7 @@
 // current position in the dictionary followed by the text so far (a match may start in the dictionary). The decoder
 // is bounded: it writes exactly the declared length, never reads or writes out of bounds, and throws SnapshotError on
 // anything malformed (a length over the limit, a distance before the dictionary, bytes left over or missing).
-import { SnapshotError } from "../search/snapshotCodec.ts";
+import { collectBytes, SnapshotError } from "../search/snapshotCodec.ts";
 
 /** The shortest match worth a sequence (its length and distance take two bytes or more). */
 const MIN_MATCH = 4;
@@ -234,7 +234,7 @@ export function buildDictionary(samples: Iterable<Uint8Array>, maxBytes = MAX_DI
     taken.push(piece);
     total += piece.byteLength;
   }
-  if (total <= size) return joined(taken, total);
+  if (total <= size) return collectBytes({ byteLength: total, pieces: () => taken });
   // How many samples hold each window (by hash), counted once per sample.
   const counts = new Uint16Array(1 << 20);
   const seenIn = new Int32Array(1 << 20).fill(-1);
@@ -273,7 +273,7 @@ export function buildDictionary(samples: Iterable<Uint8Array>, maxBytes = MAX_DI
   }
   // Most shared last.
   chosen.reverse();
-  return joined(chosen, chosenBytes);
+  return collectBytes({ byteLength: chosenBytes, pieces: () => chosen });
 }
 
 const WINDOW = 8;
@@ -283,14 +283,4 @@ function windowHash(bytes: Uint8Array, at: number): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < WINDOW; i++) hash = Math.imul(hash ^ (bytes[at + i] ?? 0), 0x01000193);
   return hash >>> 12;
-}
-
-function joined(pieces: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.byteLength;
-  }
-  return out;
 }
