@@ -1,7 +1,8 @@
-// Where a restarted `wrangler dev`'s first search goes (docs/scaling.md, "What a cold isolate costs"): per restart, a
-// first request of one kind, and the workerd processes' CPU during each request (Linux /proc, 10 ms ticks). Each
-// repository (a checkout of the code to compare: this one, a worktree of another commit) gets its own state with the
-// same tools registered and its snapshot written; the restarts alternate between them, the order swapped each round.
+// Where a restarted `wrangler dev`'s first search goes (docs/scaling.md, "What a cold isolate costs now"; each run in
+// docs/scaling-log.md): per restart, a first request of one kind, and the workerd processes' CPU during each request
+// (Linux /proc, 10 ms ticks). Each repository (a checkout of the code to compare: this one, a worktree of another
+// commit) gets its own state with the same tools registered and its snapshot written; the restarts alternate between
+// them, the order swapped each round.
 //   node --expose-gc bench/coldHttpBreakdown.ts <substring|minisearch> <rounds> <repository>...
 // Scenarios (env SCENARIOS, default "whole,steps"): "whole", the first search alone; "steps", the same cut into
 // requests one after another: an authenticated request that touches no object (POST /v1/untrusted/wrap), a second one,

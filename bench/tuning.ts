@@ -18,7 +18,7 @@ interface Candidate {
 }
 
 const LEXICAL_ONLY: Partial<RankingTuning> = { semanticWeight: 0, centralityExponent: 0, expansionWeight: 0, lexicalExponent: 1 };
-/** The ranking before quoted words and lone digits weighed less (docs/search.md, "Kept, dropped, and why"). */
+/** The ranking before quoted words and lone digits weighed less (docs/search-log.md, "Kept, dropped, and why"). */
 const PREVIOUS_DEFAULT: Partial<RankingTuning> = { quotedWeight: 1, loneDigitWeight: 1 };
 
 const candidate = (label: string, change: Partial<RankingTuning>): Candidate => ({ label, tuning: { ...DEFAULT_TUNING, ...change } });

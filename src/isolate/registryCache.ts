@@ -266,7 +266,7 @@ async function readStoredSnapshot(env: Env, key: string): Promise<StoredSnapshot
  * The `length` bytes of `stream`, read straight into one buffer (no chunk of it copied again), or undefined when the
  * stream holds fewer or more. One `readAtLeast` of the rest, not a `read` per chunk: an RPC byte stream arrives in
  * 64 KiB messages, and the runtime fills the buffer with them without a JavaScript read per message (416 at 27 MB:
- * about 30 ms of CPU, docs/scaling.md).
+ * about 30 ms of CPU, docs/scaling-log.md).
  */
 async function readExactly(stream: ReadableStream<Uint8Array>, length: number): Promise<Uint8Array | undefined> {
   const reader = stream.getReader({ mode: "byob" });

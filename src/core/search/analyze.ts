@@ -51,8 +51,8 @@ const NO_WORDS: ReadonlySet<string> = new Set();
 /**
  * Words that frame a request to an assistant (the form or quality of the answer wanted) rather than its topic:
  * "provide detailed information on …", "comprehensive", "specific". Written from English request phrasing in
- * general, not from any data set's answers; bench/tuning.ts --variants measures them per fold (docs/search.md, "How the
- * minisearch mode ranks"). Not dropped by default: they did not help on every fold.
+ * general, not from any data set's answers; bench/tuning.ts --variants measures them per fold (docs/search-log.md, "How
+ * the ranked mode's constants were chosen"). Not dropped by default: they did not help on every fold.
  */
 export const REQUEST_FRAMING_WORDS: ReadonlySet<string> = new Set(
   ("provide detailed detail details comprehensive specific specifically information info various including include " +
