@@ -715,7 +715,7 @@ export class RankedIndex implements SearchIndex {
   #hybridPage(query: string, terms: readonly QueryTerm[], count: number, accept: (name: string) => boolean, withTotal: boolean): RankedSlots {
     if (!withTotal && this.#tuning.fusion === "mix" && count !== Infinity && this.#tuning.lexicalExponent > 0) return this.#mixedPage(query, terms, count, accept);
     // The mix reads a cosine only for a lexical hit or at SEMANTIC_FLOOR or more (rrf ranks every one).
-    const { searched, lexical, cosines } = this.#halves(query, terms, this.#tuning.fusion === "mix");
+    const { searched, lexical, cosines, above } = this.#halves(query, terms, this.#tuning.fusion === "mix");
     const weight = this.#tuning.semanticWeight;
     const lexicalExponent = this.#tuning.lexicalExponent;
     const { slots: hits, scores } = lexical;
@@ -747,33 +747,33 @@ export class RankedIndex implements SearchIndex {
       return { ...top.sortedWithScores(), total, bestLexical: lexical.best };
     }
     const semanticWeight = this.#semanticWeight(searched, lexical);
-    const lexicalHit = this.#hitBuffer(this.#slotTools.length);
     // A hit's lexical share, (score / best) ^ e with score ≤ best, is at most (1 − e) + e × score / best for e ≤ 1 (the
     // power is concave: under its tangent at 1), at most score / best for e > 1. A hit whose share so bounded, plus its
     // cosine's part, stays under the lowest score a full page keeps is counted without working out the power.
     const bounded = lexicalExponent > 0 && best > 0;
     const tangent = lexicalExponent < 1 ? 1 - lexicalExponent : 0;
     const slope = lexicalExponent < 1 ? lexicalExponent : 1;
+    // The lowest score of the full page (-Infinity until full), kept here: read once per offer, not per hit.
+    let lowest = -Infinity;
     for (let h = 0; h < hits.length; h++) {
       const slot = hits[h] ?? 0;
-      lexicalHit[slot] = 1;
       if (!acceptSlot(slot)) continue;
       total++;
       const share = best > 0 ? (scores[slot] ?? 0) / best : 0;
       const semantic = semanticWeight * (cosines?.[slot] ?? 0);
-      if (bounded && top.full && tangent + slope * share + semantic + SHARE_BOUND_MARGIN < top.lowest) continue;
+      if (bounded && tangent + slope * share + semantic + SHARE_BOUND_MARGIN < lowest) continue;
       top.offer(slot, (best > 0 ? share ** lexicalExponent : 0) + semantic);
+      if (top.full) lowest = top.lowest;
     }
-    if (cosines !== undefined) {
-      const slotTools = this.#slotTools;
-      for (let slot = 0; slot < cosines.length; slot++) {
-        const cosine = cosines[slot] ?? 0;
-        if (cosine < SEMANTIC_FLOOR || lexicalHit[slot] === 1 || slotTools[slot] === undefined || !acceptSlot(slot)) continue;
-        total++;
-        top.offer(slot, semanticWeight * cosine);
-      }
+    // The tools no word hits at SEMANTIC_FLOOR or more (#halves lists them with the mix's cosines).
+    const slotTools = this.#slotTools;
+    const alone = above ?? [];
+    for (let a = 0; a < alone.length; a++) {
+      const slot = alone[a] ?? 0;
+      if (slotTools[slot] === undefined || !acceptSlot(slot)) continue;
+      total++;
+      top.offer(slot, semanticWeight * (cosines?.[slot] ?? 0));
     }
-    for (let h = 0; h < hits.length; h++) lexicalHit[hits[h] ?? 0] = 0;
     return { ...top.sortedWithScores(), total, bestLexical: lexical.best };
   }
 
@@ -845,13 +845,15 @@ export class RankedIndex implements SearchIndex {
     }
     if (queryVector !== undefined && semantic !== undefined && (!top.full || cosineCap + SHARE_BOUND_MARGIN >= top.lowest)) {
       const cosines = this.#cosineBuffer(semantic.slotCount);
-      semantic.cosinesAtLeast(queryVector, parts, sentenceShare, SEMANTIC_FLOOR, marks, cosines);
+      const above = this.#aboveBuffer(semantic.slotCount);
+      // Every slot at SEMANTIC_FLOOR or more (none is marked 1), in slot order: those no word hits are offered.
+      const found = semantic.cosinesAtLeast(queryVector, parts, sentenceShare, SEMANTIC_FLOOR, marks, cosines, above);
       const slotTools = this.#slotTools;
-      for (let slot = 0; slot < cosines.length; slot++) {
-        const cosine = cosines[slot] ?? 0;
-        if (cosine < SEMANTIC_FLOOR || marks[slot] !== 0 || slotTools[slot] === undefined || !accept(slotNames[slot] ?? "")) continue;
+      for (let a = 0; a < found; a++) {
+        const slot = above[a] ?? 0;
+        if (marks[slot] !== 0 || slotTools[slot] === undefined || !accept(slotNames[slot] ?? "")) continue;
         total++;
-        top.offer(slot, semanticWeight * cosine);
+        top.offer(slot, semanticWeight * (cosines[slot] ?? 0));
       }
     }
     for (let h = 0; h < hits.length; h++) marks[hits[h] ?? 0] = 0;
@@ -865,6 +867,13 @@ export class RankedIndex implements SearchIndex {
     return this.#cosines.subarray(0, slots);
   }
 
+  /** A search's list of the slots cosinesAtLeast finds at SEMANTIC_FLOOR or more (reused). */
+  #above = new Int32Array(0);
+  #aboveBuffer(slots: number): Int32Array {
+    if (this.#above.length < slots) this.#above = new Int32Array(Math.max(slots, Math.ceil(1.25 * this.#above.length)));
+    return this.#above;
+  }
+
   /** A search's marks of the slots its words hit (reused; all 0 between searches). */
   #lexicalHits = new Uint8Array(0);
   #hitBuffer(slots: number): Uint8Array {
@@ -874,12 +883,18 @@ export class RankedIndex implements SearchIndex {
 
   /**
    * Both halves of the hybrid ranking: the lexical one (#lexicalHalf) and every slot's cosine with the query (with
-   * `aboveFloor`, exact only for the lexical hits and the cosines at SEMANTIC_FLOOR or more: SemanticVectors.cosinesAtLeast).
+   * `aboveFloor`, exact only for the lexical hits and the cosines at SEMANTIC_FLOOR or more: SemanticVectors.cosinesAtLeast;
+   * then `above` lists the slots no word hits whose cosine is SEMANTIC_FLOOR or more).
    */
-  #halves(query: string, terms: readonly QueryTerm[], aboveFloor = false): { searched: readonly QueryTerm[]; lexical: LexicalMatches; cosines: Float32Array | undefined } {
+  #halves(
+    query: string,
+    terms: readonly QueryTerm[],
+    aboveFloor = false,
+  ): { searched: readonly QueryTerm[]; lexical: LexicalMatches; cosines: Float32Array | undefined; above: Int32Array | undefined } {
     const { queryVector, sentences, searched, lexical } = this.#lexicalHalf(query, terms);
     const share = this.#tuning.sentenceShare;
     let cosines: Float32Array | undefined;
+    let above: Int32Array | undefined;
     if (queryVector !== undefined && this.#semantic !== undefined) {
       cosines = this.#cosineBuffer(this.#semantic.slotCount);
       const parts = share > 0 && sentences.length > 1 ? sentences.map((sentence) => sentence.vector) : [];
@@ -887,13 +902,14 @@ export class RankedIndex implements SearchIndex {
         const hits = lexical.slots;
         const exact = this.#hitBuffer(this.#slotTools.length);
         for (let h = 0; h < hits.length; h++) exact[hits[h] ?? 0] = 1;
-        this.#semantic.cosinesAtLeast(queryVector, parts, share, SEMANTIC_FLOOR, exact, cosines);
+        const found = this.#aboveBuffer(this.#semantic.slotCount);
+        above = found.subarray(0, this.#semantic.cosinesAtLeast(queryVector, parts, share, SEMANTIC_FLOOR, exact, cosines, found));
         for (let h = 0; h < hits.length; h++) exact[hits[h] ?? 0] = 0;
       } else {
         this.#semantic.mixedCosinesInto(queryVector, parts, share, cosines);
       }
     }
-    return { searched, lexical, cosines };
+    return { searched, lexical, cosines, above };
   }
 
   /** The hybrid ranking's lexical half: every match of the query's words, weighed by centrality, with near words. */

@@ -598,25 +598,27 @@ export class SemanticVectors {
    * Cauchy–Schwarz bounds what the other dimensions can add (|q's rest| × |the tool's centred rest|), and a slot
    * whose cosine cannot reach the floor (with a margin far above rounding) stops there. The others go on with the
    * same sums: their cosines are mixedCosinesInto's to the last bit. More than three sentences: mixedCosinesInto.
+   * The slots not marked exact whose cosine is `floor` or more go into `above`, in slot order, and their count is
+   * returned: a page reads those few instead of every slot's cosine (a cold search runs that loop interpreted).
    */
-  cosinesAtLeast(vector: Float32Array, parts: readonly Float32Array[], share: number, floor: number, exact: Uint8Array, out: Float32Array): void {
+  cosinesAtLeast(vector: Float32Array, parts: readonly Float32Array[], share: number, floor: number, exact: Uint8Array, out: Float32Array, above: Int32Array): number {
+    const slots = this.#slots;
+    if (out.length < slots || above.length < slots) throw new RangeError(`cosinesAtLeast needs room for ${slots} slots, not ${Math.min(out.length, above.length)}`);
     const mixed = parts.length > 0 && share > 0;
     if (mixed && parts.length > 3) {
       this.mixedCosinesInto(vector, parts, share, out);
-      return;
+      let found = 0;
+      for (let slot = 0; slot < slots; slot++) if (exact[slot] !== 1 && (out[slot] ?? 0) >= floor) above[found++] = slot;
+      return found;
     }
     this.centre();
-    if (out.length < this.#slots) throw new RangeError(`cosinesAtLeast needs room for ${this.#slots} slots, not ${out.length}`);
-    const rows: BoundedRows = { tools: this.#vectors, inverseNorms: this.#inverseNorms, tailNorms: this.#tailNormsOf(), slots: this.#slots, floor, exact, out };
-    if (!mixed) {
-      boundedCosines1(rows, queryTerms(vector, this.#mean));
-      return;
-    }
+    const rows: BoundedRows = { tools: this.#vectors, inverseNorms: this.#inverseNorms, tailNorms: this.#tailNormsOf(), slots, floor, exact, out, above };
+    if (!mixed) return boundedCosines1(rows, queryTerms(vector, this.#mean));
     // One sentence is read as two alike (as mixedCosinesInto reads it: the same sums).
     const first = queryTerms(parts[0] ?? vector, this.#mean);
     const second = parts.length > 1 ? queryTerms(parts[1] ?? vector, this.#mean) : first;
-    if (parts.length === 3) boundedCosines4(rows, queryTerms(vector, this.#mean), first, second, queryTerms(parts[2] ?? vector, this.#mean), share);
-    else boundedCosines3(rows, queryTerms(vector, this.#mean), first, second, share);
+    if (parts.length === 3) return boundedCosines4(rows, queryTerms(vector, this.#mean), first, second, queryTerms(parts[2] ?? vector, this.#mean), share);
+    return boundedCosines3(rows, queryTerms(vector, this.#mean), first, second, share);
   }
 }
 
@@ -636,6 +638,8 @@ interface BoundedRows {
   floor: number;
   exact: Uint8Array;
   out: Float32Array;
+  /** The slots not marked exact whose cosine is the floor or more, in slot order (the loops return how many). */
+  above: Int32Array;
 }
 
 /**
@@ -672,13 +676,15 @@ function belowFloor(reach: number, inverseNorm: number, floor: number): boolean 
 // keeps its sums in locals across the bound, so that a row that goes on costs what mixedCosinesInto's does.
 
 /** cosinesAtLeast for a request alone. */
-function boundedCosines1(rows: BoundedRows, wq: QueryTerms): void {
-  const { tools, inverseNorms, tailNorms, slots, floor, exact, out } = rows;
+function boundedCosines1(rows: BoundedRows, wq: QueryTerms): number {
+  const { tools, inverseNorms, tailNorms, slots, floor, exact, out, above } = rows;
+  let found = 0;
   const w = wq.q;
   each: for (let slot = 0; slot < slots; slot++) {
     const inverseNorm = inverseNorms[slot] ?? 0;
     if (inverseNorm === 0) {
       out[slot] = 0;
+      if (exact[slot] !== 1 && 0 >= floor) above[found++] = slot;
       continue;
     }
     const at = slot * EMBEDDING_DIMENSIONS;
@@ -697,12 +703,15 @@ function boundedCosines1(rows: BoundedRows, wq: QueryTerms): void {
       w3 += (w[d + 3] ?? 0) * (tools[at + d + 3] ?? 0);
     }
     out[slot] = (w0 + w1 + w2 + w3 - wq.offset) * inverseNorm;
+    if (exact[slot] !== 1 && (out[slot] ?? 0) >= floor) above[found++] = slot;
   }
+  return found;
 }
 
 /** cosinesAtLeast for a request of two sentences (or one, read twice). */
-function boundedCosines3(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: QueryTerms, share: number): void {
-  const { tools, inverseNorms, tailNorms, slots, floor, exact, out } = rows;
+function boundedCosines3(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: QueryTerms, share: number): number {
+  const { tools, inverseNorms, tailNorms, slots, floor, exact, out, above } = rows;
+  let found = 0;
   const w = wq.q;
   const a = aq.q;
   const b = bq.q;
@@ -710,6 +719,7 @@ function boundedCosines3(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: 
     const inverseNorm = inverseNorms[slot] ?? 0;
     if (inverseNorm === 0) {
       out[slot] = 0;
+      if (exact[slot] !== 1 && 0 >= floor) above[found++] = slot;
       continue;
     }
     const at = slot * EMBEDDING_DIMENSIONS;
@@ -748,12 +758,15 @@ function boundedCosines3(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: 
     let best = Math.max(-Infinity, a0 + a1 + a2 + a3 - aq.offset);
     best = Math.max(best, b0 + b1 + b2 + b3 - bq.offset);
     out[slot] = ((1 - share) * dot + share * best) * inverseNorm;
+    if (exact[slot] !== 1 && (out[slot] ?? 0) >= floor) above[found++] = slot;
   }
+  return found;
 }
 
 /** cosinesAtLeast for a request of three sentences. */
-function boundedCosines4(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: QueryTerms, cq: QueryTerms, share: number): void {
-  const { tools, inverseNorms, tailNorms, slots, floor, exact, out } = rows;
+function boundedCosines4(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: QueryTerms, cq: QueryTerms, share: number): number {
+  const { tools, inverseNorms, tailNorms, slots, floor, exact, out, above } = rows;
+  let found = 0;
   const w = wq.q;
   const a = aq.q;
   const b = bq.q;
@@ -762,6 +775,7 @@ function boundedCosines4(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: 
     const inverseNorm = inverseNorms[slot] ?? 0;
     if (inverseNorm === 0) {
       out[slot] = 0;
+      if (exact[slot] !== 1 && 0 >= floor) above[found++] = slot;
       continue;
     }
     const at = slot * EMBEDDING_DIMENSIONS;
@@ -809,7 +823,9 @@ function boundedCosines4(rows: BoundedRows, wq: QueryTerms, aq: QueryTerms, bq: 
     best = Math.max(best, b0 + b1 + b2 + b3 - bq.offset);
     best = Math.max(best, c0 + c1 + c2 + c3 - cq.offset);
     out[slot] = ((1 - share) * dot + share * best) * inverseNorm;
+    if (exact[slot] !== 1 && (out[slot] ?? 0) >= floor) above[found++] = slot;
   }
+  return found;
 }
 
 /** cosinesAtLeast bounds a row's dot products once this many of its dimensions are summed (a multiple of 4). */

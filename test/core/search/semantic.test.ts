@@ -311,7 +311,10 @@ describe("SemanticVectors.cosinesAtLeast", () => {
         const floor = Number.isNaN(nudge) ? 0.3 : (expected[at % expected.length] ?? 0) + nudge;
         const exact = Uint8Array.from({ length: vectors.slotCount }, (_, slot) => (marks[slot] === true ? 1 : 0));
         const found = new Float32Array(vectors.slotCount).fill(Number.NaN);
-        vectors.cosinesAtLeast(vector, parts, share, floor, exact, found);
+        const above = new Int32Array(vectors.slotCount + 2).fill(-1);
+        const count = vectors.cosinesAtLeast(vector, parts, share, floor, exact, found, above);
+        // Listed, in slot order: exactly the slots not marked exact whose cosine is the floor or more.
+        expect(Array.from(above.subarray(0, count))).toEqual([...expected.keys()].filter((slot) => exact[slot] !== 1 && (expected[slot] ?? 0) >= floor));
         // Read exactly: a marked slot, a cosine at the floor or more. Else the cosine, or BELOW_FLOOR (then surely below).
         const wrong = [...expected.keys()].filter((slot) => {
           const cosine = expected[slot] ?? 0;
@@ -324,5 +327,18 @@ describe("SemanticVectors.cosinesAtLeast", () => {
     );
     // The bound did prove some cosines below the floor (else this test would not exercise it).
     expect(belowFound).toBeGreaterThan(20);
+  });
+
+  it("refuses outputs with room for fewer slots than it holds", () => {
+    const vectors = vectorsOf(["weather forecast", "email message", "stock price"].map((description, i) => tool(`tool_${i}`, description)));
+    const vector = vectors.queryVector("weather");
+    if (vector === undefined) throw new Error("the query has no vector");
+    const slots = vectors.slotCount;
+    const exact = new Uint8Array(slots);
+    expect(() => vectors.cosinesAtLeast(vector, [], 0, 0.3, exact, new Float32Array(slots), new Int32Array(slots - 1))).toThrow(RangeError);
+    expect(() => vectors.cosinesAtLeast(vector, [], 0, 0.3, exact, new Float32Array(slots - 1), new Int32Array(slots))).toThrow(RangeError);
+    // Five sentences take mixedCosinesInto's path, and list alike.
+    const parts = ["weather", "email", "stock", "price", "message"].flatMap((word) => vectors.queryVector(word) ?? []);
+    expect(() => vectors.cosinesAtLeast(vector, parts, 0.5, 0.3, exact, new Float32Array(slots), new Int32Array(slots - 1))).toThrow(RangeError);
   });
 });
