@@ -301,7 +301,7 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
         walked += (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
       }
       const key = lists.keys[at] ?? 0;
-      if (walked * 2 <= tools) continue;
+      if (walked * 4 <= tools) continue;
       const keyword = base === 0 ? String.fromCharCode(key) : String.fromCharCode(Math.floor(key / 65536), key % 65536);
       carried.push({ key: base + key, keyword, words: Array.from(values.subarray(from, to)) });
     }
@@ -893,7 +893,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     return true;
   }
 
-  /** Scratch of firstByBound: per word of carried places, the union of the matching keywords' places. */
+  /** Scratch of firstByBound: per word of carried places, the union of the places of the keywords that match. */
   let carriedUnion = new Uint32Array(0);
 
   /**
@@ -916,8 +916,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     if (carriedUnion.length < width) carriedUnion = new Uint32Array(width);
     const union = carriedUnion;
     union.fill(0, 0, width);
-    // matched: bit 2 once a tool is among the candidates (`order`), bit 1 once a walked keyword's match of it has
-    // been counted (added to the total when outside the union).
+    // matched: 1 once a tool is among the candidates (`order`).
     matched.fill(0);
     orderLength = 0;
     if (stamp > 2 ** 30) {
@@ -929,9 +928,8 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
      * walked keyword's: like a carried one, it bounds the other tools' scores and makes no candidates), or its hits.
      */
     const weighing: { idf: number; places?: Uint32Array; placeByTool?: Uint8Array; tools?: Uint32Array; kinds?: Uint8Array }[] = [];
-    /** The hits of the walked keywords that match. */
-    const walkedMatches: Uint32Array[] = [];
     let bound = 0;
+    // The loops below are written out (no call per tool: a cold isolate's first search runs them interpreted).
     for (const { keyword, matches, weighs } of steps) {
       const places = keyword.length <= 3 ? carriedPlaces(keyword) : undefined;
       if (places !== undefined) {
@@ -939,7 +937,9 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
         for (let w = 0; w < width; w++) {
           const word = places[w] ?? 0;
           if (word === 0) continue;
-          hits += placesIn(word);
+          // placesIn(word)
+          const any = word | (word >>> 1);
+          hits += Math.imul((any | (any >>> 2)) & 0x11111111, 0x11111111) >>> 28;
           if (matches) union[w] = (union[w] ?? 0) | word;
         }
         if (!weighs || hits === 0) continue;
@@ -950,44 +950,32 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
       }
       const hits = scan(keyword, ++stamp);
       if (hits === 0) continue;
-      const hit = hitTools.slice(0, hits);
-      if (matches) walkedMatches.push(hit);
-      if (!weighs) continue;
       const idf = keywordWeight(size, hits);
-      if (hits * COMMON_SHARE > size) {
-        const placeByTool = new Uint8Array(size);
-        for (let i = 0; i < hits; i++) {
-          const tool = hit[i] ?? 0;
-          placeByTool[tool] = hitKind[tool] ?? 0;
+      const common = hits * COMMON_SHARE > size;
+      const placeByTool = weighs && common ? new Uint8Array(size) : undefined;
+      const hit = weighs && !common ? hitTools.slice(0, hits) : undefined;
+      const kinds = hit === undefined ? undefined : new Uint8Array(hits);
+      for (let i = 0; i < hits; i++) {
+        const tool = hitTools[i] ?? 0;
+        // A walked match joins the union as a place of its own.
+        if (matches) union[tool >>> 3] = (union[tool >>> 3] ?? 0) | (1 << ((tool & 7) << 2));
+        if (placeByTool !== undefined) placeByTool[tool] = hitKind[tool] ?? 0;
+        else if (kinds !== undefined) {
+          kinds[i] = hitKind[tool] ?? 0;
+          if (matched[tool] === 0) {
+            matched[tool] = 1;
+            order[orderLength++] = tool;
+          }
         }
+      }
+      if (placeByTool !== undefined) {
         bound += idf * NAME_WEIGHT;
         weighing.push({ idf, placeByTool });
-        continue;
-      }
-      const kinds = new Uint8Array(hits);
-      for (let i = 0; i < hits; i++) {
-        const tool = hit[i] ?? 0;
-        kinds[i] = hitKind[tool] ?? 0;
-        if (matched[tool] === 0) {
-          matched[tool] = 2;
-          order[orderLength++] = tool;
-        }
-      }
-      weighing.push({ idf, tools: hit, kinds });
+      } else if (hit !== undefined) weighing.push({ idf, tools: hit, kinds });
     }
     if (orderLength === 0) return undefined;
-    // Every match: the union's, and those of walked keywords outside it.
     let total = 0;
     for (let w = 0; w < width; w++) total += placesIn(union[w] ?? 0);
-    for (const hit of walkedMatches) {
-      for (let i = 0; i < hit.length; i++) {
-        const tool = hit[i] ?? 0;
-        const kept = matched[tool] ?? 0;
-        if ((kept & 1) === 1) continue;
-        matched[tool] = kept | 1;
-        if (carriedPlace(union, tool) === 0) total++;
-      }
-    }
     // The candidates' scores and relevance, each keyword's weight added in the order score adds them.
     for (let i = 0; i < orderLength; i++) {
       const tool = order[i] ?? 0;
@@ -1001,7 +989,8 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
       if (places !== undefined || placeByTool !== undefined) {
         for (let i = 0; i < orderLength; i++) {
           const tool = order[i] ?? 0;
-          const kind = places === undefined ? (placeByTool?.[tool] ?? 0) : carriedPlace(places, tool);
+          // carriedPlace(places, tool)
+          const kind = places === undefined ? (placeByTool?.[tool] ?? 0) : ((places[tool >>> 3] ?? 0) >>> ((tool & 7) << 2)) & 15;
           if (kind === 0) continue;
           scores[tool] = (scores[tool] ?? 0) + (kind & 8 ? nameStart : kind & 4 ? nameInside : kind & 2 ? idf : inside);
           covered[tool] = (covered[tool] ?? 0) + idf;
@@ -1015,20 +1004,20 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
         }
       }
     }
-    const isMatch = (tool: number): boolean => ((matched[tool] ?? 0) & 1) === 1 || carriedPlace(union, tool) !== 0;
     const best = new TopK(count, positionOf);
     // Once the heap is full, a score below its lowest cannot enter it (not offered: as in firstTools).
     let floor = -Infinity;
     for (let i = 0; i < orderLength; i++) {
       const tool = order[i] ?? 0;
       const toolScore = scores[tool] ?? 0;
-      if (toolScore < floor || !isMatch(tool) || !accept(slotNames[tool] ?? "")) continue;
+      // A candidate hit by a keyword that weighs only (a bare word) may match nothing: not in the union.
+      if (toolScore < floor || carriedPlace(union, tool) === 0 || !accept(slotNames[tool] ?? "")) continue;
       best.offer(tool, toolScore);
       if (best.full) floor = best.lowest;
     }
     if (!best.full || best.lowest <= bound) return undefined;
     for (const name of rejected) {
-      for (let slot = slotNames.indexOf(name); slot !== -1; slot = slotNames.indexOf(name, slot + 1)) if (isMatch(slot)) total--;
+      for (let slot = slotNames.indexOf(name); slot !== -1; slot = slotNames.indexOf(name, slot + 1)) if (carriedPlace(union, slot) !== 0) total--;
     }
     const { slots, scores: kept } = best.sortedWithScores();
     return { tools: slots, scores: kept, total };
