@@ -18,6 +18,28 @@ import type { TermCounts, WholeCatalog } from "./catalogParts.ts";
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
 const CJK_RUNS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
 
+/**
+ * Whether `word` has a code unit from U+1100 on, where the scripts CJK_RUN finds begin (Hangul Jamo): a word without
+ * one is not tested by that regular expression, whose Unicode classes a cold isolate would otherwise build first.
+ */
+function mayHoldCjk(word: string): boolean {
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) >= 0x1100) return true;
+  return false;
+}
+
+/** Whether code unit `code` is an ASCII letter or digit (in ASCII, exactly the letters and numbers of \p{L} and \p{N}). */
+const asciiLetterOrDigit = (code: number): boolean => (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a);
+
+/**
+ * `keyword` without its leading and trailing punctuation (EDGE_PUNCTUATION). A word that starts and ends with an
+ * ASCII letter or digit has none, and is taken as it is: the regular expression, whose Unicode classes a cold isolate
+ * would build first, runs only for the others.
+ */
+function bareWord(keyword: string): string {
+  if (keyword !== "" && asciiLetterOrDigit(keyword.charCodeAt(0)) && asciiLetterOrDigit(keyword.charCodeAt(keyword.length - 1))) return keyword;
+  return keyword.replace(EDGE_PUNCTUATION, "");
+}
+
 /** Overlapping bigrams of a CJK run (by code point), or its only character. */
 function bigrams(run: string): string[] {
   const chars = Array.from(run);
@@ -35,7 +57,7 @@ export function queryKeywords(query: string): string[] {
   const keywords = new Set<string>();
   for (const word of query.toLowerCase().split(/\s+/u)) {
     if (word === "") continue;
-    if (!CJK_RUN.test(word)) {
+    if (!mayHoldCjk(word) || !CJK_RUN.test(word)) {
       keywords.add(word);
       continue;
     }
@@ -54,7 +76,7 @@ export function substringTerms(query: string): string[] {
   const terms = new Set<string>();
   for (const keyword of queryKeywords(query)) {
     terms.add(keyword);
-    const bare = keyword.replace(EDGE_PUNCTUATION, "");
+    const bare = bareWord(keyword);
     if (bare !== "") terms.add(bare);
   }
   return [...terms];
@@ -70,7 +92,7 @@ function keywordSteps(query: string): { keyword: string; matches: boolean; weigh
   const steps: { keyword: string; matches: boolean; weighs: boolean }[] = [];
   const weighed = new Set<string>();
   for (const keyword of queryKeywords(query)) {
-    const bare = keyword.replace(EDGE_PUNCTUATION, "");
+    const bare = bareWord(keyword);
     if (bare === keyword) {
       steps.push({ keyword, matches: true, weighs: !weighed.has(keyword) });
       weighed.add(keyword);
@@ -301,7 +323,7 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
         walked += (postingStarts[word + 1] ?? 0) - (postingStarts[word] ?? 0);
       }
       const key = lists.keys[at] ?? 0;
-      if (walked * 4 <= tools) continue;
+      if (walked * 2 <= tools) continue;
       const keyword = base === 0 ? String.fromCharCode(key) : String.fromCharCode(Math.floor(key / 65536), key % 65536);
       carried.push({ key: base + key, keyword, words: Array.from(values.subarray(from, to)) });
     }
@@ -1203,7 +1225,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   function keywordBand(query: string, count: number, accept: (name: string) => boolean, maxKeywords: number): KeywordPlaces | undefined {
     // The keywords score weighs (each bare word once), counted before any is scanned: past the bound, no band.
-    const bare = new Set(queryKeywords(query).map((keyword) => keyword.replace(EDGE_PUNCTUATION, "")).filter((word) => word !== ""));
+    const bare = new Set(queryKeywords(query).map((keyword) => bareWord(keyword)).filter((word) => word !== ""));
     if (bare.size > maxKeywords) return undefined;
     recorded = [];
     let weighed: NonNullable<typeof recorded>;
@@ -1263,7 +1285,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   function boundedBand(query: string, count: number, accept: (name: string) => boolean, bounds: KeywordBounds): { counts: TermCounts; band?: KeywordPlaces } {
     const { known, wholeTools, maxUnknown, maxTools, maxPairs } = bounds;
-    const bare = new Set(queryKeywords(query).map((keyword) => keyword.replace(EDGE_PUNCTUATION, "")).filter((word) => word !== ""));
+    const bare = new Set(queryKeywords(query).map((keyword) => bareWord(keyword)).filter((word) => word !== ""));
     let unknown = 0;
     for (const word of bare) if (!known.has(word)) unknown++;
     if (unknown > maxUnknown) return { counts: keywordCounts(query) };
