@@ -8,7 +8,7 @@
 import type { ToolDefinition } from "../types.ts";
 import { diffCatalog } from "./catalogDiff.ts";
 import { catalogNames } from "./catalogNames.ts";
-import { rejectedNames } from "./acceptAllBut.ts";
+import { acceptAllBut, rejectedNames } from "./acceptAllBut.ts";
 import { restoreExactNames, withExactNames } from "./exactNames.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { TopK } from "./topK.ts";
@@ -17,6 +17,28 @@ import type { TermCounts, WholeCatalog } from "./catalogParts.ts";
 
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/u;
 const CJK_RUNS = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
+
+/**
+ * Whether `word` has a code unit from U+1100 on, where the scripts CJK_RUN finds begin (Hangul Jamo): a word without
+ * one is not tested by that regular expression, whose Unicode classes a cold isolate would otherwise build first.
+ */
+function mayHoldCjk(word: string): boolean {
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) >= 0x1100) return true;
+  return false;
+}
+
+/** Whether code unit `code` is an ASCII letter or digit (in ASCII, exactly the letters and numbers of \p{L} and \p{N}). */
+const asciiLetterOrDigit = (code: number): boolean => (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a);
+
+/**
+ * `keyword` without its leading and trailing punctuation (EDGE_PUNCTUATION). A word that starts and ends with an
+ * ASCII letter or digit has none, and is taken as it is: the regular expression, whose Unicode classes a cold isolate
+ * would build first, runs only for the others.
+ */
+function bareWord(keyword: string): string {
+  if (keyword !== "" && asciiLetterOrDigit(keyword.charCodeAt(0)) && asciiLetterOrDigit(keyword.charCodeAt(keyword.length - 1))) return keyword;
+  return keyword.replace(EDGE_PUNCTUATION, "");
+}
 
 /** Overlapping bigrams of a CJK run (by code point), or its only character. */
 function bigrams(run: string): string[] {
@@ -35,7 +57,7 @@ export function queryKeywords(query: string): string[] {
   const keywords = new Set<string>();
   for (const word of query.toLowerCase().split(/\s+/u)) {
     if (word === "") continue;
-    if (!CJK_RUN.test(word)) {
+    if (!mayHoldCjk(word) || !CJK_RUN.test(word)) {
       keywords.add(word);
       continue;
     }
@@ -54,10 +76,35 @@ export function substringTerms(query: string): string[] {
   const terms = new Set<string>();
   for (const keyword of queryKeywords(query)) {
     terms.add(keyword);
-    const bare = keyword.replace(EDGE_PUNCTUATION, "");
+    const bare = bareWord(keyword);
     if (bare !== "") terms.add(bare);
   }
   return [...terms];
+}
+
+/**
+ * How a query's keywords are scored, in order: each matches (its hits join the matches) and weighs (its hits gain its
+ * weight), or one of the two. Punctuation around a word ("weather?", "Paris,") is typography: the match set is the
+ * rule's, on the keywords as written, but a keyword weighs as its bare word, so a tool about the weather ranks by
+ * "weather"; each bare word weighs once.
+ */
+function keywordSteps(query: string): { keyword: string; matches: boolean; weighs: boolean }[] {
+  const steps: { keyword: string; matches: boolean; weighs: boolean }[] = [];
+  const weighed = new Set<string>();
+  for (const keyword of queryKeywords(query)) {
+    const bare = bareWord(keyword);
+    if (bare === keyword) {
+      steps.push({ keyword, matches: true, weighs: !weighed.has(keyword) });
+      weighed.add(keyword);
+      continue;
+    }
+    steps.push({ keyword, matches: true, weighs: false });
+    if (bare !== "" && !weighed.has(bare)) {
+      weighed.add(bare);
+      steps.push({ keyword: bare, matches: false, weighs: true });
+    }
+  }
+  return steps;
 }
 
 /**
@@ -93,7 +140,7 @@ interface Vocabulary {
     postings: DeferredSection<Uint32Array>;
     charLists: DeferredSection<Uint32Array>;
     pairLists: DeferredSection<Uint32Array>;
-    carried: DeferredSection<Uint8Array>;
+    carried: DeferredSection<Uint32Array>;
   };
 }
 
@@ -157,15 +204,15 @@ function placeOfKey(keys: ArrayLike<number>, key: number): number {
  * For each keyword of one or two code units (a character, or a pair: exactly the words its list holds) whose words
  * have more postings than half the catalog ("a", "in", "it"), and each of three ("the", "and", "ion") whose words have
  * more than a quarter (a keyword of three is checked word by word besides: it costs more per posting), the place it
- * earns in each tool (hitKind's bits, 0 for none; two tools a byte, the even one in the low half), worked out when the
+ * earns in each tool (hitKind's bits, 0 for none; eight tools a 32-bit word, tool t in bits 4 * (t % 8) up), worked out when the
  * index is written: a cold isolate's first search reads a tool's place instead of walking thousands of postings in
  * code not compiled yet. Keys (carriedKey): a character's code, 2 ** 32 + a pair's key, or 2 ** 48 + a triple's
  * (`first * 2 ** 32 + second * 65536 + third`); in increasing order.
  */
 interface CarriedHits {
   keys: Float64Array;
-  /** Key i's places: `places[i * bytes .. (i + 1) * bytes)`, with `bytes` = carriedBytes(tools). */
-  places: Uint8Array;
+  /** Key i's places: `places[i * words .. (i + 1) * words)`, with `words` = carriedWords(tools). */
+  places: Uint32Array;
 }
 
 const PAIR_KEYS = 2 ** 32;
@@ -179,8 +226,20 @@ function carriedKey(keyword: string): number {
   return TRIPLE_KEYS + first * PAIR_KEYS + keyword.charCodeAt(1) * 65536 + keyword.charCodeAt(2);
 }
 
-/** Bytes of one keyword's places over `tools` tools (two a byte). */
-const carriedBytes = (tools: number): number => Math.ceil(tools / 2);
+/**
+ * 32-bit words of one keyword's places over `tools` tools (eight a word: a search reads a keyword's hit count and
+ * adds its places to the matches a word at a time, CarriedTally).
+ */
+const carriedWords = (tools: number): number => Math.ceil(tools / 8);
+
+/** The place (hitKind's bits) carried for `tool` in one keyword's places. */
+const carriedPlace = (places: Uint32Array, tool: number): number => ((places[tool >>> 3] ?? 0) >>> ((tool & 7) << 2)) & 15;
+
+/** How many of the eight places in a word of carried places are not 0 (the nibbles with a bit set, summed by a multiply). */
+function placesIn(word: number): number {
+  const any = word | (word >>> 1);
+  return Math.imul((any | (any >>> 2)) & 0x11111111, 0x11111111) >>> 28;
+}
 
 /** The place a posting of a word gives (hitKind's bits): at a word start or inside one, in the name or not. */
 const placeBits = (entry: number, start: boolean): number => (start ? 2 : 1) << (entry & 1 ? 2 : 0);
@@ -251,7 +310,7 @@ function carriedTriples(vocabulary: Vocabulary, tools: number): { key: number; k
 /** The carried hits of `vocabulary` over `tools` tools (CarriedHits: the keywords walking the most postings). */
 function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
   const { postingStarts, postings, wordText, wordStarts, inner } = vocabulary;
-  const bytes = carriedBytes(tools);
+  const width = carriedWords(tools);
   const carried: { key: number; keyword: string; words: number[] }[] = [];
   for (const [lists, base] of [[vocabulary.byChar, 0], [vocabulary.byPair, PAIR_KEYS]] as const) {
     const { values, starts } = lists;
@@ -270,9 +329,9 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
     }
   }
   carried.push(...carriedTriples(vocabulary, tools));
-  const places = new Uint8Array(bytes * carried.length);
+  const places = new Uint32Array(width * carried.length);
   carried.forEach(({ keyword, words }, k) => {
-    const block = places.subarray(k * bytes, (k + 1) * bytes);
+    const block = places.subarray(k * width, (k + 1) * width);
     for (const word of words) {
       // As scan walks it (startsIn): a keyword of one or two code units counts where it starts the word, one of three
       // where it starts a word in it (a string made only of a word with a word start inside).
@@ -284,7 +343,7 @@ function carriedHitsOf(vocabulary: Vocabulary, tools: number): CarriedHits {
       for (let p = postingStarts[word] ?? 0; p < end; p++) {
         const entry = postings[p] ?? 0;
         const tool = entry >>> 1;
-        block[tool >>> 1] = (block[tool >>> 1] ?? 0) | (placeBits(entry, start) << ((tool & 1) << 2));
+        block[tool >>> 3] = (block[tool >>> 3] ?? 0) | (placeBits(entry, start) << ((tool & 7) << 2));
       }
     }
   });
@@ -365,6 +424,15 @@ const INNER_START = /[^\p{L}\p{N}][\p{L}\p{N}]/u;
 const EXPENSIVE_HITS = 1_000_000;
 /** A filter turning away more names than this is asked of every match (each name is a search over the slots' names). */
 const MAX_REJECTED_LOOKUPS = 8;
+/**
+ * A walked keyword hitting more than this share's inverse of the catalog (idf about 2.3 or less) is, for firstByBound,
+ * common: like a carried keyword it bounds the scores of the tools it alone hits, which are not scored.
+ */
+const COMMON_SHARE = 10;
+/** Most keyword steps (keywordSteps) firstByBound takes: each keeps up to a list or table of the catalog's size. */
+const MAX_BOUND_STEPS = 32;
+/** The filter of a search given none (acceptAllBut: an index knows it turns away no name). */
+const ACCEPT_ALL = acceptAllBut([]);
 /** Score buckets of the ranking's counting sort. */
 const BUCKETS = 4096;
 
@@ -470,7 +538,7 @@ function restoredVocabulary(tools: readonly ToolDefinition[], input: SnapshotRea
   const vocabulary = readVocabulary(input);
   if (input.int() !== tools.length) throw new SnapshotError("the snapshot holds another number of tools than the catalog");
   const carried = vocabulary.carried;
-  if (carried === undefined || carried.places.length !== carried.keys.length * carriedBytes(tools.length)) {
+  if (carried === undefined || carried.places.length !== carried.keys.length * carriedWords(tools.length)) {
     throw new SnapshotError("the snapshot's carried hits do not match its tools");
   }
   return vocabulary;
@@ -505,7 +573,7 @@ function writeVocabulary(out: SnapshotWriter, vocabulary: Vocabulary, tools: num
   vocabulary.deferred?.carried.verifyAll();
   const carried = (vocabulary.carried ??= carriedHitsOf(vocabulary, tools));
   out.f64(carried.keys);
-  out.deferredU8(carried.places, LIST_CHUNK_BYTES);
+  out.deferredU32(carried.places, LIST_CHUNK_BYTES);
 }
 
 function readVocabulary(input: SnapshotReader): Vocabulary {
@@ -523,7 +591,7 @@ function readVocabulary(input: SnapshotReader): Vocabulary {
   const inner = input.u8();
   if (inner.length !== words) throw new SnapshotError("the vocabulary's word starts do not match its words");
   const keys = input.f64();
-  const places = input.deferredU8("carried hits");
+  const places = input.deferredU32("carried hits");
   const deferred = { postings: deferredPostings, charLists: byChar.section, pairLists: byPair.section, carried: places };
   return { wordText, wordStarts, postingStarts, postings, byChar: byChar.lists, byPair: byPair.lists, inner, carried: { keys, places: places.values }, deferred };
 }
@@ -702,13 +770,13 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
   }
 
   /** The places a keyword of one or two code units earns in each tool, when carried (CarriedHits; checked when read). */
-  function carriedPlaces(keyword: string): Uint8Array | undefined {
+  function carriedPlaces(keyword: string): Uint32Array | undefined {
     const carried = vocabulary.carried;
     if (carried === undefined) return undefined;
     const at = placeOfKey(carried.keys, carriedKey(keyword));
     if (at === -1) return undefined;
-    const bytes = carriedBytes(tools.length);
-    const places = carried.places.subarray(at * bytes, (at + 1) * bytes);
+    const words = carriedWords(tools.length);
+    const places = carried.places.subarray(at * words, (at + 1) * words);
     deferred?.carried.verifyView(places);
     return places;
   }
@@ -736,7 +804,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     if (places !== undefined) {
       // The index as written (no tool added or removed since): every tool's place, read in tool order.
       for (let tool = 0; tool < size; tool++) {
-        const place = ((places[tool >>> 1] ?? 0) >>> ((tool & 1) << 2)) & 15;
+        const place = carriedPlace(places, tool);
         if (place === 0) continue;
         lastKeyword[tool] = stamp;
         hitKind[tool] = place;
@@ -834,8 +902,8 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   /** Scores the matches of `query` (`order[0 .. orderLength)`, `scores`); false for a query without keywords. */
   function score(query: string): boolean {
-    const keywords = queryKeywords(query);
-    if (keywords.length === 0) return false;
+    const steps = keywordSteps(query);
+    if (steps.length === 0) return false;
 
     scores.fill(0);
     covered.fill(0);
@@ -843,23 +911,138 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     matched.fill(0);
     orderLength = 0;
     stamp = 0;
-    // Punctuation around a word ("weather?", "Paris,") is typography: the match set is the rule's, on the keywords
-    // as written, but a keyword weighs as its bare word, so a tool about the weather ranks by "weather".
-    const weighed = new Set<string>();
-    for (const keyword of keywords) {
-      const bare = keyword.replace(EDGE_PUNCTUATION, "");
-      if (bare === keyword) {
-        apply(keyword, true, !weighed.has(keyword));
-        weighed.add(keyword);
+    for (const { keyword, matches, weighs } of steps) apply(keyword, matches, weighs);
+    return true;
+  }
+
+  /** Scratch of firstByBound: per word of carried places, the union of the places of the keywords that match. */
+  let carriedUnion = new Uint32Array(0);
+
+  /**
+   * The first `count` accepted matches of `query`, as score and firstTools give them (the same scores, added in the
+   * same order, and the same total), without scoring every match: in the index as written, the keywords with carried
+   * places are tallied a word of eight tools at a time (their hit counts, and the union of the tools they match), and
+   * only the tools the other keywords hit are scored. The rest hold carried keywords only, so score at most the sum of
+   * those keywords' greatest weights (in the same order: rounding never lifts a smaller sum over it); when the page's
+   * lowest score is above that sum, the page is theirs. Undefined where that does not hold or cannot be known (a
+   * filter acceptAllBut did not make, an updated index, a part of a sharded catalog): the caller scores every match.
+   */
+  function firstByBound(query: string, count: number, accept: (name: string) => boolean): { tools: number[]; scores: number[]; total: number } | undefined {
+    const carried = vocabulary.carried;
+    const rejected = rejectedNames(accept);
+    if (!(count > 0 && count <= size) || updated || carried === undefined || whole !== undefined || rejected === undefined || rejected.size > MAX_REJECTED_LOOKUPS) return undefined;
+    const steps = keywordSteps(query);
+    // Each step keeps its hits or places until the candidates are scored: a bounded number of them.
+    if (steps.length > MAX_BOUND_STEPS) return undefined;
+    const width = carriedWords(size);
+    if (carriedUnion.length < width) carriedUnion = new Uint32Array(width);
+    const union = carriedUnion;
+    union.fill(0, 0, width);
+    // matched: 1 once a tool is among the candidates (`order`).
+    matched.fill(0);
+    orderLength = 0;
+    if (stamp > 2 ** 30) {
+      lastKeyword.fill(0);
+      stamp = 0;
+    }
+    /**
+     * Per weighing step, in order: its weight and its carried places, or the place of each tool it hits (a common
+     * walked keyword's: like a carried one, it bounds the other tools' scores and makes no candidates), or its hits.
+     */
+    const weighing: { idf: number; places?: Uint32Array; placeByTool?: Uint8Array; tools?: Uint32Array; kinds?: Uint8Array }[] = [];
+    let bound = 0;
+    // The loops below are written out (no call per tool: a cold isolate's first search runs them interpreted).
+    for (const { keyword, matches, weighs } of steps) {
+      const places = keyword.length <= 3 ? carriedPlaces(keyword) : undefined;
+      if (places !== undefined) {
+        let hits = 0;
+        for (let w = 0; w < width; w++) {
+          const word = places[w] ?? 0;
+          if (word === 0) continue;
+          // placesIn(word)
+          const any = word | (word >>> 1);
+          hits += Math.imul((any | (any >>> 2)) & 0x11111111, 0x11111111) >>> 28;
+          if (matches) union[w] = (union[w] ?? 0) | word;
+        }
+        if (!weighs || hits === 0) continue;
+        const idf = keywordWeight(size, hits);
+        bound += idf * NAME_WEIGHT;
+        weighing.push({ idf, places });
         continue;
       }
-      apply(keyword, true, false);
-      if (bare !== "" && !weighed.has(bare)) {
-        weighed.add(bare);
-        apply(bare, false, true);
+      const hits = scan(keyword, ++stamp);
+      if (hits === 0) continue;
+      const idf = keywordWeight(size, hits);
+      const common = hits * COMMON_SHARE > size;
+      const placeByTool = weighs && common ? new Uint8Array(size) : undefined;
+      const hit = weighs && !common ? hitTools.slice(0, hits) : undefined;
+      const kinds = hit === undefined ? undefined : new Uint8Array(hits);
+      for (let i = 0; i < hits; i++) {
+        const tool = hitTools[i] ?? 0;
+        // A walked match joins the union as a place of its own.
+        if (matches) union[tool >>> 3] = (union[tool >>> 3] ?? 0) | (1 << ((tool & 7) << 2));
+        if (placeByTool !== undefined) placeByTool[tool] = hitKind[tool] ?? 0;
+        else if (kinds !== undefined) {
+          kinds[i] = hitKind[tool] ?? 0;
+          if (matched[tool] === 0) {
+            matched[tool] = 1;
+            order[orderLength++] = tool;
+          }
+        }
+      }
+      if (placeByTool !== undefined) {
+        bound += idf * NAME_WEIGHT;
+        weighing.push({ idf, placeByTool });
+      } else if (hit !== undefined) weighing.push({ idf, tools: hit, kinds });
+    }
+    if (orderLength === 0) return undefined;
+    let total = 0;
+    for (let w = 0; w < width; w++) total += placesIn(union[w] ?? 0);
+    // The candidates' scores and relevance, each keyword's weight added in the order score adds them.
+    for (let i = 0; i < orderLength; i++) {
+      const tool = order[i] ?? 0;
+      scores[tool] = 0;
+      covered[tool] = 0;
+    }
+    for (const { idf, places, placeByTool, tools: hit, kinds } of weighing) {
+      const nameStart = idf * NAME_WEIGHT;
+      const nameInside = nameStart * INSIDE_WORD_SHARE;
+      const inside = idf * INSIDE_WORD_SHARE;
+      if (places !== undefined || placeByTool !== undefined) {
+        for (let i = 0; i < orderLength; i++) {
+          const tool = order[i] ?? 0;
+          // carriedPlace(places, tool)
+          const kind = places === undefined ? (placeByTool?.[tool] ?? 0) : ((places[tool >>> 3] ?? 0) >>> ((tool & 7) << 2)) & 15;
+          if (kind === 0) continue;
+          scores[tool] = (scores[tool] ?? 0) + (kind & 8 ? nameStart : kind & 4 ? nameInside : kind & 2 ? idf : inside);
+          covered[tool] = (covered[tool] ?? 0) + idf;
+        }
+      } else if (hit !== undefined && kinds !== undefined) {
+        for (let i = 0; i < hit.length; i++) {
+          const tool = hit[i] ?? 0;
+          const kind = kinds[i] ?? 0;
+          scores[tool] = (scores[tool] ?? 0) + (kind & 8 ? nameStart : kind & 4 ? nameInside : kind & 2 ? idf : inside);
+          covered[tool] = (covered[tool] ?? 0) + idf;
+        }
       }
     }
-    return true;
+    const best = new TopK(count, positionOf);
+    // Once the heap is full, a score below its lowest cannot enter it (not offered: as in firstTools).
+    let floor = -Infinity;
+    for (let i = 0; i < orderLength; i++) {
+      const tool = order[i] ?? 0;
+      const toolScore = scores[tool] ?? 0;
+      // A candidate hit by a keyword that weighs only (a bare word) may match nothing: not in the union.
+      if (toolScore < floor || carriedPlace(union, tool) === 0 || !accept(slotNames[tool] ?? "")) continue;
+      best.offer(tool, toolScore);
+      if (best.full) floor = best.lowest;
+    }
+    if (!best.full || best.lowest <= bound) return undefined;
+    for (const name of rejected) {
+      for (let slot = slotNames.indexOf(name); slot !== -1; slot = slotNames.indexOf(name, slot + 1)) if (carriedPlace(union, slot) !== 0) total--;
+    }
+    const { slots, scores: kept } = best.sortedWithScores();
+    return { tools: slots, scores: kept, total };
   }
 
   const positionOf = (slot: number): number => (position === undefined ? slot : (position[slot] ?? 0));
@@ -903,18 +1086,26 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
     return { names: page.map((tool) => slotNames[tool] ?? ""), total };
   }
 
+  /** The first `count` accepted matches (firstByBound, else every match scored); undefined for a query without keywords. */
+  function firstMatches(query: string, count: number, accept: (name: string) => boolean): { tools: number[]; scores: number[]; total: number } | undefined {
+    return firstByBound(query, count, accept) ?? (score(query) ? firstTools(count, accept) : undefined);
+  }
+
   /** The weight (IDF) of a keyword that hits one tool: the unit of relevance (ScoredMatch). */
   let uniqueWeight = Math.log(1 + (size - 0.5) / 1.5);
 
-  function scored(query: string, limit: number, accept: (name: string) => boolean = () => true): ScoredMatch[] {
-    if (limit <= 0 || !score(query)) return [];
-    return firstTools(limit, accept).tools.map((tool) => ({
+  function scored(query: string, limit: number, accept: (name: string) => boolean = ACCEPT_ALL): ScoredMatch[] {
+    const page = limit <= 0 ? undefined : firstMatches(query, limit, accept);
+    if (page === undefined) return [];
+    return page.tools.map((tool) => ({
       name: slotNames[tool] ?? "",
       relevance: uniqueWeight <= 0 ? 0 : Math.min(1, (covered[tool] ?? 0) / uniqueWeight),
     }));
   }
 
-  function searchPage(query: string, count: number, accept: (name: string) => boolean = () => true): SearchPage {
+  function searchPage(query: string, count: number, accept: (name: string) => boolean = ACCEPT_ALL): SearchPage {
+    const page = count === Infinity ? undefined : firstByBound(query, count, accept);
+    if (page !== undefined) return { names: page.tools.map((tool) => slotNames[tool] ?? ""), total: page.total };
     if (!score(query)) {
       const kept = names.filter((name) => accept(name));
       return { names: kept.slice(0, count), total: kept.length };
@@ -1034,7 +1225,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   function keywordBand(query: string, count: number, accept: (name: string) => boolean, maxKeywords: number): KeywordPlaces | undefined {
     // The keywords score weighs (each bare word once), counted before any is scanned: past the bound, no band.
-    const bare = new Set(queryKeywords(query).map((keyword) => keyword.replace(EDGE_PUNCTUATION, "")).filter((word) => word !== ""));
+    const bare = new Set(queryKeywords(query).map((keyword) => bareWord(keyword)).filter((word) => word !== ""));
     if (bare.size > maxKeywords) return undefined;
     recorded = [];
     let weighed: NonNullable<typeof recorded>;
@@ -1094,7 +1285,7 @@ function substringOver(tools: readonly ToolDefinition[], vocabulary: Vocabulary)
 
   function boundedBand(query: string, count: number, accept: (name: string) => boolean, bounds: KeywordBounds): { counts: TermCounts; band?: KeywordPlaces } {
     const { known, wholeTools, maxUnknown, maxTools, maxPairs } = bounds;
-    const bare = new Set(queryKeywords(query).map((keyword) => keyword.replace(EDGE_PUNCTUATION, "")).filter((word) => word !== ""));
+    const bare = new Set(queryKeywords(query).map((keyword) => bareWord(keyword)).filter((word) => word !== ""));
     let unknown = 0;
     for (const word of bare) if (!known.has(word)) unknown++;
     if (unknown > maxUnknown) return { counts: keywordCounts(query) };

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { SEARCH_MODES } from "../../../src/core/config.ts";
 import type { SearchMode } from "../../../src/core/config.ts";
+import { acceptAllBut } from "../../../src/core/search/acceptAllBut.ts";
 import { createSearchIndex } from "../../../src/core/search/createIndex.ts";
 import { restoreSearchIndex, writeIndexSnapshot } from "../../../src/core/search/indexSnapshot.ts";
 import { createMiniSearchIndex, DEFAULT_TUNING, restoreMiniSearchIndex } from "../../../src/core/search/minisearch.ts";
@@ -27,7 +28,10 @@ function restored(mode: SearchMode, tools: readonly ToolDefinition[], bytes: Uin
 
 const oddNames = (name: string): boolean => name.length % 2 === 1;
 
-/** What an index answers to each query: pages, filtered pages, relevance, and every third query's whole ranking. */
+/**
+ * What an index answers to each query: pages, filtered pages, relevance, and every third query's whole ranking (a
+ * restored substring index pages by its carried hits, a fresh build by scoring every match).
+ */
 function answers(index: SearchIndex, queries: readonly string[]): unknown[] {
   return queries.map((query, i) => ({
     query,
@@ -37,6 +41,10 @@ function answers(index: SearchIndex, queries: readonly string[]): unknown[] {
     filtered: index.searchPage(query, 5, oddNames),
     scored: index.scored(query, 10),
     scoredFiltered: index.scored(query, 4, oddNames),
+    // A filter turning away a few names the index knows (acceptAllBut): the index's first match, so that the total
+    // leaves out a name it matched.
+    allButFirst: index.searchPage(query, 5, acceptAllBut(index.searchPage(query, 1).names)),
+    scoredAllButFirst: index.scored(query, 4, acceptAllBut(index.searchPage(query, 1).names)),
   }));
 }
 

@@ -1,6 +1,6 @@
 import { array, assert, constantFrom, oneof, property, record, stringMatching, uniqueArray } from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createSubstringIndex, queryKeywords } from "../../../src/core/search/substring.ts";
+import { createSubstringIndex, queryKeywords, substringTerms } from "../../../src/core/search/substring.ts";
 import { namedTools } from "../../../src/core/search/exactNames.ts";
 import type { ToolDefinition } from "../../../src/core/types.ts";
 import { measureRetrieval } from "../../../bench/metrics.ts";
@@ -68,6 +68,16 @@ describe("queryKeywords", () => {
     expect(queryKeywords("天")).toEqual(["天"]);
     expect(queryKeywords("abc天气x 天")).toEqual(["abc", "天气", "x", "天"]);
     expect(queryKeywords("東京の天気")).toEqual(["東京", "京の", "の天", "天気"]);
+  });
+});
+
+describe("substringTerms", () => {
+  it("gives each keyword and its bare word: punctuation stripped at either end, past ASCII too, a word of it alone dropped", () => {
+    // Edges in and past ASCII (the bare word of one starting and ending with an ASCII letter or digit is itself).
+    expect(substringTerms("Weather? «Paris» (x) Zürich, ü 9AM- café a -- ǅx Ⅻ _id_ 天气?")).toEqual([
+      "weather?", "weather", "«paris»", "paris", "(x)", "x", "zürich,", "zürich", "ü", "9am-", "9am", "café", "a", "--", "ǆx", "ⅻ",
+      "_id_", "id", "天气", "?",
+    ]);
   });
 });
 
