@@ -31,7 +31,7 @@ const STAT_MIN_LENGTH = 1 + 2 * FIELD_COUNT;
 const STAT_MAX_LENGTH = 1 + 3 * FIELD_COUNT;
 /** At most this many of a frozen index's term lookups are remembered (then they start again). */
 const MAX_FROZEN_LOOKUPS = 1024;
-/** Chunks of a table read a few records at a time (term starts, the one-edit table) checked at once. */
+/** Chunks of a table read a few records at a time (the one-edit table) checked at once. */
 const STAT_CHUNK_BYTES = 4096;
 
 export interface Bm25Params {
@@ -387,7 +387,7 @@ export class Bm25Postings {
     });
     termStarts[this.#terms.length] = termEnd;
     out.text(this.#terms.join(""));
-    out.deferredI32(termStarts, STAT_CHUNK_BYTES);
+    out.i32(termStarts);
     out.int(this.#longestTermLength);
     const postingStarts = new Int32Array(this.#postings.length + 1);
     let total = 0;
@@ -457,9 +457,9 @@ export class Bm25Postings {
     // A string per term is made only when a search hands it on (termText.ts); the text's length is checked against
     // the last start (a lone surrogate written as U+FFFD keeps its length).
     const text = input.text();
-    const termStarts = input.deferredI32("term starts");
-    const termCount = termStarts.values.length - 1;
-    if (termCount < 0 || termStarts.at(0) !== 0 || termStarts.at(termCount) !== text.length) throw new SnapshotError("the terms do not match their starts");
+    const termStarts = input.i32();
+    const termCount = termStarts.length - 1;
+    if (termCount < 0 || termStarts[0] !== 0 || termStarts[termCount] !== text.length) throw new SnapshotError("the terms do not match their starts");
     const terms = new TermText(text, termStarts);
     this.#longestTermLength = input.int();
     const postingStarts = input.i32();
@@ -607,14 +607,15 @@ export class Bm25Postings {
     const terms = frozen.terms;
     const termIds: number[] = [];
     const weights: number[] = [];
-    const own = frozenTermId(frozen, term);
+    // The lookups a query made already (held or not, IDF) are remembered.
+    const own = this.termId(term);
     if (own !== undefined) {
       termIds.push(own);
       weights.push(1);
     }
     if (prefix) {
       const sorted = frozen.sortedIds;
-      for (let at = lowerBoundIds(sorted, terms, term); at < sorted.length; at++) {
+      for (let at = terms.lowerBound(sorted, term); at < sorted.length; at++) {
         const id = sorted[at] ?? 0;
         if (!terms.startsWith(id, term)) break;
         const length = terms.lengthOf(id);
@@ -626,10 +627,10 @@ export class Bm25Postings {
     }
     if (fuzzy) {
       const found: { candidate: string; id: number }[] = [];
+      // Compared in place: a string is made of a match only (a typo's candidates are a few hundred terms).
       this.#oneEditIndex().forEachCandidate(term, (id) => {
-        const candidate = terms.at(id);
-        if (candidate === term || (prefix && candidate.startsWith(term))) return;
-        if (withinOneEdit(term, candidate)) found.push({ candidate, id });
+        if (terms.compare(id, term) === 0 || (prefix && terms.startsWith(id, term))) return;
+        if (terms.withinOneEdit(id, term)) found.push({ candidate: terms.at(id), id });
       });
       found.sort((a, b) => compareStrings(a.candidate, b.candidate));
       for (const { candidate, id } of found) {
@@ -849,25 +850,13 @@ function lowerBoundKey(list: Int32Array, key: number): number {
   return low * 2;
 }
 
-/** The first place of `sortedIds` whose term is not below `value`. */
-function lowerBoundIds(sortedIds: Int32Array, terms: TermText, value: string): number {
-  let low = 0;
-  let high = sortedIds.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (terms.compare(sortedIds[middle] ?? 0, value) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The id of `term` in a frozen index (binary search over every term, sorted), or undefined. */
 function frozenTermId(frozen: FrozenPostings, term: string): number | undefined {
-  const at = lowerBoundIds(frozen.lookupIds, frozen.terms, term);
+  const at = frozen.terms.lowerBound(frozen.lookupIds, term);
   const id = frozen.lookupIds[at];
   if (id !== undefined && frozen.terms.compare(id, term) === 0) return id;
   return undefined;

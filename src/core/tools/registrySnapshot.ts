@@ -24,7 +24,7 @@ import { DefinitionPages, interned, Interner, readDefinitions, snapshotRow, useR
 import type { ValidatedTable } from "./toolRegistry.ts";
 
 /** Changes whenever the layout below changes: older snapshots are then refused by every isolate. */
-export const REGISTRY_SNAPSHOT_FORMAT = 8;
+export const REGISTRY_SNAPSHOT_FORMAT = 9;
 const MAGIC = "toolgate registry snapshot";
 /**
  * The same layout without the index (a registry searched through shards: src/isolate/shardedSearches.ts). Its own
@@ -138,7 +138,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
   substring: "7a12b8764bbe40dc",
-  minisearch: "aaeae5a58eaabce0",
+  minisearch: "e263c96499431630",
 };
 
 /** The checksum of an index of `mode` over the probe catalog, computed (PROBE_INDEX_CHECKSUMS holds the code's). */

@@ -62,7 +62,7 @@ describe("registry snapshots", () => {
     expect(at).toBeGreaterThan(0);
     const older = bytes.slice();
     older[at + '"format":'.length] = "7".charCodeAt(0);
-    await expect(decodeRegistrySnapshot(older, binding)).rejects.toThrow(/snapshot format 7, not 8/);
+    await expect(decodeRegistrySnapshot(older, binding)).rejects.toThrow(/snapshot format 7, not 9/);
   });
 
   it("refuses a snapshot of another version, epoch, mode or fingerprint (stale)", async () => {
@@ -199,14 +199,14 @@ describe("registry snapshots", () => {
 
   it("writes, in parts of any size, the bytes the code before it wrote whole (with an index and without)", async () => {
     // Several 64 KiB chunks of definition texts, one tool's text in UTF-8 past ASCII; the checksums and lengths are
-    // those the whole-buffer writer gave for the same content (format 8: a change of layout changes them).
+    // those the whole-buffer writer gave for the same content (format 9: a change of layout changes them).
     const long = validateToolDefinition({ name: "long_described", description: "Reads the weather 天气预报 for a city, and more. ".repeat(80), parameters: { type: "object" }, groups: ["weather"] });
     const tools = [...generatedCatalog(600, 3).tools.map((tool) => validateToolDefinition(tool)), long];
     const fixed = { epoch: "epoch-1", version: 7, mode: "minisearch" as const, fingerprint: "f".repeat(16) };
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
-      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 157_944, "c11b8c682790fe58"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 998_144, "1a400f12b52828d0"],
+      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 157_944, "e87471687b632c58"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 998_080, "32956e70bae64a84"],
     ];
     for (const [written, length, checksum] of kinds) {
       const whole = await encodeRegistrySnapshot(written) ?? new Uint8Array();
@@ -224,7 +224,7 @@ describe("registry snapshots", () => {
       for (let at = 0; at < listed.length; at += pageTools) paged.add(listed.slice(at, at + pageTools));
       expect(paged.size).toBe(listed.length);
       const bytes = await paged.finish(fixed, [{ name: "broken_tool", revision: 4, error: "x" }]);
-      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([157_944, "c11b8c682790fe58"]);
+      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([157_944, "e87471687b632c58"]);
       // Laid out once: its pages were let go as they were.
       await expect(paged.finish(fixed, [])).rejects.toThrow(/laid out already/u);
       expect(() => paged.add(listed.slice(0, 1))).toThrow(/laid out already/u);
