@@ -138,7 +138,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
   substring: "7a12b8764bbe40dc",
-  minisearch: "e263c96499431630",
+  minisearch: "466466d0813fc810",
 };
 
 /** The checksum of an index of `mode` over the probe catalog, computed (PROBE_INDEX_CHECKSUMS holds the code's). */

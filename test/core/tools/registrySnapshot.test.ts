@@ -206,7 +206,7 @@ describe("registry snapshots", () => {
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
       [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 157_944, "e87471687b632c58"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 998_080, "32956e70bae64a84"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 998_240, "0f0b646be8b5e288"],
     ];
     for (const [written, length, checksum] of kinds) {
       const whole = await encodeRegistrySnapshot(written) ?? new Uint8Array();
