@@ -735,13 +735,13 @@ export class Bm25Postings {
   /** How many live tools hold `termId`, in any field. */
   toolFrequencyOf(termId: number): number {
     const frozen = this.#frozen;
-    return frozen ? (frozen.stats.record(termId)[0] ?? 0) : this.#toolCount.at(termId);
+    return frozen ? (frozen.stats.kept(termId)[0] ?? 0) : this.#toolCount.at(termId);
   }
 
   /** How many live tools hold `termId` in `field` (BM25's document frequency, per field as MiniSearch counts it). */
   fieldFrequency(termId: number, field: number): number {
     const frozen = this.#frozen;
-    return frozen ? (frozen.stats.record(termId)[STAT_FIELD_COUNT + field] ?? 0) : this.#fieldCount.at(termId * FIELD_COUNT + field);
+    return frozen ? (frozen.stats.kept(termId)[STAT_FIELD_COUNT + field] ?? 0) : this.#fieldCount.at(termId * FIELD_COUNT + field);
   }
 
   fieldLength(slot: number, field: number): number {
@@ -776,7 +776,7 @@ export class Bm25Postings {
   fieldBounds(termId: number, field: number): { maxFrequency: number; minLength: number; maxLength: number } {
     const frozen = this.#frozen;
     if (frozen) {
-      const record = frozen.stats.record(termId);
+      const record = frozen.stats.kept(termId);
       return { maxFrequency: record[STAT_MAX_FREQUENCY + field] ?? 0, minLength: record[STAT_MIN_LENGTH + field] ?? 0, maxLength: record[STAT_MAX_LENGTH + field] ?? 0 };
     }
     const cell = termId * FIELD_COUNT + field;
