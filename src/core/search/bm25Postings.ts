@@ -31,8 +31,10 @@ const STAT_MIN_LENGTH = 1 + 2 * FIELD_COUNT;
 const STAT_MAX_LENGTH = 1 + 3 * FIELD_COUNT;
 /** At most this many of a frozen index's term lookups are remembered (then they start again). */
 const MAX_FROZEN_LOOKUPS = 1024;
-/** Chunks of a table read a few records at a time (term starts, the one-edit table) checked at once. */
+/** Chunks of a table read a few records at a time (the one-edit table) checked at once. */
 const STAT_CHUNK_BYTES = 4096;
+/** Chunks of the postings checked at once (a term's list is read whole: a rare term's is a few dozen bytes). */
+const POSTING_CHUNK_BYTES = 4096;
 
 export interface Bm25Params {
   k: number;
@@ -387,7 +389,7 @@ export class Bm25Postings {
     });
     termStarts[this.#terms.length] = termEnd;
     out.text(this.#terms.join(""));
-    out.deferredI32(termStarts, STAT_CHUNK_BYTES);
+    out.i32(termStarts);
     out.int(this.#longestTermLength);
     const postingStarts = new Int32Array(this.#postings.length + 1);
     let total = 0;
@@ -399,7 +401,9 @@ export class Bm25Postings {
     const postings = new Int32Array(total);
     for (let term = 0; term < this.#postings.length; term++) postings.set(this.#postings.view(term), postingStarts[term] ?? 0);
     out.i32(postingStarts);
-    out.deferredI32(postings);
+    // In chunks of POSTING_CHUNK_BYTES: a first search reads a few dozen terms' lists, most of them short, and each
+    // checked the whole 64 KiB chunk it lies in (800 KB checked in JS for a 10,000-tool index's first search).
+    out.deferredI32(postings, POSTING_CHUNK_BYTES);
     writeTermStats(out, this.#statRecords(), FIELD_COUNT);
     out.i32(Int32Array.from(this.#sortedTerms(), (term) => this.#termIds.get(term) ?? -1));
     // The terms fuzzy matching looks at, by length (lengthStarts[n] .. lengthStarts[n + 1] in lengthOrder: length n).
@@ -457,9 +461,9 @@ export class Bm25Postings {
     // A string per term is made only when a search hands it on (termText.ts); the text's length is checked against
     // the last start (a lone surrogate written as U+FFFD keeps its length).
     const text = input.text();
-    const termStarts = input.deferredI32("term starts");
-    const termCount = termStarts.values.length - 1;
-    if (termCount < 0 || termStarts.at(0) !== 0 || termStarts.at(termCount) !== text.length) throw new SnapshotError("the terms do not match their starts");
+    const termStarts = input.i32();
+    const termCount = termStarts.length - 1;
+    if (termCount < 0 || termStarts[0] !== 0 || termStarts[termCount] !== text.length) throw new SnapshotError("the terms do not match their starts");
     const terms = new TermText(text, termStarts);
     this.#longestTermLength = input.int();
     const postingStarts = input.i32();
@@ -607,14 +611,15 @@ export class Bm25Postings {
     const terms = frozen.terms;
     const termIds: number[] = [];
     const weights: number[] = [];
-    const own = frozenTermId(frozen, term);
+    // The lookups a query made already (held or not, IDF) are remembered.
+    const own = this.termId(term);
     if (own !== undefined) {
       termIds.push(own);
       weights.push(1);
     }
     if (prefix) {
       const sorted = frozen.sortedIds;
-      for (let at = lowerBoundIds(sorted, terms, term); at < sorted.length; at++) {
+      for (let at = terms.lowerBound(sorted, term); at < sorted.length; at++) {
         const id = sorted[at] ?? 0;
         if (!terms.startsWith(id, term)) break;
         const length = terms.lengthOf(id);
@@ -626,10 +631,10 @@ export class Bm25Postings {
     }
     if (fuzzy) {
       const found: { candidate: string; id: number }[] = [];
+      // Compared in place: a string is made of a match only (a typo's candidates are a few hundred terms).
       this.#oneEditIndex().forEachCandidate(term, (id) => {
-        const candidate = terms.at(id);
-        if (candidate === term || (prefix && candidate.startsWith(term))) return;
-        if (withinOneEdit(term, candidate)) found.push({ candidate, id });
+        if (terms.compare(id, term) === 0 || (prefix && terms.startsWith(id, term))) return;
+        if (terms.withinOneEdit(id, term)) found.push({ candidate: terms.at(id), id });
       });
       found.sort((a, b) => compareStrings(a.candidate, b.candidate));
       for (const { candidate, id } of found) {
@@ -730,13 +735,13 @@ export class Bm25Postings {
   /** How many live tools hold `termId`, in any field. */
   toolFrequencyOf(termId: number): number {
     const frozen = this.#frozen;
-    return frozen ? (frozen.stats.record(termId)[0] ?? 0) : this.#toolCount.at(termId);
+    return frozen ? (frozen.stats.kept(termId)[0] ?? 0) : this.#toolCount.at(termId);
   }
 
   /** How many live tools hold `termId` in `field` (BM25's document frequency, per field as MiniSearch counts it). */
   fieldFrequency(termId: number, field: number): number {
     const frozen = this.#frozen;
-    return frozen ? (frozen.stats.record(termId)[STAT_FIELD_COUNT + field] ?? 0) : this.#fieldCount.at(termId * FIELD_COUNT + field);
+    return frozen ? (frozen.stats.kept(termId)[STAT_FIELD_COUNT + field] ?? 0) : this.#fieldCount.at(termId * FIELD_COUNT + field);
   }
 
   fieldLength(slot: number, field: number): number {
@@ -771,7 +776,7 @@ export class Bm25Postings {
   fieldBounds(termId: number, field: number): { maxFrequency: number; minLength: number; maxLength: number } {
     const frozen = this.#frozen;
     if (frozen) {
-      const record = frozen.stats.record(termId);
+      const record = frozen.stats.kept(termId);
       return { maxFrequency: record[STAT_MAX_FREQUENCY + field] ?? 0, minLength: record[STAT_MIN_LENGTH + field] ?? 0, maxLength: record[STAT_MAX_LENGTH + field] ?? 0 };
     }
     const cell = termId * FIELD_COUNT + field;
@@ -849,25 +854,13 @@ function lowerBoundKey(list: Int32Array, key: number): number {
   return low * 2;
 }
 
-/** The first place of `sortedIds` whose term is not below `value`. */
-function lowerBoundIds(sortedIds: Int32Array, terms: TermText, value: string): number {
-  let low = 0;
-  let high = sortedIds.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (terms.compare(sortedIds[middle] ?? 0, value) < 0) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The id of `term` in a frozen index (binary search over every term, sorted), or undefined. */
 function frozenTermId(frozen: FrozenPostings, term: string): number | undefined {
-  const at = lowerBoundIds(frozen.lookupIds, frozen.terms, term);
+  const at = frozen.terms.lowerBound(frozen.lookupIds, term);
   const id = frozen.lookupIds[at];
   if (id !== undefined && frozen.terms.compare(id, term) === 0) return id;
   return undefined;

@@ -151,21 +151,23 @@ export class SnapshotWriter {
   /**
    * A u8 section read as a DeferredSection (as deferredU8 writes it, byte for byte), of bytes `pieces` makes, the same
    * on every call: gone over once now for its length and chunks' checksums, and again when the snapshot is laid out,
-   * so that it is never held whole (a registry's definition texts: 65 MiB at 100,000 tools).
+   * so that it is never held whole (a registry's definition texts: 65 MiB at 100,000 tools). `chunkBytes` as
+   * deferredI32's.
    */
-  deferredU8Pieces(pieces: () => Iterable<Uint8Array>): void {
-    const chunk = new Uint8Array(CHUNK_BYTES);
+  deferredU8Pieces(pieces: () => Iterable<Uint8Array>, chunkBytes = CHUNK_BYTES): void {
+    const chunkShift = chunkShiftOf(chunkBytes);
+    const chunk = new Uint8Array(chunkBytes);
     const sums: number[] = [];
     let filled = 0;
     let length = 0;
     for (const piece of pieces()) {
       length += piece.byteLength;
       for (let from = 0; from < piece.byteLength;) {
-        const taken = Math.min(CHUNK_BYTES - filled, piece.byteLength - from);
+        const taken = Math.min(chunkBytes - filled, piece.byteLength - from);
         chunk.set(piece.subarray(from, from + taken), filled);
         filled += taken;
         from += taken;
-        if (filled === CHUNK_BYTES) {
+        if (filled === chunkBytes) {
           sums.push(chunkChecksum(chunk));
           filled = 0;
         }
@@ -178,7 +180,7 @@ export class SnapshotWriter {
       sums.push(chunkChecksum(chunk.subarray(0, filled + padding)));
     }
     const byteLength = length + padding;
-    this.#pushDeferred(KIND.u8, length, chunkShiftOf(CHUNK_BYTES), sums, {
+    this.#pushDeferred(KIND.u8, length, chunkShift, sums, {
       byteLength,
       *pieces() {
         yield* pieces();

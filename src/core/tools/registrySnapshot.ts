@@ -138,7 +138,7 @@ const PROBE_TOOLS: readonly ToolDefinition[] = [
  */
 export const PROBE_INDEX_CHECKSUMS: Readonly<Record<SearchMode, string>> = {
   substring: "9b6508fca7b28b20",
-  minisearch: "aaeae5a58eaabce0",
+  minisearch: "466466d0813fc810",
 };
 
 /** The checksum of an index of `mode` over the probe catalog, computed (PROBE_INDEX_CHECKSUMS holds the code's). */

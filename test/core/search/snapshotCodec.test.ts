@@ -88,27 +88,28 @@ describe("deferred sections", () => {
   });
 });
 
-/** A snapshot of a few sections around a deferred u8 section of `bytes`, given whole or in `pieces`. */
-function written(bytes: Uint8Array, pieces?: readonly Uint8Array[]): SnapshotWriter {
+/** A snapshot of a few sections around a deferred u8 section of `bytes` (in chunks of `chunkBytes`), given whole or in `pieces`. */
+function written(bytes: Uint8Array, pieces?: readonly Uint8Array[], chunkBytes = 65_536): SnapshotWriter {
   const out = new SnapshotWriter();
   out.text("before");
-  if (pieces === undefined) out.deferredU8(bytes);
-  else out.deferredU8Pieces(() => pieces);
+  if (pieces === undefined) out.deferredU8(bytes, chunkBytes);
+  else out.deferredU8Pieces(() => pieces, chunkBytes);
   out.i32(Int32Array.of(1, 2, 3));
   return out;
 }
 
 describe("sections made in pieces (deferredU8Pieces, stream, byteParts)", () => {
-  it("lay out the same bytes as the section given whole, in parts of any size, each in a buffer of its own", () => {
+  it("lay out the same bytes as the section given whole, in chunks and parts of any size, each in a buffer of its own", () => {
     fc.assert(fc.property(
       fc.uint8Array({ maxLength: 200_000 }),
       fc.array(fc.nat(), { maxLength: 12 }),
       fc.integer({ min: 1, max: 300_000 }),
-      (bytes, cuts, partBytes) => {
+      fc.constantFrom(256, 4_096, 65_536),
+      (bytes, cuts, partBytes, chunkBytes) => {
         const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].toSorted((a, b) => a - b);
         const pieces = [0, ...at].map((from, i) => bytes.subarray(from, [...at, bytes.length][i]));
-        const whole = written(bytes).finish();
-        const streamed = written(bytes, pieces);
+        const whole = written(bytes, undefined, chunkBytes).finish();
+        const streamed = written(bytes, pieces, chunkBytes);
         expect(streamed.finish()).toEqual(whole);
         expect(collectBytes(streamed.stream())).toEqual(whole);
         const parts = [...byteParts(streamed.stream(), partBytes)];

@@ -60,4 +60,46 @@ describe("packed term statistics", () => {
     expect(() => stats.record(0)).toThrow(/name a field/);
     expect(() => writeTermStats(new SnapshotWriter(), new Int32Array(WORDS + 1), FIELDS)).toThrow(RangeError);
   });
+
+  it("keeps each record read by kept, the same values as record's, past the bound of those kept; a corrupt one throws every time", () => {
+    // More terms than are kept at once, each asked for twice out of order (and a term out of range).
+    const terms = 1_500;
+    const records = Int32Array.from(Array.from({ length: terms }, (_, term) => record(term * 7, [[term % 5, term % 3, term, term + 2], unseen, unseen, [1, 1, 1, 1], unseen])).flat());
+    const out = new SnapshotWriter();
+    writeTermStats(out, records, FIELDS);
+    const bytes = out.finish();
+    const read = (input: SnapshotReader): PackedTermStats => new PackedTermStats(input.deferredI32("term statistic starts"), input.deferredU8("term statistics"), terms, FIELDS);
+    const stats = read(new SnapshotReader(bytes));
+    const order = [...Array.from({ length: terms }, (_, term) => (term * 613) % terms), ...Array.from({ length: terms }, (_, term) => terms - 1 - term), terms, -1];
+    // What kept handed out stays as it was while other records are read.
+    const first = stats.kept(0);
+    for (const term of order) {
+      const expected = term >= 0 && term < terms ? Array.from(records.subarray(term * WORDS, (term + 1) * WORDS)) : Array.from({ length: WORDS }, () => 0);
+      expect(Array.from(stats.kept(term))).toEqual(expected);
+      expect(Array.from(stats.record(term))).toEqual(expected);
+      expect(Array.from(stats.kept(term))).toEqual(expected);
+    }
+    expect(Array.from(first)).toEqual(Array.from(records.subarray(0, WORDS)));
+    // A changed byte of the records (the deferred area comes first: its length after the section's kind): the terms
+    // of its chunk throw from kept, the first time and the next.
+    const area = new DataView(bytes.buffer, bytes.byteOffset).getUint32(4, true);
+    const broken = bytes.slice();
+    const at = 8 + area - 100;
+    broken[at] = (broken[at] ?? 0) ^ 0x01;
+    const spoiled = read(new SnapshotReader(broken));
+    const errors: unknown[] = [];
+    const failing = Array.from({ length: terms }, (_, term) => term).filter((term) => {
+      try {
+        spoiled.kept(term);
+        return false;
+      } catch (error) {
+        errors.push(error);
+        return true;
+      }
+    });
+    expect(errors.every((error) => error instanceof SnapshotError)).toBe(true);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(failing.length).toBeLessThan(terms / 2);
+    for (const term of failing) expect(() => spoiled.kept(term)).toThrow(SnapshotError);
+  });
 });

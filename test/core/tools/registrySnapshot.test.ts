@@ -205,8 +205,8 @@ describe("registry snapshots", () => {
     const fixed = { epoch: "epoch-1", version: 7, mode: "minisearch" as const, fingerprint: "f".repeat(16) };
     const listed = tools.map((definition, i) => ({ definition, context: i % 2 === 0 ? "owner" : "upstream:x", revision: i % 3 === 0 ? -1 : i }));
     const kinds: [RegistrySnapshotContent, number, string][] = [
-      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 157_944, "e87471687b632c58"],
-      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 998_144, "cf400f120b2828d0"],
+      [{ ...fixed, tools: listed, skipped: [{ name: "broken_tool", revision: 4, error: "x" }], countTools: false }, 158_008, "6a434281f1a83104"],
+      [{ ...fixed, tools: listed, skipped: [], index: createSearchIndex("minisearch", tools) }, 998_304, "27e0d87836d8e698"],
     ];
     for (const [written, length, checksum] of kinds) {
       const whole = await encodeRegistrySnapshot(written) ?? new Uint8Array();
@@ -224,7 +224,7 @@ describe("registry snapshots", () => {
       for (let at = 0; at < listed.length; at += pageTools) paged.add(listed.slice(at, at + pageTools));
       expect(paged.size).toBe(listed.length);
       const bytes = await paged.finish(fixed, [{ name: "broken_tool", revision: 4, error: "x" }]);
-      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([157_944, "e87471687b632c58"]);
+      expect([bytes.length, snapshotChecksum(bytes)]).toEqual([158_008, "6a434281f1a83104"]);
       // Laid out once: its pages were let go as they were.
       await expect(paged.finish(fixed, [])).rejects.toThrow(/laid out already/u);
       expect(() => paged.add(listed.slice(0, 1))).toThrow(/laid out already/u);
