@@ -32,12 +32,6 @@ export class TermText {
     return (this.#starts[id + 1] ?? 0) - (this.#starts[id] ?? 0);
   }
 
-  /** Code unit `index` of term `id` (NaN past its end, as charCodeAt). */
-  codeAt(id: number, index: number): number {
-    const start = this.#starts[id] ?? 0;
-    return index >= 0 && start + index < (this.#starts[id + 1] ?? 0) ? this.#text.charCodeAt(start + index) : NaN;
-  }
-
   /** The sign of term `id` compared with `value` in UTF-16 order (as `<` compares strings), without a string made. */
   compare(id: number, value: string): number {
     if (!(id >= 0 && id < this.count)) return value.length === 0 ? 0 : -1;
