@@ -15,7 +15,7 @@ import { PostingCollector } from "./postings.ts";
 import { RunLists } from "./runLists.ts";
 import { type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "./snapshotCodec.ts";
 import { PackedTermStats, statWords, UNSEEN_LENGTH, writeTermStats } from "./termStats.ts";
-import { TermText } from "./termText.ts";
+import { TermText, withinOneEditAt } from "./termText.ts";
 
 const FIELD_COUNT = FIELDS.length;
 /** Field ids fit in 3 bits of a posting's key (`slot * 8 + field`). */
@@ -53,19 +53,7 @@ export interface Expansion {
 
 /** Levenshtein distance at most 1 between two strings (insert, delete or substitute one code unit). */
 export function withinOneEdit(a: string, b: string): boolean {
-  const la = a.length;
-  const lb = b.length;
-  if (Math.abs(la - lb) > 1) return false;
-  let i = 0;
-  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (la === lb) {
-    if (i === la) return true;
-    for (let j = i + 1; j < la; j++) if (a.charCodeAt(j) !== b.charCodeAt(j)) return false;
-    return true;
-  }
-  const [long, short] = la > lb ? [a, b] : [b, a];
-  for (let j = i; j < short.length; j++) if (long.charCodeAt(j + 1) !== short.charCodeAt(j)) return false;
-  return true;
+  return withinOneEditAt(a, 0, a.length, b);
 }
 
 const NAME_FIELD = FIELDS.indexOf("name");

@@ -66,23 +66,7 @@ export class TermText {
   withinOneEdit(id: number, value: string): boolean {
     const inRange = id >= 0 && id < this.count;
     const start = inRange ? (this.#starts[id] ?? 0) : 0;
-    const length = inRange ? (this.#starts[id + 1] ?? 0) - start : 0;
-    const other = value.length;
-    if (Math.abs(length - other) > 1) return false;
-    const text = this.#text;
-    let i = 0;
-    while (i < length && i < other && text.charCodeAt(start + i) === value.charCodeAt(i)) i++;
-    if (length === other) {
-      for (let j = i + 1; j < length; j++) if (text.charCodeAt(start + j) !== value.charCodeAt(j)) return false;
-      return true;
-    }
-    // One code unit more on one side: the rest of the shorter is the rest of the longer past it.
-    if (length > other) {
-      for (let j = i; j < other; j++) if (text.charCodeAt(start + j + 1) !== value.charCodeAt(j)) return false;
-    } else {
-      for (let j = i; j < length; j++) if (value.charCodeAt(j + 1) !== text.charCodeAt(start + j)) return false;
-    }
-    return true;
+    return withinOneEditAt(this.#text, start, inRange ? (this.#starts[id + 1] ?? 0) - start : 0, value);
   }
 
   /** Whether term `id` starts with `value`. */
@@ -98,4 +82,26 @@ export class TermText {
     for (let id = 0; id < this.count; id++) terms.push(this.#text.slice(starts[id] ?? 0, starts[id + 1] ?? 0));
     return terms;
   }
+}
+
+/**
+ * Levenshtein distance at most 1 (insert, delete or substitute one code unit) between `text`'s `length` code units
+ * from `start` and `value`: a term compared in place, or a whole string (start 0).
+ */
+export function withinOneEditAt(text: string, start: number, length: number, value: string): boolean {
+  const other = value.length;
+  if (Math.abs(length - other) > 1) return false;
+  let i = 0;
+  while (i < length && i < other && text.charCodeAt(start + i) === value.charCodeAt(i)) i++;
+  if (length === other) {
+    for (let j = i + 1; j < length; j++) if (text.charCodeAt(start + j) !== value.charCodeAt(j)) return false;
+    return true;
+  }
+  // One code unit more on one side: the rest of the shorter is the rest of the longer past it.
+  if (length > other) {
+    for (let j = i; j < other; j++) if (text.charCodeAt(start + j + 1) !== value.charCodeAt(j)) return false;
+  } else {
+    for (let j = i; j < length; j++) if (value.charCodeAt(j + 1) !== text.charCodeAt(start + j)) return false;
+  }
+  return true;
 }
