@@ -9,7 +9,11 @@
 // Each definition is an ordinary frozen object with its fields as own enumerable properties in the order they were
 // written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
 // use are accessors, one per table and field name, which find a definition's row by its name (nothing is kept per
-// definition). The definitions' texts are checked per chunk when decoded (snapshotCodec.ts, deferred sections).
+// definition). A table's definitions share a prototype of their own (an empty object over Object.prototype): it
+// tells their table, and it keeps each table's object shapes apart. Without it, the definitions of every table after
+// an isolate's first (a new registry version, another registry) took the first table's shapes with other accessors,
+// which V8 answers by holding each object as a dictionary: five times the reading cost, and slower reads after.
+// The definitions' texts are checked per chunk when decoded (snapshotCodec.ts, deferred sections).
 import { collectBytes, type DeferredSection, SnapshotError, type SnapshotReader, type SnapshotWriter } from "../search/snapshotCodec.ts";
 import { rememberCatalogNames } from "../search/catalogNames.ts";
 import type { ToolDefinition } from "../types.ts";
@@ -37,10 +41,10 @@ interface Table {
 }
 
 /**
- * The table a definition read from a snapshot belongs to, by its lazy fields' getters (made per table): nothing is
- * kept per definition (a map entry per definition cost a cold isolate's first request a third of reading the table).
+ * The table a definition read from a snapshot belongs to, by its prototype (one per table): nothing is kept per
+ * definition (a map entry per definition cost a cold isolate's first request a third of reading the table).
  */
-const tablesByGetter = new WeakMap<object, Table>();
+const tablesByPrototype = new WeakMap<object, Table>();
 
 /** The row of `definition` in `table`: found by its name, or (a name written twice) by identity; -1 for another. */
 function rowIn(table: Table, definition: ToolDefinition): number {
@@ -61,13 +65,9 @@ function rowIn(table: Table, definition: ToolDefinition): number {
 }
 
 function tableOf(definition: ToolDefinition): Table | undefined {
-  for (const descriptor of Object.values(Object.getOwnPropertyDescriptors(definition))) {
-    // The getter as a value (never called here).
-    const getter: unknown = Reflect.get(descriptor, "get");
-    const table = typeof getter === "function" ? tablesByGetter.get(getter) : undefined;
-    if (table !== undefined) return table;
-  }
-  return undefined;
+  const prototype: unknown = Object.getPrototypeOf(definition);
+  if (typeof prototype !== "object" || prototype === null || prototype === Object.prototype) return undefined;
+  return tablesByPrototype.get(prototype);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -347,15 +347,18 @@ function decodedRow(table: Table, row: number): Readonly<Record<string, unknown>
   return frozen;
 }
 
-/** The accessor of field `key` of `table`'s definitions (one per table and field name, shared by its definitions). */
-function lazyField(table: Table, key: string): PropertyDescriptor {
+/** The accessor of field `key` (one per field name, shared by every table's definitions: it finds their table). */
+function lazyField(key: string): PropertyDescriptor {
   const get = function (this: ToolDefinition): unknown {
-    const row = rowIn(table, this);
-    return row === -1 ? undefined : decodedRow(table, row)[key];
+    const table = tableOf(this);
+    const row = table === undefined ? -1 : rowIn(table, this);
+    return table === undefined || row === -1 ? undefined : decodedRow(table, row)[key];
   };
-  tablesByGetter.set(get, table);
   return { enumerable: true, get };
 }
+
+/** The accessors by field name, made once per isolate. */
+const lazyFields = new Map<string, PropertyDescriptor>();
 
 const GROUPS = 0;
 const ORIGINAL_NAME = 1;
@@ -368,7 +371,7 @@ interface FieldPlan {
 }
 
 /** The plan of `keys` (the fields of definition `row`, first met there); SnapshotError when they cannot be a definition's. */
-function planOf(keys: readonly string[] | undefined, row: number, table: Table, lazyFields: Map<string, PropertyDescriptor>): FieldPlan {
+function planOf(keys: readonly string[] | undefined, row: number): FieldPlan {
   if (keys === undefined || keys[0] !== "name") throw new SnapshotError(`the snapshot's definition ${row} does not match its fields`);
   const fields: FieldPlan["fields"][number][] = [];
   for (let k = 1; k < keys.length; k++) {
@@ -379,13 +382,20 @@ function planOf(keys: readonly string[] | undefined, row: number, table: Table, 
     else {
       let descriptor = lazyFields.get(key);
       if (descriptor === undefined) {
-        descriptor = lazyField(table, key);
+        descriptor = lazyField(key);
         lazyFields.set(key, descriptor);
       }
       fields.push({ key, descriptor });
     }
   }
   return { fields, hasGroups: keys.includes("groups"), hasOriginalName: keys.includes("originalName") };
+}
+
+/** A new empty object whose prototype is `prototype`. */
+function objectOver(prototype: object): Record<string, unknown> {
+  const made: unknown = Object.create(prototype);
+  if (!isRecord(made)) throw new TypeError("Object.create made no object");
+  return made;
 }
 
 /**
@@ -417,12 +427,13 @@ export function readDefinitions(input: SnapshotReader): readonly ToolDefinition[
   }
   const definitions: ToolDefinition[] = [];
   const table: Table = { bytes, dictionary, offsets, decoded: [], definitions, rowOf: undefined, byName: undefined };
-  const lazyFields = new Map<string, PropertyDescriptor>();
+  const prototype = Object.freeze({});
+  tablesByPrototype.set(prototype, table);
   // Per distinct list of fields (a handful), worked out on its first row: no look-up per field and row.
   const plans: (FieldPlan | undefined)[] = [];
   for (let row = 0; row < count; row++) {
     const keyId = keyIds[row] ?? -1;
-    const plan = plans[keyId] ?? planOf(keyLists[keyId], row, table, lazyFields);
+    const plan = plans[keyId] ?? planOf(keyLists[keyId], row);
     plans[keyId] = plan;
     const groups = groupLists[groupIds[row] ?? -1];
     const name = names[row] ?? "";
@@ -430,7 +441,8 @@ export function readDefinitions(input: SnapshotReader): readonly ToolDefinition[
     if (plan.hasGroups !== (groups !== undefined) || plan.hasOriginalName !== (originalName !== undefined)) {
       throw new SnapshotError(`the snapshot's definition ${row} does not match its fields`);
     }
-    const definition: Record<string, unknown> = { name };
+    const definition = objectOver(prototype);
+    definition["name"] = name;
     const { fields } = plan;
     for (let k = 0; k < fields.length; k++) {
       const field = fields[k];

@@ -16,6 +16,13 @@ const definitions: ToolDefinition[] = [
   validateToolDefinition({ name: "plain", description: "Plain.", parameters: { type: "object", properties: { n: { type: "integer", minimum: 1 } } } }),
 ];
 
+/** The keys `for … in` lists: own enumerable ones, then any a prototype adds. */
+function keysIn(tool: object): string[] {
+  const keys: string[] = [];
+  for (const key in tool) keys.push(key);
+  return keys;
+}
+
 function written(tools: readonly ToolDefinition[], keptBytes?: number): Uint8Array {
   const out = new SnapshotWriter();
   writeDefinitions(out, tools, keptBytes);
@@ -30,6 +37,10 @@ describe("definition tables", () => {
     expect(read.map((tool) => Object.keys(tool))).toEqual(definitions.map((tool) => Object.keys(tool)));
     expect(read.map((tool) => ({ ...tool }))).toEqual(definitions);
     expect(read.map((tool) => structuredClone(tool))).toEqual(definitions);
+    // Each table's definitions share a prototype of their own, which holds nothing: every key in, every object method.
+    expect(read.map(keysIn)).toEqual(definitions.map((tool) => Object.keys(tool)));
+    expect(read.every((tool) => Object.getPrototypeOf(Object.getPrototypeOf(tool)) === Object.prototype && Object.hasOwn(tool, "name"))).toBe(true);
+    expect(read.every((tool) => typeof tool.hasOwnProperty === "function" && tool.propertyIsEnumerable("name"))).toBe(true);
     expect("executor" in (read[0] ?? {})).toBe(false);
     expect(read[2]?.executor).toEqual({ type: "mcp", upstream: "x", tool: "echo" });
   });
