@@ -3,8 +3,11 @@
 // snapshot (decode, register the definitions as validated, restore the index: core/tools/registrySnapshot.ts), and,
 // for comparison, from the stored texts (parse, validate, index; the path without snapshots). The parent also times
 // writing the snapshot (the one isolate per version that writes it). Bounded: a few child processes per size and mode.
-// `node bench/coldIsolate.ts child <snapshot file> <mode> <search|prepare|texts-search>` is the child; with the task
-// `decode` it times the snapshot's decoding alone (decodeRegistrySnapshot, the fingerprint worked out before the clock).
+// `node bench/coldIsolate.ts child <snapshot file> <mode> <search|prepare|texts-search>` is the child: search and
+// prepare after the warm-up a Worker's isolate runs at its start (src/core/turn/warmUp.ts; its CPU printed apart, as
+// startupCpu), search-unwarmed and prepare-unwarmed without it; with the task `decode` it times the snapshot's
+// decoding alone (decodeRegistrySnapshot, the fingerprint worked out before the clock), with `next-version` a warm
+// isolate's read of the same bytes as a second table (the first read before the clock).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +21,7 @@ import { toolListTokens } from "../src/core/tools/toolTokens.ts";
 import { ToolRegistry } from "../src/core/tools/toolRegistry.ts";
 import { catalogFigures, firstTurnMetaToolTexts, prepareTurn, rememberCatalogFigures, WarnOnce } from "../src/core/turn/prepare.ts";
 import { runSearchTools } from "../src/core/turn/searchTools.ts";
+import { warmUp } from "../src/core/turn/warmUp.ts";
 import type { ToolDefinition } from "../src/core/types.ts";
 import { enlargedCatalog, loadBenchData, registrableCatalog } from "./catalog.ts";
 import { summarize, timedAsync } from "./stats.ts";
@@ -42,8 +46,16 @@ export interface ColdSize {
   snapshotMiB: number;
   /** Making the snapshot from a built registry (token counts of every tool included): once per version. */
   write: { ms: number; cpuMs: number };
+  /** After the isolate's start-up warm-up (src/core/turn/warmUp.ts), as the Worker starts: the headline figures. */
   firstSearch: ColdFigures;
   firstPrepare: ColdFigures;
+  /** The warm-up's own thread CPU at the isolate's start (median over the warmed children): no request's. */
+  startupWarmUpCpuMs: number;
+  /** Without the warm-up (TOOL_SEARCH_CONFIG `warmUp: false`): what the first request pays then. */
+  firstSearchUnwarmed: ColdFigures;
+  firstPrepareUnwarmed: ColdFigures;
+  /** A warm isolate's read of the next version (the same bytes as a second table), its names and groups read once. */
+  nextVersion: ColdFigures;
   /** Without a snapshot: the stored texts parsed, validated and indexed, then the first search (up to 10,000 tools). */
   firstSearchFromTexts: ColdFigures | null;
 }
@@ -61,8 +73,15 @@ function isStoredText(value: unknown): value is StoredText {
     && typeof value.definition === "string" && "context" in value && typeof value.context === "string" && "revision" in value && typeof value.revision === "number";
 }
 
-function isMeasure(value: unknown): value is { wall: number; cpu: number } {
-  return typeof value === "object" && value !== null && "wall" in value && typeof value.wall === "number" && "cpu" in value && typeof value.cpu === "number";
+interface Measure {
+  wall: number;
+  cpu: number;
+  startupCpu: number;
+}
+
+function isMeasure(value: unknown): value is Measure {
+  return typeof value === "object" && value !== null && "wall" in value && typeof value.wall === "number" && "cpu" in value && typeof value.cpu === "number"
+    && "startupCpu" in value && typeof value.startupCpu === "number";
 }
 
 function benchConfig(mode: SearchMode): GatewayConfig {
@@ -81,11 +100,36 @@ async function child(file: string, mode: SearchMode, task: string): Promise<void
   const warnings = new WarnOnce(quiet);
   // Node loads its performance timer on first use (a Worker has it built in): loaded before the clock starts.
   performance.now();
+  if (task === "next-version") {
+    // A warm isolate reading a registry's next version: one snapshot read before the clock (the version before), then
+    // the same bytes read again as a new table, registered, and every definition's name and groups read once (what a
+    // search's visibility pass reads).
+    const binding = { epoch: EPOCH, version: VERSION, mode, fingerprint: snapshotFingerprint(mode, "en", false) };
+    await decodeRegistrySnapshot(bytes, binding, undefined, threadSha256);
+    const [, wall, cpu] = await timedAsync(async () => {
+      const content = await decodeRegistrySnapshot(bytes, binding, undefined, threadSha256);
+      const registry = new ToolRegistry({ logger: quiet });
+      registry.registerTable(content.tools);
+      let read = 0;
+      for (const tool of registry.getDefinitions({ groups: ["*"] })) read += tool.name.length + (tool.groups?.length ?? 0);
+      return read;
+    });
+    process.stdout.write(JSON.stringify({ wall, cpu, startupCpu: 0 }));
+    return;
+  }
   if (task === "decode") {
     const binding = { epoch: EPOCH, version: VERSION, mode, fingerprint: snapshotFingerprint(mode, "en", false) };
     const [, wall, cpu] = await timedAsync(() => decodeRegistrySnapshot(bytes, binding, undefined, threadSha256));
-    process.stdout.write(JSON.stringify({ wall, cpu }));
+    process.stdout.write(JSON.stringify({ wall, cpu, startupCpu: 0 }));
     return;
+  }
+  // As the Worker's start does (src/isolate/warmUp.ts), before the request: the code run once on the warm-up snapshot
+  // (its CPU reported as the start's). "-unwarmed" tasks start without it, as an isolate did before.
+  let startupCpu = 0;
+  if (task === "search" || task === "prepare") {
+    const [outcome, , warmUpCpu] = await timedAsync(() => warmUp(mode, threadSha256));
+    if (!outcome.ok) throw new Error(`the warm-up failed: ${outcome.reason}`);
+    startupCpu = warmUpCpu;
   }
   const [, wall, cpu] = await timedAsync(async () => {
     if (task === "texts-search") {
@@ -106,13 +150,13 @@ async function child(file: string, mode: SearchMode, task: string): Promise<void
     storedFromSnapshot(content.tools, content.skipped);
     for (const view of content.views ?? []) registry.whenListed(view.groups, (tools) => rememberCatalogFigures(tools, view));
     const catalog = registry.getDefinitions({ groups: ["*"] });
-    if (task === "search") return runSearchTools({ query: QUERY }, { catalog, index: content.index, enabledGroups: undefined, config });
+    if (task === "search" || task === "search-unwarmed") return runSearchTools({ query: QUERY }, { catalog, index: content.index, enabledGroups: undefined, config });
     return prepareTurn({ tools: catalog, messages: [{ role: "user", content: MESSAGE }], discovered: [], config, warnings, searchIndex: content.index });
   });
-  process.stdout.write(JSON.stringify({ wall, cpu }));
+  process.stdout.write(JSON.stringify({ wall, cpu, startupCpu }));
 }
 
-function runChild(file: string, mode: SearchMode, task: string): { wall: number; cpu: number } {
+function runChild(file: string, mode: SearchMode, task: string): Measure {
   const script = fileURLToPath(import.meta.url);
   const result = spawnSync(process.execPath, [script, "child", file, mode, task], { encoding: "utf8", maxBuffer: 1 << 20, timeout: 120_000 });
   if (result.status !== 0) throw new Error(`cold child (${mode} ${task}) failed: ${result.stderr.slice(-500)}`);
@@ -176,6 +220,9 @@ export async function coldIsolateSection(catalogOf: (size: number) => ToolDefini
         writeFileSync(file, bytes);
         const search = Array.from({ length: runs }, () => runChild(file, mode, "search"));
         const prepare = Array.from({ length: runs }, () => runChild(file, mode, "prepare"));
+        const searchUnwarmed = Array.from({ length: runs }, () => runChild(file, mode, "search-unwarmed"));
+        const prepareUnwarmed = Array.from({ length: runs }, () => runChild(file, mode, "prepare-unwarmed"));
+        const nextVersion = Array.from({ length: runs }, () => runChild(file, mode, "next-version"));
         const fromTexts = size <= 10_000 ? Array.from({ length: Math.min(runs, 2) }, () => runChild(textFile, mode, "texts-search")) : null;
         (modes[mode] ??= []).push({
           tools: size,
@@ -183,6 +230,10 @@ export async function coldIsolateSection(catalogOf: (size: number) => ToolDefini
           write: { ms: round(writeMs), cpuMs: round(writeCpuMs) },
           firstSearch: figures(search),
           firstPrepare: figures(prepare),
+          startupWarmUpCpuMs: summarize([...search, ...prepare].map((run) => run.startupCpu)).median,
+          firstSearchUnwarmed: figures(searchUnwarmed),
+          firstPrepareUnwarmed: figures(prepareUnwarmed),
+          nextVersion: figures(nextVersion),
           firstSearchFromTexts: fromTexts ? figures(fromTexts) : null,
         });
       }

@@ -6,7 +6,9 @@ import { createRouter, isApiPath, ROUTES, staticAsset } from "./http/router.ts";
 import { OAUTH_PATHS } from "./http/oauth/paths.ts";
 import { loadSettings } from "./isolate/settings.ts";
 import { provideBundledTokenRanks } from "./isolate/tokenRanks.ts";
+import { provideBundledWarmUpSnapshots, warmUpIsolate } from "./isolate/warmUp.ts";
 import { provideBundledWordVectors } from "./isolate/wordVectors.ts";
+import { env as startEnv } from "cloudflare:workers";
 import { MCP_PATHS, MCP_ROUTES } from "./mcp/routes.ts";
 
 export { LearningObject } from "./durable/learningObject.ts";
@@ -21,6 +23,11 @@ export { UpstreamObject } from "./durable/upstreamObject.ts";
 // first use.
 provideBundledWordVectors();
 provideBundledTokenRanks();
+provideBundledWarmUpSnapshots();
+
+// The configured search mode's code run once at the isolate's start, on a small catalog of its own, rather than by its
+// first request (src/core/turn/warmUp.ts): a start's CPU is no request's.
+await warmUpIsolate(startEnv);
 
 // Two faces on one router: the HTTP API (/v1) and MCP (/mcp), each behind the same caller stage.
 const router = createRouter([...ROUTES, ...MCP_ROUTES]);

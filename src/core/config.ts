@@ -167,6 +167,11 @@ export interface GatewayConfig {
   /** 0 = unlimited. */
   maxDiscoveredKeep: number;
   searchMode: SearchMode;
+  /**
+   * Run the search mode's code once at each isolate's start, on a small built-in catalog (src/core/turn/warmUp.ts),
+   * so that an isolate's first request does not pay for running it the first time. On by default.
+   */
+  warmUp: boolean;
   /** How the tool list changes within a session (see ToolListMode). */
   toolList: ToolListMode;
   /**
@@ -247,6 +252,7 @@ export function defaultConfig(): GatewayConfig {
     alwaysDirectTools: [],
     maxDiscoveredKeep: 20,
     searchMode: "substring",
+    warmUp: true,
     // "fixed": the list never changes, so the provider's prefix cache holds the whole conversation (bench: the
     // conversation section bills the least of the three, and its first turn is no larger than "grow"'s).
     toolList: "fixed",
@@ -469,6 +475,7 @@ export function parseConfig(input: unknown, prefix = "TOOL_SEARCH_CONFIG"): Gate
       case "enabled":
       case "showToolNames":
       case "nativeDeferral":
+      case "warmUp":
         config[key] = boolean(value, field);
         break;
       case "maxDirectTools":

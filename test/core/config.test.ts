@@ -15,6 +15,7 @@ describe("config", () => {
       alwaysDirectTools: [],
       maxDiscoveredKeep: 20,
       searchMode: "substring",
+      warmUp: true,
       locale: "en",
       registryVersionTtlMs: 5_000,
     });
@@ -31,6 +32,7 @@ describe("config", () => {
         maxDiscoveredKeep: 0,
         alwaysDirectTools: ["web_search"],
         searchMode: "minisearch",
+        warmUp: false,
         locale: "zh",
         sessionTtlDays: 7,
         authorityOverrides: { "tool:fetch_url": 0 },
@@ -42,6 +44,7 @@ describe("config", () => {
     expect(config.enabled).toBe(false);
     expect(config.alwaysDirectTools).toEqual(["web_search"]);
     expect(config.searchMode).toBe("minisearch");
+    expect(config.warmUp).toBe(false);
     expect(config.locale).toBe("zh");
     expect(config.authorityOverrides).toEqual({ "tool:fetch_url": 0 });
     expect(config.confirmOverrides).toEqual({ "tool:send_email": "off" });
@@ -62,6 +65,7 @@ describe("config", () => {
     ['{"maxDirectTools": -1}', "TOOL_SEARCH_CONFIG.maxDirectTools"],
     ['{"maxDirectTools": 1.5}', "TOOL_SEARCH_CONFIG.maxDirectTools"],
     ['{"enabled": "yes"}', "TOOL_SEARCH_CONFIG.enabled"],
+    ['{"warmUp": 1}', "TOOL_SEARCH_CONFIG.warmUp"],
     ['{"searchMode": "fuzzy"}', "TOOL_SEARCH_CONFIG.searchMode"],
     ['{"locale": "fr"}', "TOOL_SEARCH_CONFIG.locale"],
     ['{"alwaysDirectTools": [1]}', "TOOL_SEARCH_CONFIG.alwaysDirectTools"],
