@@ -8,9 +8,9 @@
 // isolate paid before its first answer.
 // Each definition is an ordinary frozen object with its fields as own enumerable properties in the order they were
 // written (JSON.stringify, spreading and structured cloning see the same object as before); the fields decoded on
-// use are accessors, one per table and field name, which find a definition's row by its name (nothing is kept per
-// definition). A table's definitions share a prototype of their own (an empty object over Object.prototype): it
-// tells their table, and it keeps each table's object shapes apart. Without it, the definitions of every table after
+// use are accessors, one per field name, which find a definition's table by its prototype and its row by its name
+// (nothing is kept per definition). A table's definitions share a prototype of their own (an empty frozen object over
+// Object.prototype): it tells their table, and it keeps each table's object shapes apart. Without it, the definitions of every table after
 // an isolate's first (a new registry version, another registry) took the first table's shapes with other accessors,
 // which V8 answers by holding each object as a dictionary: five times the reading cost, and slower reads after.
 // The definitions' texts are checked per chunk when decoded (snapshotCodec.ts, deferred sections).
