@@ -66,8 +66,7 @@ function rowIn(table: Table, definition: ToolDefinition): number {
 
 function tableOf(definition: ToolDefinition): Table | undefined {
   const prototype: unknown = Object.getPrototypeOf(definition);
-  if (typeof prototype !== "object" || prototype === null || prototype === Object.prototype) return undefined;
-  return tablesByPrototype.get(prototype);
+  return typeof prototype === "object" && prototype !== null ? tablesByPrototype.get(prototype) : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

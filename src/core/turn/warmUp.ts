@@ -18,7 +18,7 @@ import { catalogFigures, firstTurnMetaToolTexts, prepareTurn, rememberCatalogFig
 import { runSearchTools } from "./searchTools.ts";
 
 /** The binding the warm-up snapshots are written with and read against (a version of no registry). */
-export const WARM_UP_BINDING = { epoch: "warm-up", version: 1 } as const;
+const WARM_UP_BINDING = { epoch: "warm-up", version: 1 } as const;
 
 /** The demo catalog's tools the warm-up snapshots hold: every WARM_UP_STRIDE-th, from the first. */
 export const WARM_UP_STRIDE = 8;
@@ -38,8 +38,6 @@ const REQUESTS = [
   "quantum chromodynamics lattice",
   "明天巴黎的天气怎么样",
 ] as const;
-/** How many times each request is asked (warmUp's `rounds`). */
-export const WARM_UP_ROUNDS = 1;
 
 let bundled: ((mode: SearchMode) => ArrayBuffer | Uint8Array) | undefined;
 
@@ -57,7 +55,7 @@ const quiet: Logger = { warn: () => undefined };
  * a snapshot that is missing or does not read (written by other code) is a reason, and the isolate starts as it
  * would have without it.
  */
-export async function warmUp(mode: SearchMode, digest?: BytesDigest, rounds = WARM_UP_ROUNDS): Promise<WarmUpOutcome> {
+export async function warmUp(mode: SearchMode, digest?: BytesDigest): Promise<WarmUpOutcome> {
   try {
     if (bundled === undefined) return { ok: false, reason: "no warm-up snapshots were provided" };
     const held = bundled(mode);
@@ -71,26 +69,17 @@ export async function warmUp(mode: SearchMode, digest?: BytesDigest, rounds = WA
     const catalog = registry.getDefinitions({ groups: ["*"] });
     const config = warmUpConfig(mode);
     const warnings = new WarnOnce(quiet);
-    let searches = 0;
-    let prepares = 0;
-    for (let round = 0; round < rounds; round++) {
-      for (const query of REQUESTS) {
-        runSearchTools({ query }, { catalog, index: decoded.index, enabledGroups: undefined, config });
-        searches++;
-      }
-      for (const content of REQUESTS.slice(0, 2)) {
-        prepareTurn({ tools: catalog, messages: [{ role: "user", content }], discovered: [], config, warnings, searchIndex: decoded.index });
-        prepares++;
-      }
-    }
-    return { ok: true, searches, prepares };
+    for (const query of REQUESTS) runSearchTools({ query }, { catalog, index: decoded.index, enabledGroups: undefined, config });
+    const prepared = REQUESTS.slice(0, 2);
+    for (const content of prepared) prepareTurn({ tools: catalog, messages: [{ role: "user", content }], discovered: [], config, warnings, searchIndex: decoded.index });
+    return { ok: true, searches: REQUESTS.length, prepares: prepared.length };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
 }
 
 /** The configuration the warm-up snapshots are written with and searched under (the defaults, in `mode`). */
-export function warmUpConfig(mode: SearchMode): GatewayConfig {
+function warmUpConfig(mode: SearchMode): GatewayConfig {
   return { ...defaultConfig(), searchMode: mode };
 }
 
